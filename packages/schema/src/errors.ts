@@ -1,0 +1,44 @@
+import { z } from "zod";
+import { clearanceSchema } from "./primitives.js";
+
+/** Every error code the service answers with, by the status it comes with. */
+export const errorCodes = {
+  invalid_request: 400,
+  malformed_json: 400,
+  not_b20_address: 400,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  not_token_owner: 403,
+  insufficient_clearance: 403,
+  agent_not_revealed: 404,
+  token_not_found: 404,
+  not_found: 404,
+  method_not_allowed: 405,
+  internal_error: 500,
+  upstream_error: 502,
+  upstream_unavailable: 503,
+  upstream_timeout: 504,
+} as const;
+export type ErrorCode = keyof typeof errorCodes;
+
+export const errorDetailSchema = z
+  .object({
+    field: z
+      .string()
+      .meta({ description: "Dotted path of the offending field (empty for the whole body).", example: "tokenId" }),
+    message: z.string(),
+    requiredClearance: clearanceSchema.optional(),
+  })
+  .meta({ id: "ErrorDetail" });
+
+/** Body of every non-2xx answer except 402 (which carries x402's PaymentRequired). */
+export const errorBodySchema = z
+  .object({
+    error: z.object({
+      code: z.enum(Object.keys(errorCodes) as [ErrorCode, ...ErrorCode[]]),
+      message: z.string().meta({ description: "A sentence saying what went wrong and what to do." }),
+      details: z.array(errorDetailSchema),
+    }),
+  })
+  .meta({ id: "Error" });
+export type ErrorBody = z.infer<typeof errorBodySchema>;

@@ -1,0 +1,279 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
+import { z } from "zod";
+import { errorBodySchema } from "./errors.js";
+import { formatUsd, pricePoints } from "./pricing.js";
+import { agentInfoSchema, bindingStatusSchema, healthSchema, registrationFileSchema } from "./public.js";
+import { toolRoutes } from "./routes.js";
+import { type PaymentRequirements, paymentCatalogSchema, paymentRequiredSchema } from "./x402.js";
+
+/** Where and how the service is paid; the document's examples and `x-payment-info` are built from it. */
+export interface PaymentTerms {
+  /** CAIP-2 payment network, `eip155:<chainId>`. */
+  network: string;
+  asset: string;
+  payTo: string;
+  /** EIP-712 domain of the asset. */
+  assetName: string;
+  assetVersion: string;
+  maxTimeoutSeconds: number;
+}
+
+export interface OpenApiOptions {
+  /** Public origin of the service, for example `http://127.0.0.1:8402`. */
+  serverUrl: string;
+  payment: PaymentTerms;
+}
+
+/** A JSON object: what `JSON.parse` of the document gives (kept loose so no OpenAPI typing package leaks). */
+export type OpenApiDocument = Record<string, unknown> & { openapi: string; paths: Record<string, unknown> };
+
+const clearanceWording = {
+  Holder: "any holder of the collection",
+  Rare: "holders of a Rare-tier or better token",
+  Elite: "holders of an Epic-tier or better token (Elite clearance)",
+} as const;
+
+/** Builds one `accepts` entry for a price point of a route. */
+export function paymentRequirementsFor(terms: PaymentTerms, amount: string, description: string): PaymentRequirements {
+  return {
+    scheme: "exact",
+    network: terms.network,
+    asset: terms.asset,
+    currency: terms.asset,
+    amount,
+    payTo: terms.payTo,
+    recipient: terms.payTo,
+    maxTimeoutSeconds: terms.maxTimeoutSeconds,
+    mimeType: "application/json",
+    description,
+    extra: { name: terms.assetName, version: terms.assetVersion },
+  };
+}
+
+function errorExample(code: string, message: string, details: unknown[] = []) {
+  return { error: { code, message, details } };
+}
+
+const tokenIdPathParams = z.object({
+  tokenId: z
+    .string()
+    .regex(/^[0-9]+$/)
+    .meta({ description: "Token id, 1 to 6666.", example: "7" }),
+});
+
+/** Builds the OpenAPI 3.1.0 document of the service from the Zod contracts and the route table. */
+export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
+  const registry = new OpenAPIRegistry();
+
+  const json = (schema: z.ZodType, example?: unknown) => ({
+    content: { "application/json": { schema, ...(example === undefined ? {} : { example }) } },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/healthz",
+    operationId: "getHealth",
+    tags: ["public"],
+    summary: "Health check",
+    responses: {
+      200: { description: "The service is up.", ...json(healthSchema, { ok: true, service: "agent-tools" }) },
+    },
+  });
+
+  const publicTokenRoute = (
+    path: string,
+    operationId: string,
+    summary: string,
+    description: string,
+    schema: z.ZodType,
+    revealedOnly: boolean,
+  ) =>
+    registry.registerPath({
+      method: "get",
+      path,
+      operationId,
+      tags: ["public"],
+      summary,
+      description,
+      request: { params: tokenIdPathParams },
+      responses: {
+        200: { description: summary, ...json(schema) },
+        400: {
+          description: "Malformed token id.",
+          ...json(
+            errorBodySchema,
+            errorExample("invalid_request", "tokenId must be between 1 and 6666.", [
+              { field: "tokenId", message: "tokenId must be between 1 and 6666" },
+            ]),
+          ),
+        },
+        404: {
+          description: revealedOnly
+            ? "No such token (`token_not_found`) or not revealed yet (`agent_not_revealed`)."
+            : "No such token (`token_not_found`).",
+          ...json(errorBodySchema, errorExample("token_not_found", "Token 7 does not exist.")),
+        },
+      },
+    });
+
+  publicTokenRoute(
+    "/agents/info/{tokenId}",
+    "getAgentInfo",
+    "Agent identity record",
+    "Public identity record of a revealed agent: on-chain trait labels, rarity context and registration-aware metadata.",
+    agentInfoSchema,
+    true,
+  );
+  publicTokenRoute(
+    "/.well-known/agents/{tokenId}.json",
+    "getAgentRegistration",
+    "ERC-8004 registration file",
+    "ERC-8004 registration file of the token-bound agent, for wallet, registry and agent-discovery flows.",
+    registrationFileSchema,
+    true,
+  );
+  publicTokenRoute(
+    "/agents/{tokenId}/binding",
+    "getAgentBinding",
+    "ERC-8217 binding status",
+    "Live ERC-8217 binding status of the token's agent, read from chain on each request.",
+    bindingStatusSchema,
+    false,
+  );
+
+  registry.registerPath({
+    method: "get",
+    path: "/openapi.json",
+    operationId: "getOpenApi",
+    tags: ["discovery"],
+    summary: "This OpenAPI 3.1 document",
+    responses: { 200: { description: "The OpenAPI document.", ...json(z.record(z.string(), z.unknown())) } },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/.well-known/x402",
+    operationId: "getPaymentCatalog",
+    tags: ["discovery"],
+    summary: "x402 payment catalog",
+    description: "Every paid tool with its two price points, a sample input and the JSON Schemas of input and output.",
+    responses: { 200: { description: "The payment catalog.", ...json(paymentCatalogSchema) } },
+  });
+
+  const { payment } = options;
+  for (const route of Object.values(toolRoutes)) {
+    const discountedFor = clearanceWording[route.minimumClearance];
+    const standard = paymentRequirementsFor(
+      payment,
+      pricePoints.standard,
+      `${route.summary}: standard price, any caller`,
+    );
+    const discounted = paymentRequirementsFor(
+      payment,
+      pricePoints.discounted,
+      `${route.summary}: price for ${discountedFor}`,
+    );
+    registry.registerPath({
+      method: "post",
+      path: route.path,
+      operationId: route.operationId,
+      tags: ["tools"],
+      summary: route.summary,
+      description:
+        `${route.description}\n\nPrice per call: ${formatUsd(pricePoints.standard)} USD for any caller, ` +
+        `${formatUsd(pricePoints.discounted)} USD for ${discountedFor} signed in with Ethereum (header \`SIGN-IN-WITH-X\`). ` +
+        `Pay with x402 v2 (header \`PAYMENT-SIGNATURE\`). The same route answers GET with the fields as query parameters.`,
+      request: { body: { required: true, ...json(route.request, route.sampleInput) } },
+      responses: {
+        200: { description: "The tool's answer.", ...json(route.response, route.sampleOutput) },
+        400: {
+          description: "Invalid request: a field is missing, of the wrong type or out of bounds. Never charged.",
+          ...json(
+            errorBodySchema,
+            errorExample("invalid_request", "The request is invalid: tokenId must be between 1 and 6666.", [
+              { field: "tokenId", message: "tokenId must be between 1 and 6666" },
+            ]),
+          ),
+        },
+        402: {
+          description:
+            "Payment or holder authorization required. The `PAYMENT-REQUIRED` header carries the same JSON (base64).",
+          ...json(paymentRequiredSchema, {
+            x402Version: 2,
+            error: "Payment required",
+            resource: {
+              url: `${options.serverUrl}${route.path}`,
+              description: route.summary,
+              mimeType: "application/json",
+            },
+            accepts: [standard],
+          }),
+        },
+        403: {
+          description:
+            "The signed-in caller does not own the token (`not_token_owner`) or its clearance is too low (`insufficient_clearance`).",
+          ...json(
+            errorBodySchema,
+            errorExample("insufficient_clearance", `This tool needs ${route.minimumClearance} clearance.`, [
+              {
+                field: "tokenId",
+                message: `token clearance is below ${route.minimumClearance}`,
+                requiredClearance: route.minimumClearance,
+              },
+            ]),
+          ),
+        },
+        502: {
+          description: "An upstream service gave a bad answer (`upstream_error`). Never charged.",
+          ...json(errorBodySchema),
+        },
+        503: {
+          description: "An upstream service is unavailable (`upstream_unavailable`), see Retry-After. Never charged.",
+          ...json(errorBodySchema),
+        },
+        504: {
+          description: "An upstream service timed out (`upstream_timeout`). Never charged.",
+          ...json(errorBodySchema),
+        },
+      },
+      "x-payment-info": {
+        protocol: "x402",
+        x402Version: 2,
+        pricing: {
+          mode: "dynamic",
+          currency: "USD",
+          min: formatUsd(pricePoints.discounted),
+          max: formatUsd(pricePoints.standard),
+        },
+        minimumClearance: route.minimumClearance,
+        pricePoints: [
+          {
+            name: "standard",
+            who: "any caller; no token or account needed",
+            usd: formatUsd(pricePoints.standard),
+            accepts: standard,
+          },
+          { name: "discounted", who: discountedFor, usd: formatUsd(pricePoints.discounted), accepts: discounted },
+        ],
+      },
+    });
+  }
+
+  const generator = new OpenApiGeneratorV31(registry.definitions);
+  const document = generator.generateDocument({
+    openapi: "3.1.0",
+    info: {
+      title: "Agent Tools",
+      version: "1.0.0",
+      description:
+        "Pay-per-call intelligence for the 6666 token-bound agents of the collection: public discovery routes and " +
+        "seven paid tools. Pay with x402 v2 in a USD stablecoin; holders who sign in with Ethereum pay the discounted price.",
+    },
+    servers: [{ url: options.serverUrl }],
+    tags: [
+      { name: "public", description: "Open routes: no payment or credential." },
+      { name: "discovery", description: "Machine-readable descriptions of the service." },
+      { name: "tools", description: "Paid tool routes (x402 v2)." },
+    ],
+  });
+  return JSON.parse(JSON.stringify(document)) as OpenApiDocument;
+}

@@ -1,0 +1,83 @@
+import { z } from "zod";
+import {
+  addressSchema,
+  COLLECTION_SIZE,
+  clearanceSchema,
+  rarityTierSchema,
+  tokenIdSchema,
+  uintStringSchema,
+} from "./primitives.js";
+
+export const healthSchema = z
+  .object({ ok: z.boolean().meta({ description: "True when the service is up." }), service: z.string() })
+  .meta({ id: "Health" });
+export type Health = z.infer<typeof healthSchema>;
+
+/** Path parameter `tokenId`: digits only, then the same bounds as in the tool bodies. */
+export const tokenIdParamSchema = z
+  .string()
+  .regex(/^[0-9]{1,6}$/, { error: "tokenId must be an integer" })
+  .transform(Number)
+  .pipe(tokenIdSchema);
+
+export const bindingSummarySchema = z.object({
+  bound: z.boolean(),
+  standard: z.literal("ERC-8217"),
+  statusUrl: z.string(),
+});
+
+export const agentInfoSchema = z
+  .object({
+    tokenId: tokenIdSchema,
+    name: z.string(),
+    owner: addressSchema,
+    image: z.string(),
+    traits: z.record(z.string(), z.string()).meta({ description: "On-chain trait labels keyed by trait name." }),
+    rarity: z.object({
+      tier: rarityTierSchema,
+      score: z.number(),
+      rank: z.number().int().min(1).max(COLLECTION_SIZE),
+      of: z.number().int(),
+    }),
+    clearance: clearanceSchema,
+    registration: z.object({
+      agentId: uintStringSchema,
+      agentRegistry: z.string().meta({ description: "CAIP-10 address of the ERC-8004 Identity Registry." }),
+      registrationFile: z.string(),
+      binding: bindingSummarySchema,
+    }),
+  })
+  .meta({ id: "AgentInfo", description: "Public identity record of a revealed agent." });
+export type AgentInfo = z.infer<typeof agentInfoSchema>;
+
+/** ERC-8004 agent registration file (registration-v1). */
+export const registrationFileSchema = z
+  .object({
+    type: z.literal("https://eips.ethereum.org/EIPS/eip-8004#registration-v1"),
+    name: z.string(),
+    description: z.string(),
+    image: z.string(),
+    services: z.array(z.object({ name: z.string(), endpoint: z.string(), version: z.string().optional() })),
+    x402Support: z.boolean(),
+    active: z.boolean(),
+    registrations: z.array(z.object({ agentId: z.number().int(), agentRegistry: z.string() })),
+    supportedTrust: z.array(z.string()),
+  })
+  .meta({ id: "RegistrationFile", description: "ERC-8004 registration file of a token-bound agent." });
+export type RegistrationFile = z.infer<typeof registrationFileSchema>;
+
+/** ERC-8217 binding status, read live from chain. */
+export const bindingStatusSchema = z
+  .object({
+    tokenId: tokenIdSchema,
+    agentId: uintStringSchema.nullable(),
+    bound: z.boolean(),
+    standard: z.literal("ERC-8217"),
+    agentRegistry: z.string(),
+    tokenContract: addressSchema.nullable(),
+    boundTokenId: uintStringSchema.nullable(),
+    owner: addressSchema,
+    blockNumber: uintStringSchema.meta({ description: "Block the status was read at." }),
+  })
+  .meta({ id: "BindingStatus", description: "Live ERC-8217 binding status of the token's agent." });
+export type BindingStatus = z.infer<typeof bindingStatusSchema>;

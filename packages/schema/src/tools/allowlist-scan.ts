@@ -1,0 +1,39 @@
+import { z } from "zod";
+import { allowlistEntrySchema } from "../objects.js";
+import { addressSchema, chainSchema, tokenIdSchema } from "../primitives.js";
+import { briefField, callerField, clearanceField, dropFeedSchema, generatedAtField } from "./common.js";
+
+export const allowlistScanRequestSchema = z
+  .object({
+    tokenId: tokenIdSchema,
+    type: dropFeedSchema.default("all"),
+    limit: z.number().int().min(1).max(50).default(25).meta({ description: "Maximum drops scanned, 1 to 50." }),
+    chain: chainSchema.optional(),
+    scanChains: z.boolean().default(true),
+    walletAddress: addressSchema
+      .optional()
+      .meta({ description: "Wallet to check; defaults to the authenticated caller." }),
+    eligibleOnly: z
+      .boolean()
+      .default(false)
+      .meta({
+        description:
+          "false (default): the response lists ineligible drops in `ineligible`; true: `ineligible` is omitted. " +
+          "(The specification's sentence for this flag reads inverted; this is the behaviour.)",
+      }),
+  })
+  .meta({ id: "AllowlistScanRequest" });
+
+export const allowlistScanResponseSchema = z
+  .object({
+    type: dropFeedSchema,
+    generatedAt: generatedAtField,
+    scanned: z.number().int().min(0),
+    eligibleCount: z.number().int().min(0),
+    eligible: z.array(allowlistEntrySchema),
+    ineligible: z.array(allowlistEntrySchema).optional(),
+    brief: briefField,
+    caller: callerField.optional(),
+    clearance: clearanceField.optional(),
+  })
+  .meta({ id: "AllowlistScanResponse" });

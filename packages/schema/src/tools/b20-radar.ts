@@ -1,0 +1,36 @@
+import { z } from "zod";
+import { b20TokenSchema } from "../objects.js";
+import { addressSchema, tokenIdSchema, uintStringSchema } from "../primitives.js";
+import { briefField, callerField, generatedAtField } from "./common.js";
+
+export const b20RadarRequestSchema = z
+  .object({
+    tokenId: tokenIdSchema,
+    address: addressSchema
+      .optional()
+      .meta({ description: "B20 token address to inspect; omit to scan recent deployments of the factory." }),
+    blocksBack: z
+      .number()
+      .int()
+      .min(100)
+      .max(604800)
+      .default(302400)
+      .meta({ description: "Blocks to scan back, 100 to 604800 (about 14 days); default about 7 days." }),
+    limit: z.number().int().min(1).max(100).default(25).meta({ description: "Maximum tokens returned, 1 to 100." }),
+  })
+  .meta({ id: "B20RadarRequest" });
+
+export const b20RadarResponseSchema = z
+  .object({
+    generatedAt: generatedAtField,
+    count: z.number().int().min(0),
+    detectedCount: z.number().int().min(0).optional(),
+    truncated: z.boolean().optional(),
+    fromBlock: uintStringSchema.optional(),
+    toBlock: uintStringSchema.optional(),
+    blocksBack: z.number().int().optional(),
+    tokens: z.array(b20TokenSchema),
+    brief: briefField,
+    caller: callerField.optional(),
+  })
+  .meta({ id: "B20RadarResponse" });

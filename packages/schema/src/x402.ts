@@ -1,0 +1,87 @@
+import { z } from "zod";
+import { addressSchema, caip2Schema, uintStringSchema } from "./primitives.js";
+
+/**
+ * One price point as an x402 v2 `accepts` entry. x402 v2 needs scheme, network, asset, amount, payTo,
+ * maxTimeoutSeconds and extra {name, version} (the asset's EIP-712 domain); the spec adds currency, recipient,
+ * mimeType and description, which mirror asset, payTo and the resource.
+ */
+export const paymentRequirementsSchema = z
+  .object({
+    scheme: z.literal("exact"),
+    network: caip2Schema,
+    asset: addressSchema,
+    currency: addressSchema.meta({ description: "Same as asset." }),
+    amount: uintStringSchema.meta({ description: "Price in the asset's smallest unit." }),
+    payTo: addressSchema,
+    recipient: addressSchema.meta({ description: "Same as payTo." }),
+    maxTimeoutSeconds: z.number().int().positive(),
+    mimeType: z.literal("application/json"),
+    description: z.string(),
+    extra: z
+      .object({ name: z.string(), version: z.string() })
+      .catchall(z.unknown())
+      .meta({ description: "EIP-712 domain of the asset (name, version), as x402's EVM exact scheme needs." }),
+  })
+  .meta({ id: "PaymentRequirements" });
+export type PaymentRequirements = z.infer<typeof paymentRequirementsSchema>;
+
+export const resourceInfoSchema = z.object({
+  url: z.string(),
+  description: z.string().optional(),
+  mimeType: z.string().optional(),
+});
+
+/** Body of a 402 and content of the `PAYMENT-REQUIRED` header (base64 JSON). */
+export const paymentRequiredSchema = z
+  .object({
+    x402Version: z.literal(2),
+    error: z.string().optional().meta({ description: "Why payment or sign-in is required." }),
+    resource: resourceInfoSchema,
+    accepts: z.array(paymentRequirementsSchema),
+    extensions: z.record(z.string(), z.unknown()).optional(),
+  })
+  .meta({ id: "PaymentRequired" });
+export type PaymentRequired = z.infer<typeof paymentRequiredSchema>;
+
+/** Content of the `PAYMENT-RESPONSE` header on a paid success. */
+export const settlementResponseSchema = z
+  .object({
+    success: z.boolean(),
+    transaction: z.string(),
+    network: caip2Schema,
+    payer: z.string().optional(),
+    errorReason: z.string().optional(),
+  })
+  .meta({ id: "SettlementResponse" });
+
+export const catalogItemSchema = z
+  .object({
+    resource: z.string().meta({ description: "Absolute URL of the tool route." }),
+    type: z.literal("http"),
+    method: z.literal("POST"),
+    serviceName: z.string(),
+    description: z.string(),
+    tags: z.array(z.string()),
+    accepts: z.array(paymentRequirementsSchema),
+    input: z.record(z.string(), z.unknown()).meta({ description: "A sample request body." }),
+    inputSchema: z.record(z.string(), z.unknown()).meta({ description: "JSON Schema of the request body." }),
+    outputSchema: z.record(z.string(), z.unknown()).meta({ description: "JSON Schema of the 200 response." }),
+  })
+  .meta({ id: "PaymentCatalogItem" });
+
+export const paymentCatalogSchema = z
+  .object({
+    x402Version: z.literal(2),
+    serviceName: z.string(),
+    description: z.string(),
+    homepage: z.string(),
+    openapi: z.string().meta({ description: "URL of the OpenAPI document." }),
+    iconUrl: z.string(),
+    network: caip2Schema,
+    asset: addressSchema,
+    items: z.array(catalogItemSchema),
+    generatedAt: z.iso.datetime(),
+  })
+  .meta({ id: "PaymentCatalog" });
+export type PaymentCatalog = z.infer<typeof paymentCatalogSchema>;
