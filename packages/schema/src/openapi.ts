@@ -264,11 +264,15 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     info: {
       title: "Agent Tools",
       version: "1.0.0",
+      license: { name: "MIT", identifier: "MIT" },
       description:
         "Pay-per-call intelligence for the 6666 token-bound agents of the collection: public discovery routes and " +
         "seven paid tools. Pay with x402 v2 in a USD stablecoin; holders who sign in with Ethereum pay the discounted price.",
     },
     servers: [{ url: options.serverUrl }],
+    // The spec: no route declares a conventional security scheme (access goes through x402 and SIWX headers).
+    // An explicit empty list says so, instead of leaving security undefined.
+    security: [],
     tags: [
       { name: "public", description: "Open routes: no payment or credential." },
       { name: "discovery", description: "Machine-readable descriptions of the service." },

@@ -1,0 +1,48 @@
+import { buildOpenApiDocument } from "@agent-tools/schema";
+import express, { type Express } from "express";
+import type { Logger } from "pino";
+import { pinoHttp } from "pino-http";
+import type { Config } from "./config.js";
+import { errorHandler, notFound } from "./middleware/errors.js";
+import { jsonBody } from "./middleware/json-body.js";
+import { requestId } from "./middleware/request-id.js";
+import { healthRoutes } from "./routes/health.js";
+import { openApiRoutes } from "./routes/openapi.js";
+import { referenceRoutes } from "./routes/reference.js";
+
+/** Everything the app needs from outside; tests pass their own. */
+export interface AppDeps {
+  config: Pick<Config, "publicUrl" | "payment" | "anonymousAccess">;
+  logger: Logger;
+}
+
+/** Builds the Express app from its collaborators; no module-level state. */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.set("query parser", "simple");
+
+  app.use(
+    pinoHttp({
+      logger: deps.logger,
+      genReqId: requestId,
+      quietReqLogger: true,
+      // Method, path and status only: payment and sign-in headers are credentials and never logged.
+      serializers: {
+        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
+    }),
+  );
+  app.use(jsonBody());
+
+  const openapi = buildOpenApiDocument({ serverUrl: deps.config.publicUrl, payment: deps.config.payment });
+  app.use(healthRoutes());
+  app.use(openApiRoutes(openapi));
+  app.use(referenceRoutes());
+
+  app.use(notFound());
+  app.use(errorHandler());
+  return app;
+}

@@ -1,0 +1,102 @@
+import { z } from "zod";
+
+const booleanFlag = z
+  .enum(["true", "false", "1", "0"], { error: "must be true or false" })
+  .transform((value) => value === "true" || value === "1");
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+const origin = z
+  .string()
+  .refine(isHttpUrl, { error: "must be an absolute http(s) URL" })
+  .transform((value) => value.replace(/\/+$/, ""));
+
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, { error: "must be a 20-byte hex address" });
+
+/**
+ * Environment variables the server reads, with their defaults. The defaults describe the embedded default
+ * (local chains on loopback); each is documented in README.md.
+ */
+const envSchema = z.object({
+  PORT: z.coerce
+    .number({ error: "must be a port number" })
+    .int({ error: "must be a port number" })
+    .min(0, { error: "must be between 0 and 65535" })
+    .max(65535, { error: "must be between 0 and 65535" })
+    .default(8402),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  PUBLIC_URL: origin.optional(),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  ANONYMOUS_ACCESS: booleanFlag.default(true),
+  PAYMENT_NETWORK: z
+    .string()
+    .regex(/^eip155:[0-9]+$/, { error: "must be a CAIP-2 EVM chain id such as eip155:8453" })
+    .default("eip155:31338"),
+  PAYMENT_ASSET: address.default("0x5FbDB2315678afecb367f032d93F642f64180aa3"),
+  PAYMENT_ASSET_NAME: z.string().min(1).default("USD Coin"),
+  PAYMENT_ASSET_VERSION: z.string().min(1).default("2"),
+  PAY_TO: address.default("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"),
+  PAYMENT_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(3600).default(120),
+});
+
+export type Config = {
+  port: number;
+  host: string;
+  /** Public origin of the service; SIWE messages and absolute links are bound to it. */
+  publicUrl: string;
+  logLevel: z.infer<typeof envSchema>["LOG_LEVEL"];
+  anonymousAccess: boolean;
+  payment: {
+    network: string;
+    asset: string;
+    assetName: string;
+    assetVersion: string;
+    payTo: string;
+    maxTimeoutSeconds: number;
+  };
+};
+
+/** Thrown when the environment does not describe a valid configuration; its message names every bad variable. */
+export class ConfigError extends Error {
+  constructor(readonly problems: { variable: string; message: string }[]) {
+    super(`Invalid configuration: ${problems.map((p) => `${p.variable} ${p.message}`).join("; ")}`);
+    this.name = "ConfigError";
+  }
+}
+
+/** Reads and validates the configuration from environment variables (empty values count as unset). */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ""));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => ({
+        variable: String(issue.path[0] ?? "environment"),
+        message: `${issue.message} (got ${JSON.stringify(present[String(issue.path[0])] ?? null)})`,
+      })),
+    );
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    publicUrl: e.PUBLIC_URL ?? `http://${e.HOST.includes(":") ? `[${e.HOST}]` : e.HOST}:${e.PORT}`,
+    logLevel: e.LOG_LEVEL,
+    anonymousAccess: e.ANONYMOUS_ACCESS,
+    payment: {
+      network: e.PAYMENT_NETWORK,
+      asset: e.PAYMENT_ASSET,
+      assetName: e.PAYMENT_ASSET_NAME,
+      assetVersion: e.PAYMENT_ASSET_VERSION,
+      payTo: e.PAY_TO,
+      maxTimeoutSeconds: e.PAYMENT_TIMEOUT_SECONDS,
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import { type ErrorBody, type ErrorCode, errorCodes } from "@agent-tools/schema";
+import type { Response } from "express";
+import type { z } from "zod";
+
+type ErrorDetail = ErrorBody["error"]["details"][number];
+
+/** An error that becomes a JSON error body with its status; thrown by routes, tools and middleware. */
+export class HttpError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = "HttpError";
+    this.status = errorCodes[code];
+  }
+}
+
+/** 400 `invalid_request` naming every offending field of a failed Zod parse. */
+export function validationError(error: z.ZodError, where = "request"): HttpError {
+  const details = error.issues.map((issue) => ({
+    field: issue.path.map(String).join("."),
+    message: issue.message,
+  }));
+  const summary = details.map((d) => (d.field ? `${d.field}: ${d.message}` : d.message)).join("; ");
+  return new HttpError("invalid_request", `The ${where} is invalid: ${summary}.`, details);
+}
+
+export function sendError(res: Response, error: HttpError): void {
+  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+  const body: ErrorBody = { error: { code: error.code, message: error.message, details: error.details } };
+  res.status(error.status).json(body);
+}

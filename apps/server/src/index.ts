@@ -1,0 +1,4 @@
+export { type AppDeps, createApp } from "./app.js";
+export { type Config, ConfigError, loadConfig } from "./config.js";
+export { createLogger } from "./logger.js";
+export { listen, type RunningServer } from "./server.js";

@@ -1,0 +1,51 @@
+import type { ErrorRequestHandler, RequestHandler } from "express";
+import { HttpError, sendError } from "../http/errors.js";
+import { MAX_BODY_BYTES } from "./json-body.js";
+
+/** JSON 404 for every path no route answers. */
+export function notFound(): RequestHandler {
+  return (req, res) => {
+    sendError(
+      res,
+      new HttpError("not_found", `No route answers ${req.method} ${req.path}. See /openapi.json for the routes.`),
+    );
+  };
+}
+
+interface BodyParserError extends Error {
+  type?: string;
+  status?: number;
+}
+
+/**
+ * Turns every error into a JSON error body: the body parser's failures into 400/413/415, an HttpError into its
+ * own status, anything else into 500 with no stack trace (the stack goes to the log).
+ */
+export function errorHandler(): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
+    if (res.headersSent) return;
+    if (err instanceof HttpError) return sendError(res, err);
+    const parserError = err as BodyParserError;
+    switch (parserError?.type) {
+      case "entity.parse.failed":
+        return sendError(
+          res,
+          new HttpError("malformed_json", "The request body is not valid JSON.", [
+            { field: "", message: parserError.message },
+          ]),
+        );
+      case "entity.too.large":
+        return sendError(
+          res,
+          new HttpError("payload_too_large", `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`),
+        );
+      case "encoding.unsupported":
+      case "charset.unsupported":
+        return sendError(res, new HttpError("unsupported_media_type", "The request body must be UTF-8 JSON."));
+      case "request.aborted":
+        return;
+    }
+    req.log?.error({ err }, "unhandled error");
+    sendError(res, new HttpError("internal_error", "The server failed to answer this request; it has been logged."));
+  };
+}

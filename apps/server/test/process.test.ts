@@ -1,0 +1,63 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const mainScript = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+function run(env: Record<string, string>): { child: ChildProcess; output: () => string } {
+  const child = spawn(process.execPath, [mainScript], {
+    env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let text = "";
+  child.stdout?.on("data", (chunk) => {
+    text += chunk;
+  });
+  child.stderr?.on("data", (chunk) => {
+    text += chunk;
+  });
+  return { child, output: () => text };
+}
+
+async function waitFor(predicate: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe("the server process", () => {
+  it("starts on the configured port, serves /healthz and exits 0 on SIGTERM", async () => {
+    const port = await freePort();
+    const { child, output } = run({ PORT: String(port), HOST: "127.0.0.1" });
+    await waitFor(() => output().includes("Agent Tools API on"));
+    expect(output()).toContain(`http://127.0.0.1:${port}`);
+    const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+    expect(await res.json()).toEqual({ ok: true, service: "agent-tools" });
+    const exited = once(child, "exit");
+    child.kill("SIGTERM");
+    const [code] = await exited;
+    expect(code).toBe(0);
+  });
+
+  it("refuses to start on a bad variable and names it", async () => {
+    const { child, output } = run({ PORT: "not-a-port" });
+    const [code] = await once(child, "exit");
+    expect(code).toBe(1);
+    expect(output()).toMatch(/Invalid configuration: PORT must be a port number/);
+  });
+});

@@ -1,0 +1,78 @@
+import { existsSync } from "node:fs";
+import { type Browser, chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningServer } from "../src/server.js";
+import { startTestServer } from "./helpers/test-server.js";
+
+const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+let server: RunningServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!existsSync(executablePath)) {
+    throw new Error(`No Chromium at ${executablePath}: install Debian's chromium package or set CHROMIUM_PATH.`);
+  }
+  server = await startTestServer({}, { PUBLIC_URL: "http://127.0.0.1:8402" });
+  browser = await chromium.launch({
+    executablePath,
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe("the API reference page in a real browser", () => {
+  it("loads with no failed request and no request leaving the server, and shows all seven tools", async () => {
+    const page = await browser.newPage();
+    const requested: string[] = [];
+    const failed: string[] = [];
+    const pageErrors: string[] = [];
+    page.on("request", (request) => {
+      requested.push(request.url());
+    });
+    page.on("requestfailed", (request) => {
+      failed.push(`${request.url()} ${request.failure()?.errorText ?? ""}`);
+    });
+    page.on("response", (response) => {
+      if (response.status() >= 400) failed.push(`${response.url()} ${response.status()}`);
+    });
+    page.on("pageerror", (error) => {
+      pageErrors.push(error.message);
+    });
+
+    await page.goto(`${server.url}/`, { waitUntil: "networkidle" });
+    for (const summary of [
+      "Agent intel",
+      "NFT drop radar",
+      "B20 token radar (Base)",
+      "Second-chain token radar",
+      "Wallet portfolio",
+      "Allowlist scan",
+      "Collection offer radar",
+    ]) {
+      await expect.poll(() => page.getByText(summary, { exact: true }).count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    }
+    await page.waitForLoadState("networkidle");
+
+    const outside = requested.filter((url) => !url.startsWith(server.url) && !url.startsWith("data:"));
+    expect(outside).toEqual([]);
+    expect(failed).toEqual([]);
+    expect(requested).toContain(`${server.url}/openapi.json`);
+    expect(pageErrors).toEqual([]);
+    await page.screenshot({ path: "test-results/reference-page.png", fullPage: false });
+    await page.close();
+  });
+});

@@ -1,0 +1,2 @@
+export { type AgentToolsClient, type AgentToolsClientOptions, createAgentToolsClient } from "./client.js";
+export { AgentToolsError, NetworkError, UnexpectedResponseError } from "./errors.js";
