@@ -1,0 +1,225 @@
+/**
+ * @agent-tools/contracts — ABIs (typed `as const` for viem), bytecode and the encodings shared by the devnet,
+ * the server and the SDK: clearance trait values, packed token data, B20 addresses.
+ */
+import {
+  type Address,
+  decodeAbiParameters,
+  encodeAbiParameters,
+  getAddress,
+  type Hex,
+  hexToString,
+  keccak256,
+  padHex,
+  stringToHex,
+  toHex,
+} from "viem";
+
+export * from "./abis.js";
+export * from "./bytecode.js";
+export * from "./collection.js";
+
+/* -------------------------------------------------------------------------- */
+/*                                 Collection                                 */
+/* -------------------------------------------------------------------------- */
+
+export const COLLECTION_NAME = "Agent Tools Agents";
+export const COLLECTION_SYMBOL = "AGENT";
+/** Token ids are 1..MAX_SUPPLY. */
+export const MAX_SUPPLY = 6666;
+/** Most trait types a token can carry (one byte each in the low 128 bits of its data word). */
+export const MAX_TRAIT_TYPES = 16;
+
+/** ERC-165 interface id of ERC-7496 (dynamic traits). */
+export const ERC7496_INTERFACE_ID = "0xaf332f3e" as const;
+/** ERC-165 interface id of ERC-4906 (metadata update events). */
+export const ERC4906_INTERFACE_ID = "0x49064906" as const;
+
+/** ERC-7496 trait key of the clearance trait: `keccak256("clearance")`. */
+export const CLEARANCE_TRAIT_KEY: Hex = "0x694cba7b970e6c32b37e56c790692b70616087d9c170389427c070869bcafdbc";
+
+/** Clearance levels, ascending. */
+export const CLEARANCES = ["Holder", "Rare", "Elite"] as const;
+export type Clearance = (typeof CLEARANCES)[number];
+
+/**
+ * On-chain encoding of a clearance value: the UTF-8 name right-padded with zero bytes to 32 bytes
+ * (what a Solidity `bytes32` string literal gives), e.g. "Rare" -> 0x52617265000…000.
+ */
+export function encodeClearance(clearance: Clearance): Hex {
+  return stringToHex(clearance, { size: 32 });
+}
+
+/** Decodes a clearance trait value; `undefined` for anything that is not one of the three encodings. */
+export function tryDecodeClearance(value: Hex): Clearance | undefined {
+  if (!/^0x[0-9a-fA-F]{64}$/.test(value)) return undefined;
+  const text = hexToString(value, { size: 32 });
+  const clearance = CLEARANCES.find((c) => c === text);
+  return clearance !== undefined && encodeClearance(clearance) === value.toLowerCase() ? clearance : undefined;
+}
+
+/** Decodes a clearance trait value; throws on anything else. */
+export function decodeClearance(value: Hex): Clearance {
+  const clearance = tryDecodeClearance(value);
+  if (clearance === undefined) throw new Error(`not a clearance trait value: ${value}`);
+  return clearance;
+}
+
+/** 0 Holder, 1 Rare, 2 Elite. */
+export function clearanceRank(clearance: Clearance): number {
+  return CLEARANCES.indexOf(clearance);
+}
+
+/** Whether `have` meets the minimum `need`. */
+export function meetsClearance(have: Clearance, need: Clearance): boolean {
+  return clearanceRank(have) >= clearanceRank(need);
+}
+
+/** Clearance codes as `AgentCollection.reveal` takes them: 0 keeps the current value, 1 Holder, 2 Rare, 3 Elite. */
+export function clearanceCode(clearance: Clearance): 1 | 2 | 3 {
+  return (clearanceRank(clearance) + 1) as 1 | 2 | 3;
+}
+
+/** Packs trait value indexes (byte t = value index of trait type t) as `AgentCollection.reveal` takes them. */
+export function packTraits(valueIndexes: readonly number[]): bigint {
+  if (valueIndexes.length > MAX_TRAIT_TYPES) throw new RangeError(`at most ${MAX_TRAIT_TYPES} trait types`);
+  let packed = 0n;
+  valueIndexes.forEach((value, t) => {
+    if (!Number.isInteger(value) || value < 0 || value > 255) {
+      throw new RangeError(`trait value index out of range: ${value}`);
+    }
+    packed |= BigInt(value) << BigInt(8 * t);
+  });
+  return packed;
+}
+
+/** Inverse of {@link packTraits} for `traitTypeCount` trait types. */
+export function unpackTraits(packed: bigint, traitTypeCount: number): number[] {
+  return Array.from({ length: traitTypeCount }, (_, t) => Number((packed >> BigInt(8 * t)) & 0xffn));
+}
+
+export interface TokenData {
+  revealed: boolean;
+  /** Trait value indexes (one per trait type); empty while unrevealed. */
+  traits: number[];
+  /** The clearance trait as `getTraitValue` reports it ("Holder" when never set). */
+  clearance: Clearance;
+}
+
+const REVEALED_FLAG = 1n << 255n;
+
+/** Decodes a word of `AgentCollection.tokenDataRange` (layout documented in AgentCollection.sol). */
+export function decodeTokenData(word: bigint, traitTypeCount: number): TokenData {
+  const revealed = (word & REVEALED_FLAG) !== 0n;
+  const code = Number((word >> 128n) & 0xffn);
+  const clearance: Clearance = code === 3 ? "Elite" : code === 2 ? "Rare" : "Holder";
+  return { revealed, traits: revealed ? unpackTraits(word, traitTypeCount) : [], clearance };
+}
+
+/* -------------------------------------------------------------------------- */
+/*                        ERC-8004 identity / ERC-8217                        */
+/* -------------------------------------------------------------------------- */
+
+/** ERC-8217 reserved metadata key: its value is the 20-byte address of the binding contract. */
+export const AGENT_BINDING_METADATA_KEY = "agent-binding";
+/** ERC-8004 reserved metadata key of the agent's payment wallet. */
+export const AGENT_WALLET_METADATA_KEY = "agentWallet";
+
+/** ERC-8217 `TokenStandard` enum values. */
+export const TOKEN_STANDARDS = ["ERC721", "ERC1155", "ERC6909"] as const;
+export type TokenStandard = (typeof TOKEN_STANDARDS)[number];
+
+export function tokenStandardName(value: number): TokenStandard | undefined {
+  return TOKEN_STANDARDS[value];
+}
+
+/** `agentRegistry` string of an ERC-8004 registration: `eip155:<chainId>:<registry>`. */
+export function agentRegistryId(chainId: number | bigint, identityRegistry: Address): string {
+  return `eip155:${chainId}:${getAddress(identityRegistry)}`;
+}
+
+/** Decodes an `agent-binding` metadata value: exactly 20 bytes, else `undefined` (binding unverified). */
+export function decodeAgentBindingMetadata(value: Hex): Address | undefined {
+  return /^0x[0-9a-fA-F]{40}$/.test(value) ? getAddress(value) : undefined;
+}
+
+/* -------------------------------------------------------------------------- */
+/*                                Payment token                               */
+/* -------------------------------------------------------------------------- */
+
+/** EIP-712 domain name and version of the local EIP-3009 token (what x402's `extra {name, version}` carries). */
+export const USD_TOKEN_NAME = "USD Coin";
+export const USD_TOKEN_SYMBOL = "USDC";
+export const USD_TOKEN_VERSION = "2";
+export const USD_TOKEN_DECIMALS = 6;
+
+/** Canonical Multicall3 address (the devnet places `Multicall3`'s runtime code there). */
+export const MULTICALL3_ADDRESS: Address = "0xcA11bde05977b3631167028862bE2a173976CA11";
+
+/* -------------------------------------------------------------------------- */
+/*                                     B20                                    */
+/* -------------------------------------------------------------------------- */
+
+/** Address of Base's B20 factory precompile (on the devnet: `B20Factory`'s runtime code). */
+export const B20_FACTORY_ADDRESS: Address = "0xB20f000000000000000000000000000000000000";
+/** The 10-byte prefix every B20 token address starts with. */
+export const B20_TOKEN_PREFIX = "0xb2000000000000000000" as const;
+
+export const B20_VARIANTS = { ASSET: 0, STABLECOIN: 1 } as const;
+export type B20VariantName = keyof typeof B20_VARIANTS;
+export type B20Variant = (typeof B20_VARIANTS)[B20VariantName];
+
+function checkVariant(variant: number): void {
+  if (!Number.isInteger(variant) || variant < 0 || variant > 255) throw new RangeError(`bad B20 variant: ${variant}`);
+}
+
+/**
+ * A B20 token address with a chosen 9-byte tail: `0xB200…00` (10 bytes) ++ variant byte ++ `index` as 9
+ * big-endian bytes. The devnet uses it to place tokens at predictable addresses.
+ */
+export function b20TokenAddress(variant: number, index: number | bigint): Address {
+  checkVariant(variant);
+  const tail = BigInt(index);
+  if (tail < 0n || tail >= 1n << 72n) throw new RangeError(`B20 index out of range: ${index}`);
+  const hex = `${B20_TOKEN_PREFIX}${variant.toString(16).padStart(2, "0")}${tail.toString(16).padStart(18, "0")}`;
+  return getAddress(hex);
+}
+
+/** The address the factory derives for `(variant, sender, salt)` (same as `B20Factory.getB20Address`). */
+export function computeB20Address(variant: number, sender: Address, salt: Hex): Address {
+  checkVariant(variant);
+  const digest = keccak256(`0x${padHex(sender, { size: 32 }).slice(2)}${padHex(salt, { size: 32 }).slice(2)}`);
+  return getAddress(`${B20_TOKEN_PREFIX}${variant.toString(16).padStart(2, "0")}${digest.slice(2, 20)}`);
+}
+
+/** Whether `address` has the B20 token form (prefix check, as the factory's `isB20`). */
+export function isB20Address(address: string): boolean {
+  return /^0x[0-9a-fA-F]{40}$/.test(address) && address.slice(0, 22).toLowerCase() === B20_TOKEN_PREFIX;
+}
+
+/** The variant byte (byte 10) of a B20 token address, or `undefined` for other addresses. */
+export function b20VariantOf(address: string): number | undefined {
+  return isB20Address(address) ? Number.parseInt(address.slice(22, 24), 16) : undefined;
+}
+
+/** `B20Created` topic0: `keccak256("B20Created(address,uint8,string,string,uint8,bytes)")`. */
+export const B20_CREATED_TOPIC: Hex = "0xfd9bf2730513a1709722ff379a0844dfd8f997d600693c2bcc659e188bbdba0d";
+
+/** `variantParams` of a stablecoin: `abi.encode(string currency)`. */
+export function encodeStablecoinParams(currency: string): Hex {
+  return encodeAbiParameters([{ type: "string" }], [currency]);
+}
+
+/** Currency of a stablecoin's `variantParams`; `undefined` when they do not decode. */
+export function decodeStablecoinParams(variantParams: Hex): string | undefined {
+  try {
+    return decodeAbiParameters([{ type: "string" }], variantParams)[0];
+  } catch {
+    return undefined;
+  }
+}
+
+/** ERC-7496 trait key of a trait name: `keccak256(name)`. */
+export function traitKey(name: string): Hex {
+  return keccak256(toHex(name));
+}
