@@ -2,10 +2,13 @@ import { buildOpenApiDocument } from "@agent-tools/schema";
 import express, { type Express } from "express";
 import type { Logger } from "pino";
 import { pinoHttp } from "pino-http";
+import type { AgentRegistryReader } from "./chain/agent-registry.js";
+import type { CollectionIndex } from "./chain/collection-index.js";
 import type { Config } from "./config.js";
 import { errorHandler, notFound } from "./middleware/errors.js";
 import { jsonBody } from "./middleware/json-body.js";
 import { requestId } from "./middleware/request-id.js";
+import { agentRoutes } from "./routes/agents.js";
 import { healthRoutes } from "./routes/health.js";
 import { openApiRoutes } from "./routes/openapi.js";
 import { referenceRoutes } from "./routes/reference.js";
@@ -14,6 +17,8 @@ import { referenceRoutes } from "./routes/reference.js";
 export interface AppDeps {
   config: Pick<Config, "publicUrl" | "payment" | "anonymousAccess">;
   logger: Logger;
+  /** The collection chain (L1) readers; without them the agent routes are not mounted. */
+  chain?: { collection: CollectionIndex; registry: AgentRegistryReader };
 }
 
 /** Builds the Express app from its collaborators; no module-level state. */
@@ -41,6 +46,9 @@ export function createApp(deps: AppDeps): Express {
   app.use(healthRoutes());
   app.use(openApiRoutes(openapi));
   app.use(referenceRoutes());
+  if (deps.chain) {
+    app.use(agentRoutes({ ...deps.chain, publicUrl: deps.config.publicUrl }));
+  }
 
   app.use(notFound());
   app.use(errorHandler());

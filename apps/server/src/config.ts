@@ -21,6 +21,15 @@ const origin = z
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, { error: "must be a 20-byte hex address" });
 
 /**
+ * Addresses of the embedded devnet's L1 contracts: deterministic (deployer account 0, fixed nonces); a test
+ * checks them against packages/devnet's deployment.
+ */
+export const DEVNET_L1 = {
+  collection: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+  identityRegistry: "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512",
+} as const;
+
+/**
  * Environment variables the server reads, with their defaults. The defaults describe the embedded default
  * (local chains on loopback); each is documented in README.md.
  */
@@ -44,6 +53,13 @@ const envSchema = z.object({
   PAYMENT_ASSET_VERSION: z.string().min(1).default("2"),
   PAY_TO: address.default("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"),
   PAYMENT_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(3600).default(120),
+  L1_RPC_URL: z
+    .string()
+    .refine(isHttpUrl, { error: "must be an http(s) JSON-RPC URL" })
+    .default("http://127.0.0.1:8545"),
+  COLLECTION_ADDRESS: address.default(DEVNET_L1.collection),
+  IDENTITY_REGISTRY_ADDRESS: address.default(DEVNET_L1.identityRegistry),
+  RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
 });
 
 export type Config = {
@@ -61,6 +77,13 @@ export type Config = {
     payTo: string;
     maxTimeoutSeconds: number;
   };
+  /** The collection chain: the collection (ERC-721 + ERC-7496) and the ERC-8004 Identity Registry. */
+  l1: {
+    rpcUrl: string;
+    collection: `0x${string}`;
+    identityRegistry: `0x${string}`;
+  };
+  rpcTimeoutMs: number;
 };
 
 /** Thrown when the environment does not describe a valid configuration; its message names every bad variable. */
@@ -98,5 +121,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       payTo: e.PAY_TO,
       maxTimeoutSeconds: e.PAYMENT_TIMEOUT_SECONDS,
     },
+    l1: {
+      rpcUrl: e.L1_RPC_URL,
+      collection: e.COLLECTION_ADDRESS as `0x${string}`,
+      identityRegistry: e.IDENTITY_REGISTRY_ADDRESS as `0x${string}`,
+    },
+    rpcTimeoutMs: e.RPC_TIMEOUT_MS,
   };
 }

@@ -1,4 +1,4 @@
-import { createApp } from "./app.js";
+import { composeService } from "./compose.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { createLogger } from "./logger.js";
 import { listen } from "./server.js";
@@ -16,7 +16,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
-  const app = createApp({ config, logger });
+  const { app } = await composeService(config, logger);
   const running = await listen(app, config.host, config.port);
   logger.info({ url: running.url, publicUrl: config.publicUrl }, "agent-tools listening");
   process.stdout.write(

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { DEVNET_ADDRESSES } from "@agent-tools/devnet";
 import { ConfigError, loadConfig } from "../src/config.js";
 
 describe("loadConfig", () => {
@@ -32,6 +33,22 @@ describe("loadConfig", () => {
     expect(thrown).toBeInstanceOf(ConfigError);
     expect((thrown as ConfigError).message).toContain(variable);
     expect((thrown as ConfigError).problems.map((p) => p.variable)).toEqual([variable]);
+  });
+
+  it("defaults the chain addresses to the embedded devnet's deployment", () => {
+    const config = loadConfig({});
+    expect(config.l1.collection).toBe(DEVNET_ADDRESSES.collection);
+    expect(config.l1.identityRegistry).toBe(DEVNET_ADDRESSES.identityRegistry);
+    expect(config.payment.asset).toBe(DEVNET_ADDRESSES.usdToken);
+    expect(config.l1.rpcUrl).toBe("http://127.0.0.1:8545");
+  });
+
+  it.each([
+    ["L1_RPC_URL", "ws://nope"],
+    ["COLLECTION_ADDRESS", "0xabc"],
+    ["RPC_TIMEOUT_MS", "5"],
+  ])("rejects %s=%s", (variable, value) => {
+    expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(variable));
   });
 
   it("reads ANONYMOUS_ACCESS=false", () => {

@@ -2,7 +2,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { type RunningDevnet, startDevnet } from "@agent-tools/devnet";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const mainScript = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 
@@ -40,18 +41,35 @@ async function waitFor(predicate: () => boolean, timeoutMs = 15_000): Promise<vo
   }
 }
 
+let devnet: RunningDevnet;
+beforeAll(async () => {
+  devnet = await startDevnet({ l1Port: 0, l2Port: 0 });
+}, 120_000);
+afterAll(async () => {
+  await devnet?.close();
+});
+
 describe("the server process", () => {
   it("starts on the configured port, serves /healthz and exits 0 on SIGTERM", async () => {
     const port = await freePort();
-    const { child, output } = run({ PORT: String(port), HOST: "127.0.0.1" });
+    const { child, output } = run({ PORT: String(port), HOST: "127.0.0.1", L1_RPC_URL: devnet.deployment.l1.rpcUrl! });
     await waitFor(() => output().includes("Agent Tools API on"));
     expect(output()).toContain(`http://127.0.0.1:${port}`);
     const res = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(await res.json()).toEqual({ ok: true, service: "agent-tools" });
+    const agent = await fetch(`http://127.0.0.1:${port}/agents/info/1`);
+    expect(agent.status).toBe(200);
     const exited = once(child, "exit");
     child.kill("SIGTERM");
     const [code] = await exited;
     expect(code).toBe(0);
+  });
+
+  it("says why it cannot start when the collection chain is unreachable", async () => {
+    const { child, output } = run({ PORT: "0", L1_RPC_URL: "http://127.0.0.1:9", RPC_TIMEOUT_MS: "500" });
+    const [code] = await once(child, "exit");
+    expect(code).toBe(1);
+    expect(output()).toMatch(/agent-tools failed to start: .*127\.0\.0\.1:9/s);
   });
 
   it("refuses to start on a bad variable and names it", async () => {

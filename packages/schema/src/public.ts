@@ -30,15 +30,23 @@ export const agentInfoSchema = z
   .object({
     tokenId: tokenIdSchema,
     name: z.string(),
+    edition: z.string(),
     owner: addressSchema,
     image: z.string(),
     traits: z.record(z.string(), z.string()).meta({ description: "On-chain trait labels keyed by trait name." }),
-    rarity: z.object({
-      tier: rarityTierSchema,
-      score: z.number(),
-      rank: z.number().int().min(1).max(COLLECTION_SIZE),
-      of: z.number().int(),
-    }),
+    rarity: z
+      .object({
+        tier: rarityTierSchema,
+        score: z
+          .number()
+          .meta({ description: "Information content: sum of -log2(frequency) of the token's trait values." }),
+        rank: z.number().int().min(1).max(COLLECTION_SIZE).meta({ description: "1 is the rarest." }),
+        of: z.number().int().meta({ description: "Number of ranked (revealed) agents." }),
+      })
+      .meta({
+        description:
+          "Rarity among the revealed agents; tiers by rank (top 1% Legendary, 4% Epic, 15% Rare, 30% Uncommon).",
+      }),
     clearance: clearanceSchema,
     registration: z.object({
       agentId: uintStringSchema,
@@ -70,13 +78,17 @@ export type RegistrationFile = z.infer<typeof registrationFileSchema>;
 export const bindingStatusSchema = z
   .object({
     tokenId: tokenIdSchema,
-    agentId: uintStringSchema.nullable(),
-    bound: z.boolean(),
+    agentId: uintStringSchema.meta({ description: "ERC-8004 agent id of the token's agent." }),
+    agentRegistry: z.string().meta({ description: "CAIP-10 address of the ERC-8004 Identity Registry." }),
+    bound: z.boolean().meta({ description: "True when the agent's binding contract binds it to this token." }),
     standard: z.literal("ERC-8217"),
-    agentRegistry: z.string(),
+    bindingContract: addressSchema
+      .nullable()
+      .meta({ description: "Binding contract named by the registry's `agent-binding` metadata." }),
+    tokenStandard: z.enum(["ERC721", "ERC1155", "ERC6909"]).nullable(),
     tokenContract: addressSchema.nullable(),
     boundTokenId: uintStringSchema.nullable(),
-    owner: addressSchema,
+    owner: addressSchema.meta({ description: "Current owner of the token." }),
     blockNumber: uintStringSchema.meta({ description: "Block the status was read at." }),
   })
   .meta({ id: "BindingStatus", description: "Live ERC-8217 binding status of the token's agent." });

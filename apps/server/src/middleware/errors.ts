@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from "express";
+import { ContractFunctionExecutionError, BaseError as ViemError } from "viem";
 import { HttpError, sendError } from "../http/errors.js";
 import { MAX_BODY_BYTES } from "./json-body.js";
 
@@ -44,6 +45,16 @@ export function errorHandler(): ErrorRequestHandler {
         return sendError(res, new HttpError("unsupported_media_type", "The request body must be UTF-8 JSON."));
       case "request.aborted":
         return;
+    }
+    if (err instanceof ViemError && !(err instanceof ContractFunctionExecutionError)) {
+      // The chain's RPC endpoint failed or timed out: the service cannot answer from chain right now.
+      req.log?.warn({ err: err.shortMessage }, "chain read failed");
+      return sendError(
+        res,
+        new HttpError("upstream_unavailable", "The chain could not be read right now; try again shortly.", [], {
+          "Retry-After": "5",
+        }),
+      );
     }
     req.log?.error({ err }, "unhandled error");
     sendError(res, new HttpError("internal_error", "The server failed to answer this request; it has been logged."));

@@ -1,0 +1,97 @@
+import { startDevnet } from "@agent-tools/devnet";
+import { composeService } from "./compose.js";
+import { ConfigError, loadConfig } from "./config.js";
+import { createLogger } from "./logger.js";
+import { listen } from "./server.js";
+
+/**
+ * The embedded default (`pnpm start`): local chains on loopback, deployed and seeded, and the server wired to
+ * them. Everything runs on this machine; nothing reaches a real network.
+ */
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+  const started = Date.now();
+  say("Starting the embedded default: local chains, seeded, and the Agent Tools server.");
+  const devnet = await startDevnet({
+    host: "127.0.0.1",
+    l1Port: Number(process.env.L1_PORT ?? 8545),
+    l2Port: Number(process.env.L2_PORT ?? 8546),
+    publicUrl: config.publicUrl,
+    log: (line: string) => say(`  ${line}`),
+  });
+  const { deployment } = devnet;
+  const embeddedConfig = {
+    ...config,
+    l1: {
+      rpcUrl: deployment.l1.rpcUrl,
+      collection: deployment.addresses.collection,
+      identityRegistry: deployment.addresses.identityRegistry,
+    },
+    payment: { ...config.payment, network: `eip155:${deployment.l2.chainId}`, asset: deployment.addresses.usdToken },
+  };
+  const logger = createLogger(config.logLevel);
+  const { app, chain } = await composeService(embeddedConfig, logger);
+  const running = await listen(app, config.host, config.port);
+
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  say("");
+  say(`Agent Tools is up in ${seconds} s.`);
+  say(`  API            ${config.publicUrl}   (reference at /, health at /healthz, OpenAPI at /openapi.json)`);
+  say(`  L1 (collection) ${deployment.l1.rpcUrl}  chain ${deployment.l1.chainId}`);
+  say(`  L2 (payments)   ${deployment.l2.rpcUrl}  chain ${deployment.l2.chainId}`);
+  say(`  collection      ${deployment.addresses.collection}`);
+  say(`  identity reg.   ${deployment.addresses.identityRegistry}`);
+  say(`  USD token       ${deployment.addresses.usdToken}`);
+  say("");
+  say("Demo accounts. DEVNET ONLY: these keys are public test keys; never use them on a real network.");
+  for (const account of deployment.accounts) {
+    const role =
+      account.index === 0
+        ? "operator, receives payments"
+        : `holds tokens ${account.index}, ${account.index + 9}, ${account.index + 18}, ... and 1,000,000 USD`;
+    say(`  #${account.index} ${account.address} ${account.privateKey}  ${role}`);
+  }
+  // A token of each clearance, and the demo account holding it, for trying the gated tools.
+  const holderOf = (tokenId: number) =>
+    deployment.accounts.find((a) => a.address === chain.collection.token(tokenId)?.owner)?.index ?? "?";
+  const firstWith = (clearance: string) =>
+    chain.collection.rarityTable().entries.find((e) => chain.collection.token(e.tokenId)?.clearance === clearance)!
+      .tokenId;
+  for (const clearance of ["Elite", "Rare", "Holder"]) {
+    const tokenId = firstWith(clearance);
+    say(`  ${clearance.padEnd(6)} clearance: token ${tokenId}, held by account #${holderOf(tokenId)}`);
+  }
+  say("  Tokens 6001-6666 are not revealed yet.");
+  say("");
+  say(`Try: curl ${config.publicUrl}/agents/info/1`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down");
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    Promise.all([running.close(), devnet.close()]).then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+}
+
+main().catch((error) => {
+  process.stderr.write(`agent-tools failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,192 @@
+/**
+ * L2 seeding: the EIP-3009 USD token (account 0's first deployment, so its address is the server's default
+ * PAYMENT_ASSET), Multicall3, the B20 factory surface and the scheduled B20 tokens spread over ~720,000 blocks.
+ */
+import {
+  B20_FACTORY_ADDRESS,
+  b20FactoryAbi,
+  b20FactoryDeployedBytecode,
+  b20TokenDeployedBytecode,
+  encodeStablecoinParams,
+  MULTICALL3_ADDRESS,
+  multicall3DeployedBytecode,
+  USD_TOKEN_DECIMALS,
+  usdTokenAbi,
+  usdTokenBytecode,
+} from "@agent-tools/contracts";
+import {
+  type Address,
+  type Client,
+  encodeDeployData,
+  encodeFunctionData,
+  getAddress,
+  type Hex,
+  numberToHex,
+} from "viem";
+import { getBlock, readContract } from "viem/actions";
+import { B20_BLOCK_SECONDS, B20_SCHEDULE, B20_SCHEDULE_TIP, type B20ScheduledToken } from "./b20-schedule.js";
+import {
+  DEPLOY_NONCES,
+  DEVNET_ACCOUNTS,
+  DEVNET_HOLDER_INDEXES,
+  DEVNET_USD_PER_ACCOUNT,
+  DEVNET_USD_UNITS_PER_ACCOUNT,
+  expectedDeployAddress,
+} from "./constants.js";
+import type { SeedOptions } from "./seed-l1.js";
+import { mineBlocks, rpc, Sender, setCode } from "./tx.js";
+
+export interface DevnetB20Token extends B20ScheduledToken {
+  /** Account the initial supply was minted to. */
+  holder: Address;
+  transactionHash: Hex;
+}
+
+export interface L2SeedResult {
+  chainId: number;
+  addresses: { usdToken: Address; b20Factory: Address; multicall3: Address };
+  b20Tokens: DevnetB20Token[];
+  /** L2 block number after seeding ({@link B20_SCHEDULE_TIP} on a fresh chain). */
+  blockNumber: number;
+  /** Seconds between the mined empty blocks: 2 when the chain started early enough (see devnetL2InitialDate), else less. */
+  blockSeconds: number;
+  durationMs: number;
+}
+
+/**
+ * Genesis date an L2 chain needs so that mining the schedule's blocks 2 seconds apart ends near the wall clock
+ * (instead of ~17 days in the future, which would make every EIP-3009 authorization look expired).
+ */
+export function devnetL2InitialDate(now: Date = new Date()): Date {
+  return new Date(now.getTime() - (B20_SCHEDULE_TIP * B20_BLOCK_SECONDS + 120) * 1000);
+}
+
+/**
+ * Deploys and seeds the L2 contracts on a fresh chain reachable through `client`. The node must accept
+ * `hardhat_setCode`, `hardhat_mine`, `evm_setNextBlockTimestamp` and `evm_mine`. Create the chain with
+ * `initialDate: devnetL2InitialDate()` so the mined blocks can be 2 seconds apart; otherwise they share timestamps.
+ */
+export async function seedL2(client: Client, options: SeedOptions = {}): Promise<L2SeedResult> {
+  const started = performance.now();
+  const log = options.log ?? (() => {});
+  const operator = DEVNET_ACCOUNTS[0]!;
+  const tx = await Sender.create(client, operator.privateKey, "seeding L2");
+  if (tx.nonce !== 0) {
+    throw new Error(
+      `seeding L2: account 0 (${operator.address}) has already sent ${tx.nonce} transactions; seedL2 needs a fresh chain`,
+    );
+  }
+
+  // The USD token must be the operator's first deployment (nonce 0).
+  const expectedUsd = expectedDeployAddress(DEPLOY_NONCES.usdToken);
+  const deployReceipt = await tx.send("deploying UsdToken", {
+    data: encodeDeployData({ abi: usdTokenAbi, bytecode: usdTokenBytecode, args: [operator.address] }),
+  });
+  const usdToken = deployReceipt.contractAddress ? getAddress(deployReceipt.contractAddress) : undefined;
+  if (usdToken !== expectedUsd)
+    throw new Error(`seeding L2: UsdToken deployed at ${usdToken}, expected ${expectedUsd}`);
+  const holders = DEVNET_HOLDER_INDEXES.map((i) => DEVNET_ACCOUNTS[i]!.address);
+  await tx.send("UsdToken.mintBatch", {
+    to: usdToken,
+    data: encodeFunctionData({
+      abi: usdTokenAbi,
+      functionName: "mintBatch",
+      args: [holders, DEVNET_USD_UNITS_PER_ACCOUNT],
+    }),
+  });
+  log(
+    `seeding L2: deployed USD token ${usdToken} (${USD_TOKEN_DECIMALS} decimals); ` +
+      `accounts 1-9 hold ${DEVNET_USD_PER_ACCOUNT.toLocaleString("en-US")} USD each`,
+  );
+
+  await setCode(client, MULTICALL3_ADDRESS, multicall3DeployedBytecode);
+  await setCode(client, B20_FACTORY_ADDRESS, b20FactoryDeployedBytecode);
+  await tx.send("B20Factory.initialize", {
+    to: B20_FACTORY_ADDRESS,
+    data: encodeFunctionData({ abi: b20FactoryAbi, functionName: "initialize", args: [operator.address] }),
+  });
+
+  // Decide the spacing of the empty blocks: Base's 2 seconds when the chain's clock has room, else as much as fits.
+  const startBlock = await getBlock(client, { blockTag: "latest" });
+  const blocksToMine = B20_SCHEDULE_TIP - Number(startBlock.number);
+  if (blocksToMine < B20_SCHEDULE.length + 1) {
+    throw new Error(`seeding L2: chain is already at block ${startBlock.number}, past the B20 schedule`);
+  }
+  const nowSeconds = Math.floor(Date.now() / 1000);
+  const room = nowSeconds - Number(startBlock.timestamp);
+  const blockSeconds = Math.max(0, Math.min(B20_BLOCK_SECONDS, Math.floor(room / blocksToMine)));
+  if (blockSeconds < B20_BLOCK_SECONDS) {
+    log(
+      `seeding L2: the chain's clock starts too late for ${B20_BLOCK_SECONDS}-second blocks; mining ` +
+        `${blockSeconds}-second blocks (create the chain with initialDate: devnetL2InitialDate())`,
+    );
+  }
+
+  let current = Number(startBlock.number);
+  const b20Tokens: DevnetB20Token[] = [];
+  for (const token of B20_SCHEDULE) {
+    if (token.blockNumber <= current) {
+      throw new Error(
+        `seeding L2: ${token.symbol} is due at block ${token.blockNumber} but the chain is at ${current}`,
+      );
+    }
+    await mineBlocks(client, token.blockNumber - current - 1, blockSeconds);
+    await setCode(client, token.address, b20TokenDeployedBytecode);
+    const holder = DEVNET_ACCOUNTS[token.holderIndex]!.address;
+    const receipt = await tx.send(`B20Factory.registerToken ${token.symbol}`, {
+      to: B20_FACTORY_ADDRESS,
+      gas: 1_000_000n,
+      data: encodeFunctionData({
+        abi: b20FactoryAbi,
+        functionName: "registerToken",
+        args: [
+          token.address,
+          token.variantId,
+          token.name,
+          token.symbol,
+          token.decimals,
+          token.currency === undefined ? "0x" : encodeStablecoinParams(token.currency),
+          token.initialSupply,
+          holder,
+        ],
+      }),
+    });
+    if (Number(receipt.blockNumber) !== token.blockNumber) {
+      throw new Error(
+        `seeding L2: ${token.symbol} created in block ${receipt.blockNumber}, scheduled for ${token.blockNumber}`,
+      );
+    }
+    current = token.blockNumber;
+    b20Tokens.push({ ...token, holder, transactionHash: receipt.transactionHash });
+  }
+
+  // Up to the tip; the last block takes the wall clock's time, so blocks mined later follow real time.
+  await mineBlocks(client, B20_SCHEDULE_TIP - current - 1, blockSeconds);
+  const beforeTip = await getBlock(client, { blockTag: "latest" });
+  const tipSeconds = Math.floor(Date.now() / 1000);
+  if (tipSeconds > Number(beforeTip.timestamp))
+    await rpc(client, "evm_setNextBlockTimestamp", [numberToHex(tipSeconds)]);
+  await rpc(client, "evm_mine");
+  const tip = await getBlock(client, { blockTag: "latest" });
+  const count = await readContract(client, {
+    address: B20_FACTORY_ADDRESS,
+    abi: b20FactoryAbi,
+    functionName: "tokenCount",
+  });
+  if (Number(tip.number) !== B20_SCHEDULE_TIP || count !== BigInt(B20_SCHEDULE.length)) {
+    throw new Error(`seeding L2: ended at block ${tip.number} with ${count} B20 tokens`);
+  }
+  const assets = b20Tokens.filter((t) => t.variant === "ASSET").length;
+  log(
+    `seeding L2: created ${b20Tokens.length} B20 tokens (${assets} assets, ${b20Tokens.length - assets} stablecoins) ` +
+      `over ${B20_SCHEDULE_TIP.toLocaleString("en-US")} blocks`,
+  );
+  return {
+    chainId: tx.chainId,
+    addresses: { usdToken, b20Factory: B20_FACTORY_ADDRESS, multicall3: MULTICALL3_ADDRESS },
+    b20Tokens,
+    blockNumber: Number(tip.number),
+    blockSeconds,
+    durationMs: Math.round(performance.now() - started),
+  };
+}

@@ -1,0 +1,74 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+
+const packageDir = fileURLToPath(new URL("..", import.meta.url));
+
+function startCli(args: string[]): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  // The real node binary (not a shell wrapper), so signals reach the CLI itself.
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], {
+    cwd: packageDir,
+    env: { ...process.env, L1_PORT: "", L2_PORT: "", PUBLIC_URL: "" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let text = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    text += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    text += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { child, output: () => text, exited };
+}
+
+async function waitFor(output: () => string, pattern: RegExp, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!pattern.test(output())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}; output:\n${output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe("agent-tools-devnet command", () => {
+  let running: ChildProcess | undefined;
+  afterEach(() => {
+    if (running?.exitCode === null) running.kill("SIGKILL");
+  });
+
+  it("prints the chains, contracts and test accounts, and stops cleanly on SIGTERM", async () => {
+    const cli = startCli(["--l1-port", "0", "--l2-port", "0", "--public-url", "http://127.0.0.1:9999/", "-q"]);
+    running = cli.child;
+    await waitFor(cli.output, /Press Ctrl\+C to stop/, 90_000);
+    const text = cli.output();
+    const l1 = /L1 {2}chain 31337 {2}(http:\/\/127\.0\.0\.1:\d+)/.exec(text)?.[1];
+    const l2 = /L2 {2}chain 31338 {2}(http:\/\/127\.0\.0\.1:\d+)/.exec(text)?.[1];
+    expect(l1).toBeDefined();
+    expect(l2).toBeDefined();
+    expect(text).toContain("0x5FbDB2315678afecb367f032d93F642f64180aa3");
+    expect(text).toContain("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80");
+    expect(text).toMatch(/DEVNET ONLY/);
+    expect(text).toMatch(/Never use them on a real network/);
+    expect(text).toContain("http://127.0.0.1:9999/agents/info/<id>");
+    expect(text).not.toContain("seeding L1:"); // -q
+
+    const response = await fetch(l2!, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
+    });
+    expect(((await response.json()) as { result: string }).result).toBe("0x7a6a");
+
+    cli.child.kill("SIGTERM");
+    expect(await cli.exited).toBe(0);
+    expect(cli.output()).toContain("devnet stopped");
+  });
+
+  it("rejects a bad port with usage help", async () => {
+    const cli = startCli(["--l1-port", "http"]);
+    running = cli.child;
+    expect(await cli.exited).toBe(2);
+    expect(cli.output()).toMatch(/--l1-port must be a port number/);
+    expect(cli.output()).toMatch(/Usage: agent-tools-devnet/);
+  });
+});

@@ -1,0 +1,10 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    // Seeding a devnet pair takes ~5 s on a 2-core machine (EDR executes ~650M gas); leave a wide margin.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+  },
+});
