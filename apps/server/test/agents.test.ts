@@ -36,7 +36,9 @@ beforeAll(async () => {
         transport: custom(
           {
             request: (args) =>
-              l1Down ? Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:8545")) : devnet.l1.provider.request(args),
+              l1Down
+                ? Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:8545"))
+                : devnet.l1.provider.request(args),
           },
           { retryCount: 0 },
         ),

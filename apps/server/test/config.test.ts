@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
 import { DEVNET_ADDRESSES } from "@agent-tools/devnet";
+import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.js";
 
 describe("loadConfig", () => {
