@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One-time set-up of a fresh machine (Node 20 and npm are all it needs):
-#   pnpm 10, the workspace's dependencies (including the Node 24 runtime the scripts run on),
-#   and with --with-browser Debian's Chromium for the browser tests.
+#   pnpm 10, the workspace's dependencies (including the Node 24 runtime the scripts run on), a build of every
+#   package, and with --with-browser Debian's Chromium for the browser tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +23,9 @@ if [[ "${CI:-}" == "true" ]]; then
 else
   pnpm install --reporter=append-only
 fi
+
+# Build every package once now, so that `pnpm start` and `pnpm test` find them built (turbo caches the result).
+pnpm build --output-logs=errors-only
 
 if $with_browser; then
   chromium_path="${CHROMIUM_PATH:-/usr/bin/chromium}"
