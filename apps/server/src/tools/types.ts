@@ -1,0 +1,21 @@
+import type { ToolName, ToolOutput, ToolParams } from "@agent-tools/schema";
+import type { Address } from "viem";
+import type { CollectionIndex, IndexedToken } from "../chain/collection-index.js";
+
+/** What a tool gets besides its validated input; tools never see the HTTP request or response. */
+export interface ToolContext {
+  /** The SIWE-authenticated caller, when the call was signed in; absent for anonymous callers. */
+  caller?: Address;
+  /** The agent token named by `tokenId` (it exists; it may be unrevealed). */
+  token: IndexedToken;
+  /** The collection as of this request (already synced). */
+  collection: CollectionIndex;
+  /** The clock, passed in so tests can fix it. */
+  now: () => Date;
+}
+
+/**
+ * A tool: validated input in, the route's response out. A tool fails by throwing an HttpError (4xx, or
+ * 502/503/504 for upstream trouble); a failed tool call is never charged.
+ */
+export type Tool<N extends ToolName> = (params: ToolParams<N>, context: ToolContext) => Promise<ToolOutput<N>>;
