@@ -8,10 +8,12 @@ import type { Config } from "./config.js";
 import { errorHandler, notFound } from "./middleware/errors.js";
 import { jsonBody } from "./middleware/json-body.js";
 import { requestId } from "./middleware/request-id.js";
+import type { PaymentService } from "./payment/payment-service.js";
 import { agentRoutes } from "./routes/agents.js";
 import { healthRoutes } from "./routes/health.js";
 import { openApiRoutes } from "./routes/openapi.js";
 import { referenceRoutes } from "./routes/reference.js";
+import { type ToolSet, toolRoutesRouter } from "./routes/tools.js";
 
 /** Everything the app needs from outside; tests pass their own. */
 export interface AppDeps {
@@ -19,6 +21,9 @@ export interface AppDeps {
   logger: Logger;
   /** The collection chain (L1) readers; without them the agent routes are not mounted. */
   chain?: { collection: CollectionIndex; registry: AgentRegistryReader };
+  /** Payment settings and facilitator; with `chain`, they enable the paid tool routes. */
+  payments?: PaymentService;
+  tools?: ToolSet;
 }
 
 /** Builds the Express app from its collaborators; no module-level state. */
@@ -48,6 +53,11 @@ export function createApp(deps: AppDeps): Express {
   app.use(referenceRoutes());
   if (deps.chain) {
     app.use(agentRoutes({ ...deps.chain, publicUrl: deps.config.publicUrl }));
+    if (deps.payments) {
+      app.use(
+        toolRoutesRouter({ tools: deps.tools ?? {}, payments: deps.payments, collection: deps.chain.collection }),
+      );
+    }
   }
 
   app.use(notFound());

@@ -1,10 +1,25 @@
 import type { Express } from "express";
 import type { Logger } from "pino";
-import { createPublicClient, http, type PublicClient } from "viem";
+import {
+  type Account,
+  type Chain,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  http,
+  type PublicClient,
+  type Transport,
+  type WalletClient,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { type AppDeps, createApp } from "./app.js";
 import { createAgentRegistryReader } from "./chain/agent-registry.js";
 import { createCollectionIndex } from "./chain/collection-index.js";
-import type { Config } from "./config.js";
+import { type Config, ConfigError } from "./config.js";
+import { createHttpFacilitator, createLocalFacilitator, type Facilitator } from "./payment/facilitator.js";
+import { createPaymentService, type PaymentService } from "./payment/payment-service.js";
+import { createMemoryReplayGuard } from "./payment/replay-guard.js";
+import { tools } from "./tools/index.js";
 
 /** Builds a viem client for a JSON-RPC URL with the configured timeout and a short retry on transient errors. */
 export function rpcClient(url: string, timeoutMs: number): PublicClient {
@@ -26,6 +41,54 @@ export async function chainDeps(l1: PublicClient, config: Pick<Config, "l1">): P
   return { collection, registry };
 }
 
+/** The payment collaborators: the facilitator of the configuration, in-memory replay guards. */
+export async function paymentDeps(
+  config: Config,
+  l1ChainId: number,
+  /** A wallet on the payment chain for the built-in facilitator (tests pass an in-process one). */
+  facilitatorWallet?: WalletClient<Transport, Chain, Account>,
+): Promise<PaymentService> {
+  let facilitator: Facilitator;
+  if (facilitatorWallet) {
+    facilitator = createLocalFacilitator(facilitatorWallet, config.payment.network);
+  } else if (config.facilitator.kind === "http") {
+    facilitator = createHttpFacilitator(config.facilitator.url);
+  } else {
+    if (!config.facilitator.privateKey) {
+      throw new ConfigError([
+        {
+          variable: "FACILITATOR_URL",
+          message: "or FACILITATOR_PRIVATE_KEY must be set to verify and settle payments",
+        },
+      ]);
+    }
+    const chainId = Number(config.payment.network.split(":")[1]);
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(config.facilitator.privateKey),
+      chain: defineChain({
+        id: chainId,
+        name: `eip155:${chainId}`,
+        nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+        rpcUrls: { default: { http: [config.facilitator.rpcUrl] } },
+      }),
+      transport: http(config.facilitator.rpcUrl, { timeout: config.rpcTimeoutMs }),
+      pollingInterval: 100,
+    });
+    facilitator = createLocalFacilitator(wallet, config.payment.network);
+  }
+  return createPaymentService({
+    publicUrl: config.publicUrl,
+    terms: config.payment,
+    facilitator,
+    // Settled authorizations are kept well past their validity window; sign-in nonces past their 5 minutes.
+    payments: createMemoryReplayGuard(24 * 60 * 60 * 1000),
+    signInNonces: createMemoryReplayGuard(10 * 60 * 1000),
+    signInChains: [...new Set([`eip155:${l1ChainId}`, config.payment.network])],
+    anonymousAccess: config.anonymousAccess,
+    now: () => new Date(),
+  });
+}
+
 /** The whole service from validated configuration. */
 export async function composeService(
   config: Config,
@@ -33,5 +96,6 @@ export async function composeService(
 ): Promise<{ app: Express; chain: NonNullable<AppDeps["chain"]> }> {
   const l1 = rpcClient(config.l1.rpcUrl, config.rpcTimeoutMs);
   const chain = await chainDeps(l1, config);
-  return { app: createApp({ config, logger, chain }), chain };
+  const payments = await paymentDeps(config, await l1.getChainId());
+  return { app: createApp({ config, logger, chain, payments, tools }), chain };
 }

@@ -60,6 +60,15 @@ const envSchema = z.object({
   COLLECTION_ADDRESS: address.default(DEVNET_L1.collection),
   IDENTITY_REGISTRY_ADDRESS: address.default(DEVNET_L1.identityRegistry),
   RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  FACILITATOR_URL: z.string().refine(isHttpUrl, { error: "must be an http(s) URL of an x402 facilitator" }).optional(),
+  L2_RPC_URL: z
+    .string()
+    .refine(isHttpUrl, { error: "must be an http(s) JSON-RPC URL" })
+    .default("http://127.0.0.1:8546"),
+  FACILITATOR_PRIVATE_KEY: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/, { error: "must be a 32-byte hex private key" })
+    .optional(),
 });
 
 export type Config = {
@@ -84,6 +93,11 @@ export type Config = {
     identityRegistry: `0x${string}`;
   };
   rpcTimeoutMs: number;
+  /**
+   * Who verifies and settles payments: an x402 facilitator over HTTP, or the built-in facilitator sending
+   * settlements on the payment chain from its own key.
+   */
+  facilitator: { kind: "http"; url: string } | { kind: "local"; rpcUrl: string; privateKey?: `0x${string}` };
 };
 
 /** Thrown when the environment does not describe a valid configuration; its message names every bad variable. */
@@ -127,5 +141,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       identityRegistry: e.IDENTITY_REGISTRY_ADDRESS as `0x${string}`,
     },
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
+    facilitator: e.FACILITATOR_URL
+      ? { kind: "http", url: e.FACILITATOR_URL }
+      : {
+          kind: "local",
+          rpcUrl: e.L2_RPC_URL,
+          ...(e.FACILITATOR_PRIVATE_KEY ? { privateKey: e.FACILITATOR_PRIVATE_KEY as `0x${string}` } : {}),
+        },
   };
 }

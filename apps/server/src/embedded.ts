@@ -37,7 +37,18 @@ async function main(): Promise<void> {
       collection: deployment.addresses.collection,
       identityRegistry: deployment.addresses.identityRegistry,
     },
-    payment: { ...config.payment, network: `eip155:${deployment.l2.chainId}`, asset: deployment.addresses.usdToken },
+    payment: {
+      ...config.payment,
+      network: `eip155:${deployment.l2.chainId}`,
+      asset: deployment.addresses.usdToken,
+      payTo: deployment.accounts[0]!.address,
+    },
+    // The built-in facilitator settles on the local L2 from the operator account (a devnet key).
+    facilitator: {
+      kind: "local" as const,
+      rpcUrl: deployment.l2.rpcUrl,
+      privateKey: deployment.accounts[0]!.privateKey,
+    },
   };
   const logger = createLogger(config.logLevel);
   const { app, chain } = await composeService(embeddedConfig, logger);

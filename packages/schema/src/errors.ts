@@ -15,6 +15,7 @@ export const errorCodes = {
   not_found: 404,
   method_not_allowed: 405,
   internal_error: 500,
+  not_implemented: 501,
   upstream_error: 502,
   upstream_unavailable: 503,
   upstream_timeout: 504,

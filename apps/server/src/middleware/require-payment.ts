@@ -1,0 +1,92 @@
+import { createHash } from "node:crypto";
+import type { PaymentRequirements } from "@agent-tools/schema";
+import { decodePaymentSignatureHeader } from "@x402/core/http";
+import type { PaymentPayload } from "@x402/core/types";
+import type { RequestHandler } from "express";
+import type { PaymentService } from "../payment/payment-service.js";
+import { callState } from "./call-state.js";
+
+/** The fields of a requirement that decide what is paid; the signed `accepted` must match them exactly. */
+function mismatch(accepted: PaymentPayload["accepted"] | undefined, quoted: PaymentRequirements): string | undefined {
+  if (!accepted) return "the payment names no accepted requirement";
+  const same = (a: unknown, b: unknown) => String(a).toLowerCase() === String(b).toLowerCase();
+  for (const field of ["scheme", "network", "asset", "amount", "payTo"] as const) {
+    if (!same(accepted[field], quoted[field])) {
+      return `the payment's ${field} is ${String(accepted[field])}, the price quoted has ${quoted[field]}`;
+    }
+  }
+  const extra = (accepted.extra ?? {}) as Record<string, unknown>;
+  if (extra.name !== quoted.extra.name || extra.version !== quoted.extra.version) {
+    return "the payment is signed for another asset domain (extra.name / extra.version)";
+  }
+  return undefined;
+}
+
+/** One key per payment authorization: the EIP-3009 (payer, nonce) pair, else a digest of the payload. */
+function replayKey(payload: PaymentPayload): string {
+  const authorization = (payload.payload as { authorization?: { from?: string; nonce?: string } }).authorization;
+  if (authorization?.from && authorization.nonce) {
+    return `eip3009:${payload.accepted.network}:${payload.accepted.asset}:${authorization.from}:${authorization.nonce}`.toLowerCase();
+  }
+  return `payload:${createHash("sha256").update(JSON.stringify(payload.payload)).digest("hex")}`;
+}
+
+/**
+ * Step 5, pay: without a `PAYMENT-SIGNATURE`, 402 quoting the caller's price point. With one: it must be an
+ * x402 v2 payment of exactly that requirement, not in use by another request and not used before, and the
+ * facilitator must verify it. The payment (and the sign-in nonce) stay claimed until the call settles or fails.
+ */
+export function requirePayment(payments: PaymentService): RequestHandler {
+  return async (req, res, next) => {
+    const state = callState(res);
+    const { route, price } = state as Required<typeof state>;
+    const refuse = (error: string) => payments.challenge(res, route, price.point, error);
+    const header = req.get("payment-signature");
+    if (!header) return refuse("payment_required: pay with x402 (PAYMENT-SIGNATURE)");
+
+    let payload: PaymentPayload;
+    try {
+      payload = decodePaymentSignatureHeader(header);
+    } catch {
+      return refuse("invalid_payment: PAYMENT-SIGNATURE is not a base64 JSON x402 payment");
+    }
+    if (payload.x402Version !== 2)
+      return refuse(`invalid_payment: x402 version ${payload.x402Version}; this service speaks version 2`);
+    const wrong = mismatch(payload.accepted, price.requirements);
+    if (wrong) return refuse(`invalid_payment: ${wrong}`);
+
+    const key = replayKey(payload);
+    if (!payments.payments.claim(key)) {
+      return refuse(
+        payments.payments.isUsed(key)
+          ? "payment_already_used: this payment authorization already bought a call"
+          : "payment_in_use: this payment authorization is being used by another request",
+      );
+    }
+    if (state.signInNonce && !payments.signInNonces.claim(state.signInNonce)) {
+      payments.payments.release(key);
+      return refuse("invalid_siwx: invalid_siwx_nonce: this sign-in nonce is already used by another call");
+    }
+    const giveBack = () => {
+      payments.payments.release(key);
+      if (state.signInNonce) payments.signInNonces.release(state.signInNonce);
+    };
+
+    let verified: Awaited<ReturnType<typeof payments.facilitator.verify>>;
+    try {
+      verified = await payments.facilitator.verify(payload, price.requirements as never);
+    } catch (error) {
+      giveBack();
+      throw error;
+    }
+    if (!verified.isValid) {
+      giveBack();
+      return refuse(
+        `invalid_payment: ${verified.invalidReason ?? "rejected"}${verified.invalidMessage ? `: ${verified.invalidMessage}` : ""}`,
+      );
+    }
+    state.payment = { payload, replayKey: key };
+    res.locals.releasePayment = giveBack;
+    next();
+  };
+}

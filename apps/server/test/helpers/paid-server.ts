@@ -1,0 +1,131 @@
+import { createInProcessDevnet, type InProcessDevnet } from "@agent-tools/devnet";
+import { x402Client } from "@x402/core/client";
+import { encodePaymentSignatureHeader } from "@x402/core/http";
+import type { PaymentRequired } from "@x402/core/types";
+import { toClientEvmSigner } from "@x402/evm";
+import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { createSIWxPayload, encodeSIWxHeader } from "@x402/extensions/sign-in-with-x";
+import pino from "pino";
+import type { PublicClient } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { createApp } from "../../src/app.js";
+import { chainDeps, paymentDeps } from "../../src/compose.js";
+import { type Config, loadConfig } from "../../src/config.js";
+import type { PaymentService } from "../../src/payment/payment-service.js";
+import type { ToolSet } from "../../src/routes/tools.js";
+import { listen, type RunningServer } from "../../src/server.js";
+import { tools as productionTools } from "../../src/tools/index.js";
+
+export const PUBLIC_URL = "http://127.0.0.1:8402";
+
+export interface PaidTestServer {
+  devnet: InProcessDevnet;
+  server: RunningServer;
+  config: Config;
+  payments: PaymentService;
+  /** POSTs a JSON body to a path of the server (always on its real ephemeral port). */
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
+  /** USD token balance of an address, in units. */
+  balance(address: `0x${string}`): Promise<bigint>;
+  /** A fresh SIGN-IN-WITH-X header signed by devnet account `index` for `path`. */
+  signIn(
+    index: number,
+    path: string,
+    overrides?: { domain?: string; uri?: string; issuedAt?: string; nonce?: string; chainId?: string },
+  ): Promise<string>;
+  /** A PAYMENT-SIGNATURE header paying the first requirement of a 402 answer, from devnet account `index`. */
+  pay(index: number, paymentRequired: PaymentRequired): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** A seeded devnet, the app with payments on it (in-process facilitator on L2), on 127.0.0.1. */
+export async function startPaidTestServer(
+  options: { tools?: ToolSet; env?: Record<string, string> } = {},
+): Promise<PaidTestServer> {
+  const devnet = await createInProcessDevnet({ publicUrl: PUBLIC_URL });
+  const { addresses, accounts } = devnet.deployment;
+  const config = loadConfig({
+    PORT: "0",
+    PUBLIC_URL,
+    COLLECTION_ADDRESS: addresses.collection,
+    IDENTITY_REGISTRY_ADDRESS: addresses.identityRegistry,
+    PAYMENT_ASSET: addresses.usdToken,
+    PAYMENT_NETWORK: `eip155:${devnet.l2.chainId}`,
+    PAY_TO: accounts[0]!.address,
+    ...options.env,
+  });
+  const chain = await chainDeps(devnet.l1.publicClient as unknown as PublicClient, config);
+  const payments = await paymentDeps(
+    { ...config, facilitator: { kind: "local", rpcUrl: "http://unused", privateKey: accounts[0]!.privateKey } },
+    devnet.l1.chainId,
+    devnet.l2.walletClient(0),
+  );
+  const app = createApp({
+    config,
+    logger: pino({ level: "silent" }),
+    chain,
+    payments,
+    tools: { ...productionTools, ...options.tools },
+  });
+  const server = await listen(app, "127.0.0.1", 0);
+  const usd = devnet.deployment.addresses.usdToken;
+
+  return {
+    devnet,
+    server,
+    config,
+    payments,
+    post: (path, body, headers = {}) =>
+      fetch(`${server.url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify(body),
+      }),
+    balance: async (address) =>
+      devnet.l2.publicClient.readContract({
+        address: usd,
+        abi: [
+          {
+            type: "function",
+            name: "balanceOf",
+            stateMutability: "view",
+            inputs: [{ name: "a", type: "address" }],
+            outputs: [{ type: "uint256" }],
+          },
+        ] as const,
+        functionName: "balanceOf",
+        args: [address],
+      }),
+    async signIn(index, path, overrides = {}) {
+      const account = privateKeyToAccount(accounts[index]!.privateKey);
+      const url = `${PUBLIC_URL}${path}`;
+      const payload = await createSIWxPayload(
+        {
+          domain: overrides.domain ?? new URL(PUBLIC_URL).host,
+          uri: overrides.uri ?? url,
+          version: "1",
+          nonce: overrides.nonce ?? crypto.randomUUID().replaceAll("-", ""),
+          issuedAt: overrides.issuedAt ?? new Date().toISOString(),
+          chainId: overrides.chainId ?? `eip155:${devnet.l1.chainId}`,
+          type: "eip191",
+          resources: [url],
+        },
+        account,
+        overrides.uri ?? url,
+      );
+      return encodeSIWxHeader(payload);
+    },
+    async pay(index, paymentRequired) {
+      const account = privateKeyToAccount(accounts[index]!.privateKey);
+      const client = new x402Client();
+      registerExactEvmScheme(client, { signer: toClientEvmSigner(account, devnet.l2.publicClient as never) });
+      client.setSpendControls({ allowedAssets: [{ network: `eip155:${devnet.l2.chainId}`, asset: usd }] });
+      const payload = await client.createPaymentPayload(paymentRequired);
+      return encodePaymentSignatureHeader(payload);
+    },
+    async close() {
+      await server.close();
+      await devnet.close();
+    },
+  };
+}

@@ -1,0 +1,238 @@
+import { agentCollectionAbi, CLEARANCE_TRAIT_KEY, encodeClearance } from "@agent-tools/contracts";
+import { intelResponseSchema, paymentRequiredSchema } from "@agent-tools/schema";
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
+import type { PaymentRequired } from "@x402/core/types";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HttpError } from "../src/http/errors.js";
+import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
+
+let t: PaidTestServer;
+const address = (index: number) => t.devnet.deployment.accounts[index]!.address;
+const payTo = () => address(0);
+
+beforeAll(async () => {
+  t = await startPaidTestServer({
+    tools: {
+      // A tool whose upstream is down: the call must cost nothing.
+      portfolio: async () => {
+        throw new HttpError("upstream_unavailable", "The marketplace is unavailable.", [], { "Retry-After": "30" });
+      },
+    },
+  });
+}, 120_000);
+afterAll(async () => {
+  await t?.close();
+});
+
+async function challenge(path: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await t.post(path, body, headers);
+  const json = await res.json();
+  return { res, json, paymentRequired: json as PaymentRequired };
+}
+
+describe("anonymous caller", () => {
+  it("is quoted the standard price with the SIWX extension, pays it, and the money moves exactly", async () => {
+    const { res, json } = await challenge("/intel", { tokenId: 7 });
+    expect(res.status).toBe(402);
+    const header = decodePaymentRequiredHeader(res.headers.get("payment-required")!);
+    expect(header).toEqual(json);
+    const quoted = paymentRequiredSchema.parse(json);
+    expect(quoted.accepts).toHaveLength(1);
+    expect(quoted.accepts[0]).toMatchObject({
+      scheme: "exact",
+      network: "eip155:31338",
+      amount: "1000000",
+      asset: t.devnet.deployment.addresses.usdToken,
+      currency: t.devnet.deployment.addresses.usdToken,
+      payTo: payTo(),
+      recipient: payTo(),
+      mimeType: "application/json",
+      extra: { name: "USD Coin", version: "2" },
+    });
+    expect(quoted.extensions?.["sign-in-with-x"]).toMatchObject({ info: { domain: "127.0.0.1:8402" } });
+    expect(quoted.extensions?.bazaar).toBeDefined();
+
+    const payer = address(3);
+    const [payerBefore, payToBefore] = [await t.balance(payer), await t.balance(payTo())];
+    const paid = await t.post("/intel", { tokenId: 7 }, { "PAYMENT-SIGNATURE": await t.pay(3, json) });
+    expect(paid.status).toBe(200);
+    const body = intelResponseSchema.parse(await paid.json());
+    expect(body.tokenId).toBe(7);
+    expect(body.caller).toBeUndefined();
+    const settlement = decodePaymentResponseHeader(paid.headers.get("payment-response")!);
+    expect(settlement.success).toBe(true);
+    expect(settlement.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(await t.balance(payer)).toBe(payerBefore - 1_000_000n);
+    expect(await t.balance(payTo())).toBe(payToBefore + 1_000_000n);
+  });
+
+  it("answers the GET variant through the same path", async () => {
+    const res = await fetch(`${t.server.url}/intel?tokenId=7`);
+    expect(res.status).toBe(402);
+    const json = await res.json();
+    const paid = await fetch(`${t.server.url}/intel?tokenId=7`, {
+      headers: { "PAYMENT-SIGNATURE": await t.pay(3, json) },
+    });
+    expect(paid.status).toBe(200);
+    expect((await paid.json()).tokenId).toBe(7);
+  });
+});
+
+describe("signed-in holder", () => {
+  it("is quoted the discounted price and, paying it, gets caller = the holder", async () => {
+    // Token 1 belongs to account 1; the same SIWX header is carried by the challenge and the paid retry.
+    const signIn = await t.signIn(1, "/intel");
+    const { res, json } = await challenge("/intel", { tokenId: 1 }, { "SIGN-IN-WITH-X": signIn });
+    expect(res.status).toBe(402);
+    expect(json.accepts[0].amount).toBe("10000");
+    const before = await t.balance(address(1));
+    const paid = await t.post(
+      "/intel",
+      { tokenId: 1 },
+      { "SIGN-IN-WITH-X": signIn, "PAYMENT-SIGNATURE": await t.pay(1, json) },
+    );
+    expect(paid.status).toBe(200);
+    expect((await paid.json()).caller).toBe(address(1));
+    expect(await t.balance(address(1))).toBe(before - 10_000n);
+  });
+
+  it("gets 403 not_token_owner for a token it does not own", async () => {
+    const res = await t.post("/intel", { tokenId: 2 }, { "SIGN-IN-WITH-X": await t.signIn(1, "/intel") });
+    expect(res.status).toBe(403);
+    expect((await res.json()).error.code).toBe("not_token_owner");
+  });
+
+  it("gets 403 insufficient_clearance with the clearance needed for a Holder token on /offer-radar", async () => {
+    // Token 1 has Holder clearance (Uncommon).
+    const res = await t.post(
+      "/offer-radar",
+      { tokenId: 1, slugs: ["night-owls"] },
+      { "SIGN-IN-WITH-X": await t.signIn(1, "/offer-radar") },
+    );
+    expect(res.status).toBe(403);
+    const body = await res.json();
+    expect(body.error.code).toBe("insufficient_clearance");
+    expect(body.error.details[0].requiredClearance).toBe("Elite");
+  });
+
+  it("is let through once the operator raises the token's clearance on chain", async () => {
+    const hash = await t.devnet.l1.walletClient(0).writeContract({
+      address: t.devnet.deployment.addresses.collection,
+      abi: agentCollectionAbi,
+      functionName: "setTrait",
+      args: [28n, CLEARANCE_TRAIT_KEY, encodeClearance("Elite")],
+    });
+    await t.devnet.l1.publicClient.waitForTransactionReceipt({ hash });
+    const res = await t.post(
+      "/offer-radar",
+      { tokenId: 28, slugs: ["night-owls"] },
+      { "SIGN-IN-WITH-X": await t.signIn(1, "/offer-radar") },
+    );
+    expect(res.status).toBe(402);
+    expect((await res.json()).accepts[0].amount).toBe("10000");
+  });
+});
+
+describe("invalid sign-in gets 402 with the reason", () => {
+  const cases: [string, (path: string) => Promise<string>, RegExp][] = [
+    [
+      "for another origin",
+      (p) => t.signIn(1, p, { domain: "evil.example", uri: `https://evil.example${p}` }),
+      /invalid_siwx_(domain|uri)/,
+    ],
+    [
+      "too old",
+      (p) => t.signIn(1, p, { issuedAt: new Date(Date.now() - 6 * 60_000).toISOString() }),
+      /too_old|issued_at/,
+    ],
+    [
+      "from the future",
+      (p) => t.signIn(1, p, { issuedAt: new Date(Date.now() + 60_000).toISOString() }),
+      /future|issued_at/,
+    ],
+    ["on an unsupported chain", (p) => t.signIn(1, p, { chainId: "eip155:1" }), /not supported/],
+  ];
+  it.each(cases)("%s", async (_name, makeHeader, reason) => {
+    const res = await t.post("/intel", { tokenId: 1 }, { "SIGN-IN-WITH-X": await makeHeader("/intel") });
+    expect(res.status).toBe(402);
+    expect((await res.json()).error).toMatch(reason);
+  });
+
+  it("signed by another key (another key's signature on this address's message)", async () => {
+    const mine = JSON.parse(Buffer.from(await t.signIn(1, "/intel"), "base64").toString());
+    const other = JSON.parse(Buffer.from(await t.signIn(2, "/intel"), "base64").toString());
+    const forged = Buffer.from(JSON.stringify({ ...mine, signature: other.signature })).toString("base64");
+    const res = await t.post("/intel", { tokenId: 1 }, { "SIGN-IN-WITH-X": forged });
+    expect(res.status).toBe(402);
+    expect((await res.json()).error).toMatch(/invalid_siwx/);
+  });
+
+  it("a nonce already spent on a paid call", async () => {
+    const signIn = await t.signIn(1, "/intel");
+    const first = await challenge("/intel", { tokenId: 1 }, { "SIGN-IN-WITH-X": signIn });
+    const paid = await t.post(
+      "/intel",
+      { tokenId: 1 },
+      { "SIGN-IN-WITH-X": signIn, "PAYMENT-SIGNATURE": await t.pay(1, first.json) },
+    );
+    expect(paid.status).toBe(200);
+    const again = await t.post("/intel", { tokenId: 1 }, { "SIGN-IN-WITH-X": signIn });
+    expect(again.status).toBe(402);
+    expect((await again.json()).error).toMatch(/nonce/);
+  });
+});
+
+describe("nothing is charged for a failed call", () => {
+  it("an invalid body gets 400 with no challenge and no charge", async () => {
+    const before = await t.balance(address(3));
+    const res = await t.post("/intel", { tokenId: 0 }, { "PAYMENT-SIGNATURE": "garbage" });
+    expect(res.status).toBe(400);
+    expect(res.headers.get("payment-required")).toBeNull();
+    const body = await res.json();
+    expect(body.error.details[0].field).toBe("tokenId");
+    expect(await t.balance(address(3))).toBe(before);
+  });
+
+  it("a tool that fails settles nothing and leaves balances unchanged; the payment can then buy another call", async () => {
+    const { json } = await challenge("/portfolio", { tokenId: 5 });
+    const header = await t.pay(4, json);
+    const [payerBefore, payToBefore] = [await t.balance(address(4)), await t.balance(payTo())];
+    const failed = await t.post("/portfolio", { tokenId: 5 }, { "PAYMENT-SIGNATURE": header });
+    expect(failed.status).toBe(503);
+    expect(failed.headers.get("retry-after")).toBe("30");
+    expect(failed.headers.get("payment-response")).toBeNull();
+    expect((await failed.json()).error.code).toBe("upstream_unavailable");
+    expect(await t.balance(address(4))).toBe(payerBefore);
+    expect(await t.balance(payTo())).toBe(payToBefore);
+    // The authorization was given back: it still buys one call.
+    const retry = await t.post("/intel", { tokenId: 5 }, { "PAYMENT-SIGNATURE": header });
+    expect(retry.status).toBe(200);
+    expect(await t.balance(address(4))).toBe(payerBefore - 1_000_000n);
+  });
+
+  it("a payment for the wrong amount is refused before verification", async () => {
+    const anonymous = await challenge("/intel", { tokenId: 1 });
+    const cheap = { ...anonymous.json, accepts: [{ ...anonymous.json.accepts[0], amount: "10000" }] };
+    const res = await t.post("/intel", { tokenId: 1 }, { "PAYMENT-SIGNATURE": await t.pay(3, cheap) });
+    expect(res.status).toBe(402);
+    expect((await res.json()).error).toMatch(/amount/);
+  });
+});
+
+describe("replay", () => {
+  it("the same PAYMENT-SIGNATURE sent 20 times at once buys exactly one call and one settlement", async () => {
+    const { json } = await challenge("/intel", { tokenId: 7 });
+    const header = await t.pay(6, json);
+    const before = await t.balance(address(6));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => t.post("/intel", { tokenId: 7 }, { "PAYMENT-SIGNATURE": header })),
+    );
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 402)).toHaveLength(19);
+    expect(await t.balance(address(6))).toBe(before - 1_000_000n);
+    const later = await t.post("/intel", { tokenId: 7 }, { "PAYMENT-SIGNATURE": header });
+    expect(later.status).toBe(402);
+    expect((await later.json()).error).toMatch(/already/);
+  });
+});
