@@ -2,8 +2,17 @@ import { agentCollectionAbi, CLEARANCE_TRAIT_KEY, encodeClearance } from "@agent
 import { intelResponseSchema, paymentRequiredSchema } from "@agent-tools/schema";
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
+import { toClientEvmSigner } from "@x402/evm";
+import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
+import pino from "pino";
+import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../src/app.js";
 import { HttpError } from "../src/http/errors.js";
+import { createPaymentService } from "../src/payment/payment-service.js";
+import { listen } from "../src/server.js";
+import { tools } from "../src/tools/index.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
 
 let t: PaidTestServer;
@@ -62,6 +71,11 @@ describe("anonymous caller", () => {
     const settlement = decodePaymentResponseHeader(paid.headers.get("payment-response")!);
     expect(settlement.success).toBe(true);
     expect(settlement.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    const steps = paid.headers
+      .get("server-timing")!
+      .split(", ")
+      .map((entry) => entry.split(";")[0]);
+    expect(steps).toEqual(["validate", "identify", "policy", "price", "verify", "tool", "settle"]);
     expect(await t.balance(payer)).toBe(payerBefore - 1_000_000n);
     expect(await t.balance(payTo())).toBe(payToBefore + 1_000_000n);
   });
@@ -234,5 +248,57 @@ describe("replay", () => {
     const later = await t.post("/intel", { tokenId: 7 }, { "PAYMENT-SIGNATURE": header });
     expect(later.status).toBe(402);
     expect((await later.json()).error).toMatch(/already/);
+  });
+});
+
+describe("any x402 v2 client", () => {
+  it("a client built only from @x402/fetch and a viem account pays and gets 200", async () => {
+    const account = privateKeyToAccount(t.devnet.deployment.accounts[8]!.privateKey);
+    const client = new x402Client();
+    registerExactEvmScheme(client, { signer: toClientEvmSigner(account) });
+    client.setSpendControls({
+      allowedAssets: [
+        { network: "eip155:31338", asset: t.devnet.deployment.addresses.usdToken, maxAmountPerPayment: "1000000" },
+      ],
+    });
+    const paidFetch = wrapFetchWithPayment(fetch, client);
+    const before = await t.balance(account.address);
+    const res = await paidFetch(`${t.server.url}/intel`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ tokenId: 42 }),
+    });
+    expect(res.status).toBe(200);
+    expect((await res.json()).name).toBe("Agent #42");
+    expect(await t.balance(account.address)).toBe(before - 1_000_000n);
+  });
+});
+
+describe("ANONYMOUS_ACCESS=false", () => {
+  it("answers an anonymous caller 402 asking to sign in, and still serves a signed-in holder", async () => {
+    const payments = createPaymentService({ ...t.payments, anonymousAccess: false });
+    const app = createApp({ config: t.config, logger: pino({ level: "silent" }), chain: t.chain, payments, tools });
+    const server = await listen(app, "127.0.0.1", 0);
+    try {
+      const post = (headers: Record<string, string>) =>
+        fetch(`${server.url}/intel`, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...headers },
+          body: JSON.stringify({ tokenId: 1 }),
+        });
+      const anonymous = await post({});
+      expect(anonymous.status).toBe(402);
+      const body = await anonymous.json();
+      expect(body.error).toMatch(/sign_in_required/);
+      expect(body.accepts.map((a: { amount: string }) => a.amount)).toEqual(["10000"]);
+      // Paying the quote anonymously does not get around it.
+      const paidAnonymously = await post({ "PAYMENT-SIGNATURE": await t.pay(3, body) });
+      expect(paidAnonymously.status).toBe(402);
+      const signedIn = await post({ "SIGN-IN-WITH-X": await t.signIn(1, "/intel") });
+      expect(signedIn.status).toBe(402);
+      expect((await signedIn.json()).accepts[0].amount).toBe("10000");
+    } finally {
+      await server.close();
+    }
   });
 });

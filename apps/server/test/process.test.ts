@@ -52,7 +52,14 @@ afterAll(async () => {
 describe("the server process", () => {
   it("starts on the configured port, serves /healthz and exits 0 on SIGTERM", async () => {
     const port = await freePort();
-    const { child, output } = run({ PORT: String(port), HOST: "127.0.0.1", L1_RPC_URL: devnet.deployment.l1.rpcUrl! });
+    const { child, output } = run({
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      L1_RPC_URL: devnet.deployment.l1.rpcUrl!,
+      L2_RPC_URL: devnet.deployment.l2.rpcUrl!,
+      // Devnet account 0: the operator's public test key.
+      FACILITATOR_PRIVATE_KEY: devnet.deployment.accounts[0]!.privateKey,
+    });
     await waitFor(() => output().includes("Agent Tools API on"));
     expect(output()).toContain(`http://127.0.0.1:${port}`);
     const res = await fetch(`http://127.0.0.1:${port}/healthz`);
@@ -70,6 +77,13 @@ describe("the server process", () => {
     const [code] = await once(child, "exit");
     expect(code).toBe(1);
     expect(output()).toMatch(/agent-tools failed to start: .*127\.0\.0\.1:9/s);
+  });
+
+  it("refuses to start without a way to settle payments, and says which variables to set", async () => {
+    const { child, output } = run({ PORT: "0", L1_RPC_URL: devnet.deployment.l1.rpcUrl! });
+    const [code] = await once(child, "exit");
+    expect(code).toBe(1);
+    expect(output()).toMatch(/FACILITATOR_URL or FACILITATOR_PRIVATE_KEY must be set/);
   });
 
   it("refuses to start on a bad variable and names it", async () => {

@@ -5,6 +5,7 @@ import type { PaymentPayload } from "@x402/core/types";
 import type { RequestHandler } from "express";
 import type { PaymentService } from "../payment/payment-service.js";
 import { callState } from "./call-state.js";
+import { recordTiming } from "./server-timing.js";
 
 /** The fields of a requirement that decide what is paid; the signed `accepted` must match them exactly. */
 function mismatch(accepted: PaymentPayload["accepted"] | undefined, quoted: PaymentRequirements): string | undefined {
@@ -73,11 +74,14 @@ export function requirePayment(payments: PaymentService): RequestHandler {
     };
 
     let verified: Awaited<ReturnType<typeof payments.facilitator.verify>>;
+    const started = performance.now();
     try {
       verified = await payments.facilitator.verify(payload, price.requirements as never);
     } catch (error) {
       giveBack();
       throw error;
+    } finally {
+      recordTiming(res, "verify", performance.now() - started);
     }
     if (!verified.isValid) {
       giveBack();

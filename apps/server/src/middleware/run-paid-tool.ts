@@ -5,6 +5,7 @@ import { HttpError } from "../http/errors.js";
 import type { PaymentService } from "../payment/payment-service.js";
 import type { Tool } from "../tools/types.js";
 import { type CallState, callState } from "./call-state.js";
+import { recordTiming, serverTimingHeader } from "./server-timing.js";
 
 /**
  * Step 6, run and settle: runs the tool; only when it answered does the payment settle, and only a settled
@@ -21,6 +22,7 @@ export function runPaidTool(
     const state = callState(res) as CallState;
     const giveBack = res.locals.releasePayment as () => void;
     let output: unknown;
+    let started = performance.now();
     try {
       const result = await tool(state.params as never, {
         ...(state.caller ? { caller: state.caller } : {}),
@@ -33,16 +35,21 @@ export function runPaidTool(
     } catch (error) {
       giveBack();
       throw error;
+    } finally {
+      recordTiming(res, "tool", performance.now() - started);
     }
 
+    started = performance.now();
     let settlement: Awaited<ReturnType<typeof payments.facilitator.settle>>;
     try {
       settlement = await payments.facilitator.settle(state.payment.payload, state.price.requirements as never);
     } catch (error) {
       giveBack();
+      recordTiming(res, "settle", performance.now() - started);
       req.log?.error({ err: error }, "settlement failed");
       throw new HttpError("upstream_error", "The payment could not be settled; you were not charged. Try again.");
     }
+    recordTiming(res, "settle", performance.now() - started);
     if (!settlement.success) {
       giveBack();
       return payments.challenge(
@@ -55,6 +62,7 @@ export function runPaidTool(
     payments.payments.consume(state.payment.replayKey);
     if (state.signInNonce) payments.signInNonces.consume(state.signInNonce);
     res.setHeader("PAYMENT-RESPONSE", encodePaymentResponseHeader(settlement));
+    res.setHeader("Server-Timing", serverTimingHeader(res));
     res.status(200).json(output);
   };
 }

@@ -7,6 +7,7 @@ import { identifyCaller } from "../middleware/identify-caller.js";
 import { priceCall } from "../middleware/price-call.js";
 import { requirePayment } from "../middleware/require-payment.js";
 import { runPaidTool } from "../middleware/run-paid-tool.js";
+import { timed } from "../middleware/server-timing.js";
 import { validateToolRequest } from "../middleware/validate-tool-request.js";
 import type { PaymentService } from "../payment/payment-service.js";
 import type { Tool } from "../tools/types.js";
@@ -27,10 +28,10 @@ export function toolRoutesRouter(deps: {
   for (const [name, route] of Object.entries(toolRoutes) as [ToolName, (typeof toolRoutes)[ToolName]][]) {
     const tool = deps.tools[name] as Tool<never> | undefined;
     const steps = [
-      validateToolRequest(route),
-      identifyCaller(deps.payments),
-      enforcePolicy(deps.collection),
-      priceCall(deps.payments),
+      timed("validate", validateToolRequest(route)),
+      timed("identify", identifyCaller(deps.payments)),
+      timed("policy", enforcePolicy(deps.collection)),
+      timed("price", priceCall(deps.payments)),
       requirePayment(deps.payments),
       runPaidTool(tool ?? notBuiltYet(name), deps),
     ];

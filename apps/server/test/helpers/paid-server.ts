@@ -23,6 +23,7 @@ export interface PaidTestServer {
   server: RunningServer;
   config: Config;
   payments: PaymentService;
+  chain: Awaited<ReturnType<typeof chainDeps>>;
   /** POSTs a JSON body to a path of the server (always on its real ephemeral port). */
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
   /** USD token balance of an address, in units. */
@@ -75,6 +76,7 @@ export async function startPaidTestServer(
     server,
     config,
     payments,
+    chain,
     post: (path, body, headers = {}) =>
       fetch(`${server.url}${path}`, {
         method: "POST",
