@@ -1,4 +1,7 @@
+export * from "./catalog.js";
 export * from "./errors.js";
+export * from "./jcs.js";
+export * from "./json-schema.js";
 export * from "./objects.js";
 export * from "./openapi.js";
 export * from "./pricing.js";
@@ -6,6 +9,8 @@ export * from "./primitives.js";
 export * from "./public.js";
 export * from "./query.js";
 export * from "./routes.js";
+export * from "./service.js";
+export * from "./tool-manifest.js";
 export * from "./tools/allowlist-scan.js";
 export * from "./tools/altchain-radar.js";
 export * from "./tools/b20-radar.js";

@@ -1,9 +1,10 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import { errorBodySchema } from "./errors.js";
-import { formatUsd, pricePoints } from "./pricing.js";
+import { clearanceWording, formatUsd, type PricePoint, pricePoints } from "./pricing.js";
 import { agentInfoSchema, bindingStatusSchema, healthSchema, registrationFileSchema } from "./public.js";
-import { toolRoutes } from "./routes.js";
+import { type ToolRoute, toolRoutes } from "./routes.js";
+import { toolManifestSchema } from "./tool-manifest.js";
 import { type PaymentRequirements, paymentCatalogSchema, paymentRequiredSchema } from "./x402.js";
 
 /** Where and how the service is paid; the document's examples and `x-payment-info` are built from it. */
@@ -27,12 +28,6 @@ export interface OpenApiOptions {
 /** A JSON object: what `JSON.parse` of the document gives (kept loose so no OpenAPI typing package leaks). */
 export type OpenApiDocument = Record<string, unknown> & { openapi: string; paths: Record<string, unknown> };
 
-const clearanceWording = {
-  Holder: "any holder of the collection",
-  Rare: "holders of a Rare-tier or better token",
-  Elite: "holders of an Epic-tier or better token (Elite clearance)",
-} as const;
-
 /** Builds one `accepts` entry for a price point of a route. */
 export function paymentRequirementsFor(terms: PaymentTerms, amount: string, description: string): PaymentRequirements {
   return {
@@ -48,6 +43,20 @@ export function paymentRequirementsFor(terms: PaymentTerms, amount: string, desc
     description,
     extra: { name: terms.assetName, version: terms.assetVersion },
   };
+}
+
+/**
+ * The `accepts` entry of one price point of a route, its description saying who the point is for. The OpenAPI
+ * document, the payment catalog and the tool manifests all quote this, so they agree field for field.
+ */
+export function routePaymentRequirements(
+  terms: PaymentTerms,
+  route: ToolRoute,
+  point: PricePoint,
+): PaymentRequirements {
+  const who =
+    point === "standard" ? "standard price, any caller" : `price for ${clearanceWording[route.minimumClearance]}`;
+  return paymentRequirementsFor(terms, pricePoints[point], `${route.summary}: ${who}`);
 }
 
 function errorExample(code: string, message: string, details: unknown[] = []) {
@@ -159,19 +168,42 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     responses: { 200: { description: "The payment catalog.", ...json(paymentCatalogSchema) } },
   });
 
+  const slugs = Object.values(toolRoutes).map((route) => route.slug) as [string, ...string[]];
+  registry.registerPath({
+    method: "get",
+    path: "/.well-known/ai-tool/{slug}.json",
+    operationId: "getToolManifest",
+    tags: ["discovery"],
+    summary: "ERC-8257 tool manifest",
+    description:
+      "The ERC-8257 v1 manifest of one tool, served as its RFC 8785 (JCS) canonical JSON. `Manifest-Hash` is " +
+      "keccak256 of those bytes: the `manifestHash` to register the tool with in an ERC-8257 registry.",
+    request: {
+      params: z.object({ slug: z.enum(slugs).meta({ description: "The tool's slug.", example: "intel" }) }),
+    },
+    responses: {
+      200: {
+        description: "The tool manifest.",
+        headers: z.object({
+          "Manifest-Hash": z
+            .string()
+            .regex(/^0x[0-9a-f]{64}$/)
+            .meta({ description: "keccak256 of the body (the manifest's JCS form)." }),
+        }),
+        ...json(toolManifestSchema),
+      },
+      404: {
+        description: "No tool has this slug (`not_found`).",
+        ...json(errorBodySchema, errorExample("not_found", "No tool manifest is named nope.json.")),
+      },
+    },
+  });
+
   const { payment } = options;
   for (const route of Object.values(toolRoutes)) {
     const discountedFor = clearanceWording[route.minimumClearance];
-    const standard = paymentRequirementsFor(
-      payment,
-      pricePoints.standard,
-      `${route.summary}: standard price, any caller`,
-    );
-    const discounted = paymentRequirementsFor(
-      payment,
-      pricePoints.discounted,
-      `${route.summary}: price for ${discountedFor}`,
-    );
+    const standard = routePaymentRequirements(payment, route, "standard");
+    const discounted = routePaymentRequirements(payment, route, "discounted");
     registry.registerPath({
       method: "post",
       path: route.path,

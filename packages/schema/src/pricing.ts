@@ -1,3 +1,5 @@
+import type { Clearance } from "./primitives.js";
+
 /** Decimals of the USD stablecoin the service is paid in. */
 export const PAYMENT_ASSET_DECIMALS = 6;
 
@@ -17,3 +19,10 @@ export function formatUsd(amount: string): string {
   const cents = (value * 100n + unit / 2n) / unit;
   return `${cents / 100n}.${(cents % 100n).toString().padStart(2, "0")}`;
 }
+
+/** Who the discounted price point is for, by the route's minimum clearance. */
+export const clearanceWording = {
+  Holder: "any holder of the collection",
+  Rare: "holders of a Rare-tier or better token",
+  Elite: "holders of an Epic-tier or better token (Elite clearance)",
+} as const satisfies Record<Clearance, string>;
