@@ -10,6 +10,7 @@ import { jsonBody } from "./middleware/json-body.js";
 import { requestId } from "./middleware/request-id.js";
 import type { PaymentService } from "./payment/payment-service.js";
 import { agentRoutes } from "./routes/agents.js";
+import { discoveryRoutes } from "./routes/discovery.js";
 import { healthRoutes } from "./routes/health.js";
 import { openApiRoutes } from "./routes/openapi.js";
 import { referenceRoutes } from "./routes/reference.js";
@@ -17,7 +18,7 @@ import { type ToolSet, toolRoutesRouter } from "./routes/tools.js";
 
 /** Everything the app needs from outside; tests pass their own. */
 export interface AppDeps {
-  config: Pick<Config, "publicUrl" | "payment" | "anonymousAccess">;
+  config: Pick<Config, "publicUrl" | "payment" | "anonymousAccess"> & Partial<Pick<Config, "l1">>;
   logger: Logger;
   /** The collection chain (L1) readers; without them the agent routes are not mounted. */
   chain?: { collection: CollectionIndex; registry: AgentRegistryReader };
@@ -51,6 +52,13 @@ export function createApp(deps: AppDeps): Express {
   app.use(healthRoutes());
   app.use(openApiRoutes(openapi));
   app.use(referenceRoutes());
+  app.use(
+    discoveryRoutes({
+      publicUrl: deps.config.publicUrl,
+      payment: deps.config.payment,
+      ...(deps.config.l1 ? { collection: deps.config.l1.collection } : {}),
+    }),
+  );
   if (deps.chain) {
     app.use(agentRoutes({ ...deps.chain, publicUrl: deps.config.publicUrl }));
     if (deps.payments) {

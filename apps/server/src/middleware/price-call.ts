@@ -1,6 +1,6 @@
+import { routePaymentRequirements } from "@agent-tools/schema";
 import type { RequestHandler } from "express";
 import type { PaymentService } from "../payment/payment-service.js";
-import { priceRequirements } from "../payment/pricing.js";
 import { callState } from "./call-state.js";
 
 /**
@@ -11,9 +11,15 @@ export function priceCall(payments: PaymentService): RequestHandler {
   return (_req, res, next) => {
     const state = callState(res);
     if (state.caller) {
-      state.price = { point: "discounted", requirements: priceRequirements(payments.terms, state.route, "discounted") };
+      state.price = {
+        point: "discounted",
+        requirements: routePaymentRequirements(payments.terms, state.route, "discounted"),
+      };
     } else if (payments.anonymousAccess) {
-      state.price = { point: "standard", requirements: priceRequirements(payments.terms, state.route, "standard") };
+      state.price = {
+        point: "standard",
+        requirements: routePaymentRequirements(payments.terms, state.route, "standard"),
+      };
     } else {
       return payments.challenge(
         res,

@@ -1,8 +1,7 @@
-import type { PaymentTerms, ToolRoute } from "@agent-tools/schema";
+import { type PaymentTerms, type PricePoint, routePaymentRequirements, type ToolRoute } from "@agent-tools/schema";
 import type { Response } from "express";
 import { buildPaymentRequired, sendPaymentRequired } from "./challenge.js";
 import type { Facilitator } from "./facilitator.js";
-import { type PricePointName, priceRequirements } from "./pricing.js";
 import type { ReplayGuard } from "./replay-guard.js";
 
 /** Everything the payment steps share: terms, facilitator, replay guards, sign-in settings. */
@@ -22,7 +21,7 @@ export interface PaymentService {
    * Answers 402 quoting `point` of `route` (the standard point for an anonymous caller when `point` is
    * undefined, or the discounted point when anonymous access is off).
    */
-  challenge(res: Response, route: ToolRoute, point: PricePointName | undefined, error: string): void;
+  challenge(res: Response, route: ToolRoute, point: PricePoint | undefined, error: string): void;
 }
 
 export type PaymentServiceOptions = Omit<PaymentService, "challenge">;
@@ -32,11 +31,16 @@ export function createPaymentService(options: PaymentServiceOptions): PaymentSer
     ...options,
     challenge(res, route, point, error) {
       const quoted = point ?? (options.anonymousAccess ? "standard" : "discounted");
-      const paymentRequired = buildPaymentRequired(route, [priceRequirements(options.terms, route, quoted)], error, {
-        publicUrl: options.publicUrl,
-        signInChains: options.signInChains,
-        now: options.now,
-      });
+      const paymentRequired = buildPaymentRequired(
+        route,
+        [routePaymentRequirements(options.terms, route, quoted)],
+        error,
+        {
+          publicUrl: options.publicUrl,
+          signInChains: options.signInChains,
+          now: options.now,
+        },
+      );
       sendPaymentRequired(res, paymentRequired);
     },
   };
