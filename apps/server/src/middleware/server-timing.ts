@@ -4,8 +4,8 @@ type Timings = [name: string, ms: number][];
 
 /** Adds `ms` under `name` to the call's timings (reported in `Server-Timing` on the answer). */
 export function recordTiming(res: Response, name: string, ms: number): void {
-  const timings = (res.locals.timings ??= []) as Timings;
-  timings.push([name, ms]);
+  if (!res.locals.timings) res.locals.timings = [];
+  (res.locals.timings as Timings).push([name, ms]);
 }
 
 /** Measures a step of the paid-call pipeline (until it calls next or answers). */
