@@ -1,3 +1,5 @@
+import type { Clearance, ErrorBody, PaymentRequired } from "@agent-tools/schema";
+
 /** Base class of every error the client throws. */
 export class AgentToolsError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -6,7 +8,65 @@ export class AgentToolsError extends Error {
   }
 }
 
-/** The service could not be reached (connection refused, DNS, reset). */
+type Detail = ErrorBody["error"]["details"][number];
+
+/** An error answer of the service (its status, `code` and details). */
+export class ServiceError extends AgentToolsError {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code: string,
+    readonly details: Detail[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/** 400: the request is invalid; `fields` names each offending field. Also thrown before sending, on local validation. */
+export class ValidationError extends ServiceError {
+  get fields(): string[] {
+    return this.details.map((d) => d.field);
+  }
+}
+
+/** 402 the client would not or could not pay: over `maxPaymentPerCall`, no account, or the payment was refused. */
+export class PaymentRequiredError extends AgentToolsError {
+  constructor(
+    message: string,
+    /** The service's quote (x402 PaymentRequired). */
+    readonly quote: PaymentRequired | undefined,
+    /** The service's reason, when it gave one. */
+    readonly reason?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** 403: the signed-in caller does not own the token, or its clearance is below `requiredClearance`. */
+export class ForbiddenError extends ServiceError {
+  get requiredClearance(): Clearance | undefined {
+    return this.details.find((d) => d.requiredClearance)?.requiredClearance;
+  }
+}
+
+/** 404: no such token, agent not revealed, or no such route. */
+export class NotFoundError extends ServiceError {}
+
+/** 5xx: the service or one of its upstream sources failed; nothing was charged. */
+export class UpstreamError extends ServiceError {
+  constructor(
+    message: string,
+    status: number,
+    code: string,
+    details: Detail[] = [],
+    /** Seconds to wait before retrying, from `Retry-After`. */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message, status, code, details);
+  }
+}
+
+/** The service could not be reached (connection refused, DNS, reset, timeout). */
 export class NetworkError extends AgentToolsError {}
 
 /** The service answered with something the contract does not allow. */

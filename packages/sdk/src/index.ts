@@ -1,2 +1,18 @@
-export { type AgentToolsClient, type AgentToolsClientOptions, createAgentToolsClient } from "./client.js";
-export { AgentToolsError, NetworkError, UnexpectedResponseError } from "./errors.js";
+export {
+  type AgentToolsClient,
+  type AgentToolsClientOptions,
+  createAgentToolsClient,
+  type ToolResult,
+} from "./client.js";
+export {
+  AgentToolsError,
+  ForbiddenError,
+  NetworkError,
+  NotFoundError,
+  PaymentRequiredError,
+  ServiceError,
+  UnexpectedResponseError,
+  UpstreamError,
+  ValidationError,
+} from "./errors.js";
+export { type Payment, unitsToUsd, usdToUnits } from "./payment.js";

@@ -1,0 +1,74 @@
+import type { PaymentRequired } from "@agent-tools/schema";
+import { x402Client } from "@x402/core/client";
+import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import { toClientEvmSigner } from "@x402/evm";
+import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import type { LocalAccount } from "viem";
+
+/** Decimals of the USD stablecoins the service is paid in. */
+const USD_DECIMALS = 6;
+
+/** What a paid call cost, from the service's `PAYMENT-RESPONSE`. */
+export interface Payment {
+  /** Amount in the asset's smallest unit (6 decimals). */
+  amount: string;
+  /** The same in USD, for example "0.01". */
+  amountUsd: string;
+  asset: string;
+  /** CAIP-2 payment network. */
+  network: string;
+  /** Settlement transaction hash. */
+  transaction: string;
+  payer: string;
+}
+
+/** "1.00" or 1 (USD) -> 1000000 (units of a 6-decimal stablecoin). */
+export function usdToUnits(usd: string | number): bigint {
+  const text = typeof usd === "number" ? usd.toFixed(USD_DECIMALS) : usd.trim();
+  const match = /^(\d+)(?:\.(\d{1,6}))?$/.exec(text);
+  if (!match) throw new RangeError(`not a USD amount: ${String(usd)} (use a decimal such as "0.50")`);
+  return BigInt(match[1]!) * 10n ** BigInt(USD_DECIMALS) + BigInt((match[2] ?? "").padEnd(USD_DECIMALS, "0"));
+}
+
+/** 1000000 -> "1.00"; keeps more decimals only when they matter. */
+export function unitsToUsd(units: bigint | string): string {
+  const value = BigInt(units);
+  const whole = value / 10n ** BigInt(USD_DECIMALS);
+  const fraction = (value % 10n ** BigInt(USD_DECIMALS)).toString().padStart(USD_DECIMALS, "0").replace(/0+$/, "");
+  return `${whole}.${fraction.padEnd(2, "0")}`;
+}
+
+/** Signs an x402 v2 `exact` payment of the quote's first requirement, allowing exactly that asset up to `cap`. */
+export async function signPayment(account: LocalAccount, quote: PaymentRequired, cap: bigint): Promise<string> {
+  const requirement = quote.accepts[0]!;
+  const client = new x402Client();
+  registerExactEvmScheme(client, { signer: toClientEvmSigner(account) });
+  client.setSpendControls({
+    allowedAssets: [
+      {
+        network: requirement.network as `${string}:${string}`,
+        asset: requirement.asset,
+        maxAmountPerPayment: cap.toString(),
+      },
+    ],
+  });
+  const payload = await client.createPaymentPayload(quote as never);
+  return encodePaymentSignatureHeader(payload);
+}
+
+/** Reads the `PAYMENT-RESPONSE` header of a paid answer. */
+export function readPayment(
+  header: string | null,
+  quoted: { amount: string; asset: string; network: string },
+): Payment | null {
+  if (!header) return null;
+  const settlement = decodePaymentResponseHeader(header);
+  return {
+    amount: settlement.amount ?? quoted.amount,
+    amountUsd: unitsToUsd(settlement.amount ?? quoted.amount),
+    asset: quoted.asset,
+    network: settlement.network,
+    transaction: settlement.transaction,
+    payer: settlement.payer ?? "",
+  };
+}

@@ -1,0 +1,32 @@
+import { createSIWxPayload, encodeSIWxHeader } from "@x402/extensions/sign-in-with-x";
+import type { LocalAccount } from "viem";
+
+/** Random hex nonce from the platform's crypto (Node 20+ and browsers). */
+function freshNonce(): string {
+  const bytes = new Uint8Array(16);
+  globalThis.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * A fresh `SIGN-IN-WITH-X` header for one request: an EIP-4361 message for the service's origin and this URL,
+ * issued now with a new nonce, signed (eip191) by `account`.
+ */
+export async function signInHeader(account: LocalAccount, url: string, chainId: string): Promise<string> {
+  const payload = await createSIWxPayload(
+    {
+      domain: new URL(url).host,
+      uri: url,
+      version: "1",
+      statement: "Sign in as a holder of the collection to pay the holder price.",
+      nonce: freshNonce(),
+      issuedAt: new Date().toISOString(),
+      chainId,
+      type: "eip191",
+      resources: [url],
+    },
+    account,
+    url,
+  );
+  return encodeSIWxHeader(payload);
+}

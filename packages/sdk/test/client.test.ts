@@ -1,0 +1,93 @@
+import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
+import { type EmbeddedProcess, spawnEmbeddedService } from "@agent-tools/server";
+import { privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createAgentToolsClient,
+  ForbiddenError,
+  NotFoundError,
+  PaymentRequiredError,
+  ValidationError,
+} from "../src/index.js";
+
+let service: EmbeddedProcess;
+const holder = (index: number) => privateKeyToAccount(DEVNET_ACCOUNTS[index]!.privateKey);
+
+beforeAll(async () => {
+  service = await spawnEmbeddedService();
+});
+afterAll(async () => {
+  await service?.close();
+});
+
+describe("public routes", () => {
+  it("reads health, agent info, registration, binding, catalog and the OpenAPI document", async () => {
+    const client = createAgentToolsClient({ baseUrl: service.url });
+    expect(await client.health()).toEqual({ ok: true, service: "agent-tools" });
+    const info = await client.agentInfo(1);
+    expect(info.owner).toBe(holder(1).address);
+    expect((await client.registration(1)).registrations[0]!.agentId).toBe(1);
+    expect((await client.binding(1)).bound).toBe(true);
+    expect((await client.catalog()).items).toHaveLength(7);
+    expect((await client.openapi()).openapi).toBe("3.1.0");
+  });
+
+  it("throws NotFoundError for an unrevealed agent", async () => {
+    const client = createAgentToolsClient({ baseUrl: service.url });
+    await expect(client.agentInfo(6500)).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
+
+describe("paid tools", () => {
+  it("a holder signs in automatically and pays the discounted price", async () => {
+    const client = createAgentToolsClient({ baseUrl: service.url, account: holder(1) });
+    const { data, payment } = await client.intel({ tokenId: 1 });
+    expect(data.caller).toBe(holder(1).address);
+    expect(payment).toMatchObject({ amount: "10000", amountUsd: "0.01", payer: holder(1).address });
+    expect(payment!.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    // The second call signs in on its first request.
+    const again = await client.intel({ tokenId: 10 });
+    expect(again.payment!.amount).toBe("10000");
+  });
+
+  it("signIn: false calls anonymously at the standard price", async () => {
+    const client = createAgentToolsClient({ baseUrl: service.url, account: holder(2), signIn: false });
+    const { data, payment } = await client.intel({ tokenId: 2 });
+    expect(data.caller).toBeUndefined();
+    expect(payment!.amount).toBe("1000000");
+  });
+
+  it("refuses a quote above maxPaymentPerCall before signing anything", async () => {
+    const client = createAgentToolsClient({
+      baseUrl: service.url,
+      account: holder(3),
+      signIn: false,
+      maxPaymentPerCall: "0.50",
+    });
+    const error = await client.intel({ tokenId: 3 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PaymentRequiredError);
+    expect((error as PaymentRequiredError).message).toMatch(/1\.00 USD, above maxPaymentPerCall 0\.50 USD/);
+    expect((error as PaymentRequiredError).quote?.accepts[0]?.amount).toBe("1000000");
+  });
+
+  it("without an account, reports the quote", async () => {
+    const client = createAgentToolsClient({ baseUrl: service.url });
+    const error = await client.intel({ tokenId: 3 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PaymentRequiredError);
+    expect((error as PaymentRequiredError).message).toMatch(/pass an account/);
+  });
+
+  it("throws ForbiddenError with the clearance needed for a Holder token on offerRadar", async () => {
+    const client = createAgentToolsClient({ baseUrl: service.url, account: holder(1) });
+    const error = await client.offerRadar({ tokenId: 1, slugs: ["night-owls"] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ForbiddenError);
+    expect((error as ForbiddenError).requiredClearance).toBe("Elite");
+  });
+
+  it("throws ValidationError with the fields before sending a bad request", async () => {
+    const client = createAgentToolsClient({ baseUrl: "http://127.0.0.1:9", account: holder(1) });
+    const error = await client.dropRadar({ tokenId: 0, limit: 99 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).fields.sort()).toEqual(["limit", "tokenId"]);
+  });
+});
