@@ -1,4 +1,13 @@
 export {
+  type Clearance,
+  queryToInput,
+  type ToolInput,
+  type ToolName,
+  type ToolOutput,
+  toolRoutes,
+} from "@agent-tools/schema";
+export { privateKeyToAccount as accountFromPrivateKey } from "viem/accounts";
+export {
   type AgentToolsClient,
   type AgentToolsClientOptions,
   createAgentToolsClient,

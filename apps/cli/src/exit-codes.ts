@@ -1,0 +1,52 @@
+import {
+  ForbiddenError,
+  NetworkError,
+  NotFoundError,
+  PaymentRequiredError,
+  UpstreamError,
+  ValidationError,
+} from "@agent-tools/sdk";
+
+/** Exit codes of `agent-tools` (documented in --help and the README). */
+export const ExitCode = {
+  ok: 0,
+  /** Bad usage, or the service answered 400 / 404. */
+  usage: 2,
+  /** Payment refused, or the quote is above --max-price. */
+  payment: 3,
+  /** The token is not the caller's, or its clearance is too low. */
+  forbidden: 4,
+  /** The service or its upstream sources failed, or the network. */
+  upstream: 5,
+} as const;
+
+/** The exit code and a message that says what to do, for an error the SDK threw. */
+export function describeFailure(error: unknown): { code: number; message: string } {
+  if (error instanceof ValidationError) {
+    return { code: ExitCode.usage, message: `${error.message}\nFix the flags named above; see --help.` };
+  }
+  if (error instanceof NotFoundError) return { code: ExitCode.usage, message: error.message };
+  if (error instanceof PaymentRequiredError) {
+    const hint = /maxPaymentPerCall/.test(error.message)
+      ? "Raise --max-price to pay it, or sign in as a holder for the holder price."
+      : /pass an account/.test(error.message)
+        ? "Set AGENT_TOOLS_PRIVATE_KEY or pass --key-file to pay."
+        : "Check the key's balance of the payment token and try again.";
+    return { code: ExitCode.payment, message: `${error.message.replace(/maxPaymentPerCall/, "--max-price")}\n${hint}` };
+  }
+  if (error instanceof ForbiddenError) {
+    const needed = error.requiredClearance ? ` (needs ${error.requiredClearance} clearance)` : "";
+    return {
+      code: ExitCode.forbidden,
+      message: `${error.message}${needed}\nUse a token your key holds with enough clearance, or --anonymous to pay the standard price.`,
+    };
+  }
+  if (error instanceof UpstreamError) {
+    const wait = error.retryAfterSeconds ? ` Retry in ${error.retryAfterSeconds} s.` : " Try again shortly.";
+    return { code: ExitCode.upstream, message: `${error.message} Nothing was charged.${wait}` };
+  }
+  if (error instanceof NetworkError) {
+    return { code: ExitCode.upstream, message: `${error.message}\nIs the service running? Start it with: pnpm start` };
+  }
+  return { code: ExitCode.upstream, message: error instanceof Error ? error.message : String(error) };
+}
