@@ -1,0 +1,98 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  createAgentToolsClient,
+  NetworkError,
+  NotFoundError,
+  UnexpectedResponseError,
+  UpstreamError,
+  ValidationError,
+} from "../src/index.js";
+
+let server: Server | undefined;
+let calls = 0;
+afterEach(async () => {
+  await new Promise<void>((done) => (server ? server.close(() => done()) : done()));
+  server = undefined;
+  calls = 0;
+});
+
+/** A fake service answering every request with `status`, `body` and `headers`. */
+async function serve(status: number, body: unknown, headers: Record<string, string> = {}): Promise<string> {
+  server = createServer((_req, res) => {
+    calls++;
+    res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
+  });
+  await new Promise<void>((done) => server!.listen(0, "127.0.0.1", done));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const errorBody = (code: string, message: string, details: unknown[] = []) => ({ error: { code, message, details } });
+
+describe("errors of tool calls", () => {
+  it("maps 503 to UpstreamError with Retry-After, and does not retry a paid route", async () => {
+    const baseUrl = await serve(503, errorBody("upstream_unavailable", "The marketplace is unavailable."), {
+      "retry-after": "30",
+    });
+    const error = await createAgentToolsClient({ baseUrl })
+      .dropRadar({ tokenId: 1 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect((error as UpstreamError).code).toBe("upstream_unavailable");
+    expect((error as UpstreamError).retryAfterSeconds).toBe(30);
+    expect(calls).toBe(1);
+  });
+
+  it("maps a 400 of the service to ValidationError with its fields", async () => {
+    const baseUrl = await serve(400, errorBody("invalid_request", "bad", [{ field: "tokenId", message: "no" }]));
+    const error = await createAgentToolsClient({ baseUrl })
+      .intel({ tokenId: 1 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).fields).toEqual(["tokenId"]);
+  });
+
+  it("rejects a 200 that breaks the response contract", async () => {
+    const baseUrl = await serve(200, { tokenId: 1 });
+    await expect(createAgentToolsClient({ baseUrl }).intel({ tokenId: 1 })).rejects.toBeInstanceOf(
+      UnexpectedResponseError,
+    );
+  });
+});
+
+describe("errors of public routes", () => {
+  it("maps 404 to NotFoundError", async () => {
+    const baseUrl = await serve(404, errorBody("agent_not_revealed", "Agent 6500 is not revealed yet."));
+    const error = await createAgentToolsClient({ baseUrl })
+      .agentInfo(6500)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect((error as NotFoundError).code).toBe("agent_not_revealed");
+  });
+
+  it("retries a public GET on network errors, then throws NetworkError", async () => {
+    let attempts = 0;
+    const failing: typeof fetch = async () => {
+      attempts++;
+      throw new TypeError("fetch failed");
+    };
+    const error = await createAgentToolsClient({ baseUrl: "http://127.0.0.1:9", fetch: failing })
+      .health()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(attempts).toBe(3);
+  });
+
+  it("never retries a tool call on a network error", async () => {
+    let attempts = 0;
+    const failing: typeof fetch = async () => {
+      attempts++;
+      throw new TypeError("fetch failed");
+    };
+    await expect(
+      createAgentToolsClient({ baseUrl: "http://127.0.0.1:9", fetch: failing }).intel({ tokenId: 1 }),
+    ).rejects.toBeInstanceOf(NetworkError);
+    expect(attempts).toBe(1);
+  });
+});
