@@ -1,0 +1,203 @@
+import type { z } from "zod";
+import { HttpError } from "../http/errors.js";
+import { type CircuitBreaker, createCircuitBreaker } from "./circuit-breaker.js";
+import { createSemaphore } from "./semaphore.js";
+import { createTtlCache } from "./ttl-cache.js";
+
+export interface UpstreamClientOptions {
+  /** Shown in error messages: "the marketplace", "the market-data aggregator". */
+  name: string;
+  baseUrl: string;
+  headers?: Record<string, string>;
+  /** Per attempt. */
+  timeoutMs?: number;
+  /** Retries after the first attempt, on 429, 5xx and network errors. */
+  retries?: number;
+  /** First backoff; doubles each retry, unless the upstream's Retry-After says otherwise. */
+  backoffMs?: number;
+  /** Longest Retry-After the client waits for itself before giving up with 503. */
+  maxRetryAfterMs?: number;
+  maxConcurrency?: number;
+  /** Default time a successful answer is reused. */
+  cacheTtlMs?: number;
+  cacheEntries?: number;
+  failureThreshold?: number;
+  cooldownMs?: number;
+  fetch?: typeof globalThis.fetch;
+  now?: () => number;
+}
+
+export interface GetOptions<S extends z.ZodType> {
+  query?: Record<string, string | number | boolean | string[] | undefined>;
+  /** The answer's expected shape: an answer that does not match is a bad answer (502). */
+  schema: S;
+  /** How long to reuse this answer (default: the client's cacheTtlMs). */
+  ttlMs?: number;
+  /** Answer `null` instead of failing when the upstream says 404. */
+  notFoundAsNull?: boolean;
+}
+
+export interface UpstreamClient {
+  get<S extends z.ZodType>(path: string, options: GetOptions<S>): Promise<z.output<S> | null>;
+  /** Requests made upstream so far (cache hits and coalesced calls excluded). */
+  readonly requestCount: number;
+}
+
+class RetryableError extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterMs: number | undefined,
+    readonly kind: "unavailable" | "error" | "timeout",
+  ) {
+    super(message);
+  }
+}
+
+function parseRetryAfter(header: string | null, now: number): number | undefined {
+  if (!header) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function buildUrl(baseUrl: string, path: string, query: GetOptions<z.ZodType>["query"] = {}): string {
+  const url = new URL(path, `${baseUrl.replace(/\/+$/, "")}/`);
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    for (const v of Array.isArray(value) ? value : [value]) url.searchParams.append(key, String(v));
+  }
+  return url.toString();
+}
+
+/**
+ * An HTTP JSON client for one upstream service with what a paid tool needs from it: a timeout per attempt,
+ * retries with exponential backoff on 429/5xx honouring Retry-After, a circuit breaker, a TTL cache, request
+ * coalescing (concurrent identical GETs share one request) and bounded concurrency. Failures become the
+ * service's upstream errors: 502 upstream_error, 503 upstream_unavailable (with Retry-After), 504 upstream_timeout.
+ */
+export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
+  const now = options.now ?? Date.now;
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const retries = options.retries ?? 2;
+  const backoffMs = options.backoffMs ?? 200;
+  const maxRetryAfterMs = options.maxRetryAfterMs ?? 2000;
+  const limit = createSemaphore(options.maxConcurrency ?? 8);
+  const cache = createTtlCache<unknown>(options.cacheEntries ?? 2000, now);
+  const inFlight = new Map<string, Promise<unknown>>();
+  const breaker: CircuitBreaker = createCircuitBreaker({
+    failureThreshold: options.failureThreshold ?? 5,
+    cooldownMs: options.cooldownMs ?? 30_000,
+    now,
+  });
+  let requestCount = 0;
+
+  async function attempt(url: string): Promise<{ status: number; body: unknown }> {
+    requestCount++;
+    let res: Response;
+    try {
+      res = await fetchImpl(url, {
+        headers: { accept: "application/json", ...options.headers },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (error) {
+      const timedOut = (error as Error).name === "TimeoutError" || (error as Error).name === "AbortError";
+      throw new RetryableError(
+        timedOut ? `${options.name} did not answer within ${timeoutMs} ms` : `${options.name} could not be reached`,
+        undefined,
+        timedOut ? "timeout" : "unavailable",
+      );
+    }
+    if (res.status === 429 || res.status >= 500) {
+      await res.body?.cancel();
+      throw new RetryableError(
+        `${options.name} answered ${res.status}`,
+        parseRetryAfter(res.headers.get("retry-after"), now()),
+        res.status === 429 || res.status === 503 ? "unavailable" : "error",
+      );
+    }
+    const text = await res.text();
+    try {
+      return { status: res.status, body: text ? JSON.parse(text) : undefined };
+    } catch {
+      throw new HttpError("upstream_error", `${options.name} gave an answer that is not JSON.`);
+    }
+  }
+
+  function toHttpError(error: RetryableError): HttpError {
+    if (error.kind === "timeout") return new HttpError("upstream_timeout", `${error.message}. Nothing was charged.`);
+    if (error.kind === "unavailable") {
+      const seconds = Math.max(1, Math.ceil((error.retryAfterMs ?? breaker.retryInMs()) / 1000) || 5);
+      return new HttpError(
+        "upstream_unavailable",
+        `${error.message}. Nothing was charged; retry in ${seconds} s.`,
+        [],
+        {
+          "Retry-After": String(seconds),
+        },
+      );
+    }
+    return new HttpError("upstream_error", `${error.message}. Nothing was charged.`);
+  }
+
+  async function fetchWithRetries(url: string): Promise<{ status: number; body: unknown }> {
+    let last: RetryableError | undefined;
+    for (let i = 0; i <= retries; i++) {
+      const closedIn = breaker.retryInMs();
+      if (closedIn > 0) {
+        throw new HttpError(
+          "upstream_unavailable",
+          `${options.name} is failing; calls are paused for ${Math.ceil(closedIn / 1000)} s. Nothing was charged.`,
+          [],
+          { "Retry-After": String(Math.ceil(closedIn / 1000)) },
+        );
+      }
+      try {
+        const answer = await limit(() => attempt(url));
+        breaker.success();
+        return answer;
+      } catch (error) {
+        if (!(error instanceof RetryableError)) throw error;
+        breaker.failure();
+        last = error;
+        if (i === retries) break;
+        const wait = error.retryAfterMs ?? backoffMs * 2 ** i;
+        if (wait > maxRetryAfterMs) break;
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
+    throw toHttpError(last!);
+  }
+
+  return {
+    get requestCount() {
+      return requestCount;
+    },
+    async get(path, getOptions) {
+      const url = buildUrl(options.baseUrl, path, getOptions.query);
+      const cached = cache.get(url);
+      if (cached !== undefined) return cached as never;
+      let pending = inFlight.get(url);
+      if (!pending) {
+        pending = (async () => {
+          const { status, body } = await fetchWithRetries(url);
+          if (status === 404 && getOptions.notFoundAsNull) return null;
+          if (status >= 400)
+            throw new HttpError("upstream_error", `${options.name} answered ${status}. Nothing was charged.`);
+          const parsed = getOptions.schema.safeParse(body);
+          if (!parsed.success) {
+            throw new HttpError(
+              "upstream_error",
+              `${options.name} gave an answer of an unexpected shape. Nothing was charged.`,
+            );
+          }
+          cache.set(url, parsed.data, getOptions.ttlMs ?? options.cacheTtlMs ?? 30_000);
+          return parsed.data;
+        })().finally(() => inFlight.delete(url));
+        inFlight.set(url, pending);
+      }
+      return pending as never;
+    },
+  };
+}

@@ -1,0 +1,119 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { HttpError } from "../src/http/errors.js";
+import { createUpstreamClient } from "../src/upstream/upstream-client.js";
+
+let server: Server | undefined;
+let hits = 0;
+afterEach(async () => {
+  await new Promise<void>((done) => (server ? server.close(() => done()) : done()));
+  server?.closeAllConnections();
+  server = undefined;
+  hits = 0;
+});
+
+async function serve(handler: (req: IncomingMessage, res: ServerResponse, hit: number) => void): Promise<string> {
+  server = createServer((req, res) => handler(req, res, ++hits));
+  await new Promise<void>((done) => server!.listen(0, "127.0.0.1", done));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
+  res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
+const schema = z.object({ value: z.number() });
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (e: unknown) => e as HttpError,
+  );
+
+describe("upstream client", () => {
+  it("retries a 429, honouring Retry-After, then answers", async () => {
+    const baseUrl = await serve((_req, res, hit) =>
+      hit === 1 ? json(res, 429, {}, { "retry-after": "0" }) : json(res, 200, { value: 1 }),
+    );
+    const client = createUpstreamClient({ name: "the marketplace", baseUrl });
+    expect(await client.get("/x", { schema })).toEqual({ value: 1 });
+    expect(hits).toBe(2);
+  });
+
+  it("gives 503 upstream_unavailable with Retry-After when the upstream keeps refusing", async () => {
+    const baseUrl = await serve((_req, res) => json(res, 503, {}, { "retry-after": "30" }));
+    const error = await failure(createUpstreamClient({ name: "the marketplace", baseUrl }).get("/x", { schema }));
+    expect(error).toBeInstanceOf(HttpError);
+    expect(error!.code).toBe("upstream_unavailable");
+    expect(error!.headers["Retry-After"]).toBe("30");
+    expect(hits).toBe(1); // 30 s is longer than the client waits for itself
+  });
+
+  it("gives 502 upstream_error after retrying 500s with backoff", async () => {
+    const baseUrl = await serve((_req, res) => json(res, 500, {}));
+    const error = await failure(
+      createUpstreamClient({ name: "x", baseUrl, retries: 2, backoffMs: 5 }).get("/x", { schema }),
+    );
+    expect(error!.code).toBe("upstream_error");
+    expect(hits).toBe(3);
+  });
+
+  it("gives 504 upstream_timeout when the upstream does not answer", async () => {
+    const baseUrl = await serve(() => {});
+    const error = await failure(
+      createUpstreamClient({ name: "x", baseUrl, timeoutMs: 100, retries: 0 }).get("/x", { schema }),
+    );
+    expect(error!.code).toBe("upstream_timeout");
+  });
+
+  it("gives 502 for a malformed body or a wrong shape", async () => {
+    const baseUrl = await serve((req, res) =>
+      req.url === "/text" ? res.writeHead(200).end("<html>") : json(res, 200, { value: "one" }),
+    );
+    const client = createUpstreamClient({ name: "x", baseUrl });
+    expect((await failure(client.get("/text", { schema })))!.code).toBe("upstream_error");
+    expect((await failure(client.get("/shape", { schema })))!.code).toBe("upstream_error");
+  });
+
+  it("opens the circuit after repeated failures and stops calling", async () => {
+    const baseUrl = await serve((_req, res) => json(res, 500, {}));
+    const client = createUpstreamClient({ name: "x", baseUrl, retries: 0, failureThreshold: 3, cooldownMs: 60_000 });
+    for (let i = 0; i < 3; i++) await failure(client.get(`/x${i}`, { schema }));
+    const error = await failure(client.get("/y", { schema }));
+    expect(error!.code).toBe("upstream_unavailable");
+    expect(Number(error!.headers["Retry-After"])).toBeGreaterThan(50);
+    expect(hits).toBe(3);
+  });
+
+  it("reuses an answer within its TTL and shares one request among concurrent callers", async () => {
+    const baseUrl = await serve((_req, res) => setTimeout(() => json(res, 200, { value: 7 }), 50));
+    const client = createUpstreamClient({ name: "x", baseUrl, cacheTtlMs: 60_000 });
+    const answers = await Promise.all(Array.from({ length: 10 }, () => client.get("/same", { schema })));
+    expect(answers.every((a) => a?.value === 7)).toBe(true);
+    await client.get("/same", { schema });
+    expect(hits).toBe(1);
+    expect(client.requestCount).toBe(1);
+  });
+
+  it("keeps at most maxConcurrency requests in flight", async () => {
+    let inFlight = 0;
+    let peak = 0;
+    const baseUrl = await serve((_req, res) => {
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      setTimeout(() => {
+        inFlight--;
+        json(res, 200, { value: 1 });
+      }, 20);
+    });
+    const client = createUpstreamClient({ name: "x", baseUrl, maxConcurrency: 3 });
+    await Promise.all(Array.from({ length: 12 }, (_, i) => client.get(`/p${i}`, { schema })));
+    expect(peak).toBe(3);
+  });
+
+  it("answers null for a 404 when asked to", async () => {
+    const baseUrl = await serve((_req, res) => json(res, 404, { errors: ["not found"] }));
+    expect(
+      await createUpstreamClient({ name: "x", baseUrl }).get("/none", { schema, notFoundAsNull: true }),
+    ).toBeNull();
+  });
+});
