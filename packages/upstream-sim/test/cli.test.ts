@@ -1,0 +1,84 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { startUpstreamSims } from "../src/index.js";
+import { API_KEY, getJson } from "./helpers.js";
+
+const packageDir = fileURLToPath(new URL("..", import.meta.url));
+
+function startCli(args: string[], env: Record<string, string> = {}) {
+  // The real node binary (not a shell wrapper), so signals reach the CLI itself.
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], {
+    cwd: packageDir,
+    env: { ...process.env, MARKETPLACE_SIM_PORT: "", MARKET_DATA_SIM_PORT: "", UPSTREAM_SIM_LATENCY_MS: "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let text = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    text += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    text += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { child, output: () => text, exited };
+}
+
+async function waitFor(output: () => string, pattern: RegExp, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!pattern.test(output())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}; output:\n${output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe("agent-tools-upstream-sim command", () => {
+  let running: ChildProcess | undefined;
+  afterEach(() => {
+    if (running?.exitCode === null) running.kill("SIGKILL");
+  });
+
+  it("prints both base URLs, serves them, and stops cleanly on SIGTERM", async () => {
+    const cli = startCli(["--marketplace-port", "0", "--market-data-port", "0"], { UPSTREAM_SIM_LATENCY_MS: "20" });
+    running = cli.child;
+    await waitFor(cli.output, /Press Ctrl\+C to stop/, 30_000);
+    const text = cli.output();
+    const marketplace = /marketplace \(OpenSea API v2\)\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(text)?.[1];
+    const marketData = /market data \(DexScreener\)\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(text)?.[1];
+    expect(marketplace).toBeDefined();
+    expect(marketData).toBeDefined();
+    expect((await getJson(`${marketplace}/api/v2/drops`, API_KEY)).status).toBe(200);
+    expect((await getJson(`${marketplace}/api/v2/drops`, {})).status).toBe(401);
+    expect((await getJson(`${marketData}/latest/dex/search?q=WBNB`, {})).status).toBe(200);
+    cli.child.kill("SIGTERM");
+    expect(await cli.exited).toBe(0);
+  });
+
+  it("prints usage for --help and refuses bad flags", async () => {
+    const help = startCli(["--help"]);
+    expect(await help.exited).toBe(0);
+    expect(help.output()).toMatch(/Usage: agent-tools-upstream-sim/);
+    const bad = startCli(["--latency-ms", "soon"]);
+    expect(await bad.exited).toBe(2);
+    expect(bad.output()).toMatch(/--latency-ms must be an integer/);
+  });
+});
+
+describe("startUpstreamSims", () => {
+  it("starts both simulators on 127.0.0.1 with a shared latency and clock, and closes them", async () => {
+    const at = Date.parse("2030-06-01T12:00:00Z");
+    const sims = await startUpstreamSims({ latencyMs: 30, now: () => new Date(at) });
+    try {
+      expect(sims.urls.marketplace).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(sims.urls.marketData).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(sims.marketplace.latencyMs).toBe(30);
+      expect(sims.marketData.latencyMs).toBe(30);
+      expect(sims.marketplace.now()).toBe(at);
+      expect(sims.marketData.now()).toBe(at);
+      expect((await getJson(`${sims.urls.marketData}/token-boosts/top/v1`, {})).status).toBe(200);
+    } finally {
+      await sims.close();
+    }
+    await expect(fetch(`${sims.urls.marketplace}/api/v2/drops`)).rejects.toThrow();
+  });
+});
