@@ -14,12 +14,15 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 import { type AppDeps, createApp } from "./app.js";
 import { createAgentRegistryReader } from "./chain/agent-registry.js";
+import { createB20Scanner } from "./chain/b20-scanner.js";
 import { createCollectionIndex } from "./chain/collection-index.js";
 import { type Config, ConfigError } from "./config.js";
 import { createHttpFacilitator, createLocalFacilitator, type Facilitator } from "./payment/facilitator.js";
 import { createPaymentService, type PaymentService } from "./payment/payment-service.js";
 import { createMemoryReplayGuard } from "./payment/replay-guard.js";
-import { tools } from "./tools/index.js";
+import { createTools, type ToolDeps } from "./tools/index.js";
+import { createMarketDataClient } from "./upstream/market-data-client.js";
+import { createMarketplaceClient } from "./upstream/marketplace-client.js";
 
 /** Builds a viem client for a JSON-RPC URL with the configured timeout and a short retry on transient errors. */
 export function rpcClient(url: string, timeoutMs: number): PublicClient {
@@ -89,13 +92,40 @@ export async function paymentDeps(
   });
 }
 
+/** The market tools' sources: marketplace, market-data aggregator, B20 chain. */
+export function toolDeps(
+  config: Pick<Config, "upstream">,
+  l2: PublicClient,
+  eligibilityToken: ToolDeps["eligibilityToken"] = () => undefined,
+): ToolDeps {
+  return {
+    marketplace: createMarketplaceClient({
+      baseUrl: config.upstream.marketplaceUrl,
+      apiKey: config.upstream.marketplaceApiKey,
+      timeoutMs: config.upstream.timeoutMs,
+    }),
+    marketData: createMarketDataClient({
+      baseUrl: config.upstream.marketDataUrl,
+      timeoutMs: config.upstream.timeoutMs,
+    }),
+    b20: createB20Scanner({ client: l2 }),
+    b20ChainId: config.upstream.b20ChainId,
+    altchainId: config.upstream.altchainId,
+    eligibilityToken,
+  };
+}
+
 /** The whole service from validated configuration. */
 export async function composeService(
   config: Config,
   logger: Logger,
+  extras: { eligibilityToken?: ToolDeps["eligibilityToken"] } = {},
 ): Promise<{ app: Express; chain: NonNullable<AppDeps["chain"]> }> {
   const l1 = rpcClient(config.l1.rpcUrl, config.rpcTimeoutMs);
   const chain = await chainDeps(l1, config);
   const payments = await paymentDeps(config, await l1.getChainId());
+  const tools = createTools(
+    toolDeps(config, rpcClient(config.l2.rpcUrl, config.rpcTimeoutMs), extras.eligibilityToken),
+  );
   return { app: createApp({ config, logger, chain, payments, tools }), chain };
 }

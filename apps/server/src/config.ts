@@ -65,6 +65,18 @@ const envSchema = z.object({
     .string()
     .refine(isHttpUrl, { error: "must be an http(s) JSON-RPC URL" })
     .default("http://127.0.0.1:8546"),
+  MARKETPLACE_URL: z.string().refine(isHttpUrl, { error: "must be an http(s) URL" }).default("http://127.0.0.1:8411"),
+  MARKETPLACE_API_KEY: z.string().min(1).default("local-sim"),
+  MARKET_DATA_URL: z.string().refine(isHttpUrl, { error: "must be an http(s) URL" }).default("http://127.0.0.1:8412"),
+  B20_CHAIN_ID: z
+    .string()
+    .regex(/^[a-z0-9-]{1,40}$/, { error: "must be a DexScreener chain id such as base" })
+    .default("base"),
+  ALTCHAIN_ID: z
+    .string()
+    .regex(/^[a-z0-9-]{1,40}$/, { error: "must be a DexScreener chain id such as bsc" })
+    .default("bsc"),
+  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
   FACILITATOR_PRIVATE_KEY: z
     .string()
     .regex(/^0x[0-9a-fA-F]{64}$/, { error: "must be a 32-byte hex private key" })
@@ -98,6 +110,16 @@ export type Config = {
    * settlements on the payment chain from its own key.
    */
   facilitator: { kind: "http"; url: string } | { kind: "local"; rpcUrl: string; privateKey?: `0x${string}` };
+  /** The payment and B20 chain (Base). */
+  l2: { rpcUrl: string };
+  upstream: {
+    marketplaceUrl: string;
+    marketplaceApiKey: string;
+    marketDataUrl: string;
+    b20ChainId: string;
+    altchainId: string;
+    timeoutMs: number;
+  };
 };
 
 /** Thrown when the environment does not describe a valid configuration; its message names every bad variable. */
@@ -141,6 +163,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       identityRegistry: e.IDENTITY_REGISTRY_ADDRESS as `0x${string}`,
     },
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
+    l2: { rpcUrl: e.L2_RPC_URL },
+    upstream: {
+      marketplaceUrl: e.MARKETPLACE_URL,
+      marketplaceApiKey: e.MARKETPLACE_API_KEY,
+      marketDataUrl: e.MARKET_DATA_URL,
+      b20ChainId: e.B20_CHAIN_ID,
+      altchainId: e.ALTCHAIN_ID,
+      timeoutMs: e.UPSTREAM_TIMEOUT_MS,
+    },
     facilitator: e.FACILITATOR_URL
       ? { kind: "http", url: e.FACILITATOR_URL }
       : {

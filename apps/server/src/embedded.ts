@@ -1,4 +1,5 @@
 import { startDevnet } from "@agent-tools/devnet";
+import { simWalletAccessToken, startUpstreamSims } from "@agent-tools/upstream-sim";
 import { composeService } from "./compose.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { createLogger } from "./logger.js";
@@ -30,6 +31,12 @@ async function main(): Promise<void> {
     log: (line: string) => say(`  ${line}`),
   });
   const { deployment } = devnet;
+  const sims = await startUpstreamSims({
+    host: "127.0.0.1",
+    marketplacePort: Number(process.env.MARKETPLACE_SIM_PORT ?? 0),
+    marketDataPort: Number(process.env.MARKET_DATA_SIM_PORT ?? 0),
+  });
+  say(`  simulators: marketplace ${sims.urls.marketplace}, market data ${sims.urls.marketData}`);
   const embeddedConfig = {
     ...config,
     l1: {
@@ -43,6 +50,8 @@ async function main(): Promise<void> {
       asset: deployment.addresses.usdToken,
       payTo: deployment.accounts[0]!.address,
     },
+    l2: { rpcUrl: deployment.l2.rpcUrl },
+    upstream: { ...config.upstream, marketplaceUrl: sims.urls.marketplace, marketDataUrl: sims.urls.marketData },
     // The built-in facilitator settles on the local L2 from the operator account (a devnet key).
     facilitator: {
       kind: "local" as const,
@@ -51,7 +60,10 @@ async function main(): Promise<void> {
     },
   };
   const logger = createLogger(config.logLevel);
-  const { app, chain } = await composeService(embeddedConfig, logger);
+  // The simulated marketplace answers eligibility for any wallet, as if each had authorized the service.
+  const { app, chain } = await composeService(embeddedConfig, logger, {
+    eligibilityToken: (wallet) => simWalletAccessToken(wallet),
+  });
   const running = await listen(app, config.host, config.port);
 
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
@@ -93,7 +105,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, "shutting down");
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
-    Promise.all([running.close(), devnet.close()]).then(
+    Promise.all([running.close(), devnet.close(), sims.close()]).then(
       () => process.exit(0),
       () => process.exit(1),
     );

@@ -12,7 +12,6 @@ import { createApp } from "../src/app.js";
 import { HttpError } from "../src/http/errors.js";
 import { createPaymentService } from "../src/payment/payment-service.js";
 import { listen } from "../src/server.js";
-import { tools } from "../src/tools/index.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
 
 let t: PaidTestServer;
@@ -277,7 +276,13 @@ describe("any x402 v2 client", () => {
 describe("ANONYMOUS_ACCESS=false", () => {
   it("answers an anonymous caller 402 asking to sign in, and still serves a signed-in holder", async () => {
     const payments = createPaymentService({ ...t.payments, anonymousAccess: false });
-    const app = createApp({ config: t.config, logger: pino({ level: "silent" }), chain: t.chain, payments, tools });
+    const app = createApp({
+      config: t.config,
+      logger: pino({ level: "silent" }),
+      chain: t.chain,
+      payments,
+      tools: t.tools,
+    });
     const server = await listen(app, "127.0.0.1", 0);
     try {
       const post = (headers: Record<string, string>) =>

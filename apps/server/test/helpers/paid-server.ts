@@ -1,4 +1,5 @@
 import { createInProcessDevnet, type InProcessDevnet } from "@agent-tools/devnet";
+import { simWalletAccessToken, startUpstreamSims, type UpstreamSims } from "@agent-tools/upstream-sim";
 import { x402Client } from "@x402/core/client";
 import { encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
@@ -9,12 +10,12 @@ import pino from "pino";
 import type { PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { createApp } from "../../src/app.js";
-import { chainDeps, paymentDeps } from "../../src/compose.js";
+import { chainDeps, paymentDeps, toolDeps } from "../../src/compose.js";
 import { type Config, loadConfig } from "../../src/config.js";
 import type { PaymentService } from "../../src/payment/payment-service.js";
 import type { ToolSet } from "../../src/routes/tools.js";
 import { listen, type RunningServer } from "../../src/server.js";
-import { tools as productionTools } from "../../src/tools/index.js";
+import { createTools, type ToolDeps } from "../../src/tools/index.js";
 
 export const PUBLIC_URL = "http://127.0.0.1:8402";
 
@@ -23,6 +24,9 @@ export interface PaidTestServer {
   server: RunningServer;
   config: Config;
   payments: PaymentService;
+  sims: UpstreamSims;
+  toolDeps: ToolDeps;
+  tools: ToolSet;
   chain: Awaited<ReturnType<typeof chainDeps>>;
   /** POSTs a JSON body to a path of the server (always on its real ephemeral port). */
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
@@ -41,9 +45,12 @@ export interface PaidTestServer {
 
 /** A seeded devnet, the app with payments on it (in-process facilitator on L2), on 127.0.0.1. */
 export async function startPaidTestServer(
-  options: { tools?: ToolSet; env?: Record<string, string> } = {},
+  options: { tools?: ToolSet; env?: Record<string, string>; simLatencyMs?: number } = {},
 ): Promise<PaidTestServer> {
-  const devnet = await createInProcessDevnet({ publicUrl: PUBLIC_URL });
+  const [devnet, sims] = await Promise.all([
+    createInProcessDevnet({ publicUrl: PUBLIC_URL }),
+    startUpstreamSims({ latencyMs: options.simLatencyMs ?? 0 }),
+  ]);
   const { addresses, accounts } = devnet.deployment;
   const config = loadConfig({
     PORT: "0",
@@ -53,6 +60,8 @@ export async function startPaidTestServer(
     PAYMENT_ASSET: addresses.usdToken,
     PAYMENT_NETWORK: `eip155:${devnet.l2.chainId}`,
     PAY_TO: accounts[0]!.address,
+    MARKETPLACE_URL: sims.urls.marketplace,
+    MARKET_DATA_URL: sims.urls.marketData,
     ...options.env,
   });
   const chain = await chainDeps(devnet.l1.publicClient as unknown as PublicClient, config);
@@ -61,13 +70,11 @@ export async function startPaidTestServer(
     devnet.l1.chainId,
     devnet.l2.walletClient(0),
   );
-  const app = createApp({
-    config,
-    logger: pino({ level: "silent" }),
-    chain,
-    payments,
-    tools: { ...productionTools, ...options.tools },
-  });
+  const deps = toolDeps(config, devnet.l2.publicClient as unknown as PublicClient, (wallet) =>
+    simWalletAccessToken(wallet),
+  );
+  const tools = { ...createTools(deps), ...options.tools };
+  const app = createApp({ config, logger: pino({ level: "silent" }), chain, payments, tools });
   const server = await listen(app, "127.0.0.1", 0);
   const usd = devnet.deployment.addresses.usdToken;
 
@@ -76,6 +83,9 @@ export async function startPaidTestServer(
     server,
     config,
     payments,
+    sims,
+    toolDeps: deps,
+    tools,
     chain,
     post: (path, body, headers = {}) =>
       fetch(`${server.url}${path}`, {
@@ -127,7 +137,7 @@ export async function startPaidTestServer(
     },
     async close() {
       await server.close();
-      await devnet.close();
+      await Promise.all([devnet.close(), sims.close()]);
     },
   };
 }

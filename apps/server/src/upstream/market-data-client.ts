@@ -1,0 +1,20 @@
+import { createUpstreamClient, type UpstreamClient } from "./upstream-client.js";
+
+export interface MarketDataClientOptions {
+  /** DexScreener API origin, for example `https://api.dexscreener.com`. */
+  baseUrl: string;
+  timeoutMs?: number;
+  fetch?: typeof globalThis.fetch;
+}
+
+/** The market-data aggregator (DexScreener; 300 requests a minute) behind the upstream client. */
+export function createMarketDataClient(options: MarketDataClientOptions): UpstreamClient {
+  return createUpstreamClient({
+    name: "the market-data aggregator",
+    baseUrl: options.baseUrl,
+    timeoutMs: options.timeoutMs ?? 5000,
+    cacheTtlMs: 30_000,
+    maxConcurrency: 4,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+}

@@ -1,0 +1,22 @@
+import { createUpstreamClient, type UpstreamClient } from "./upstream-client.js";
+
+export interface MarketplaceClientOptions {
+  /** OpenSea API v2 origin, for example `https://api.opensea.io`. */
+  baseUrl: string;
+  apiKey: string;
+  timeoutMs?: number;
+  fetch?: typeof globalThis.fetch;
+}
+
+/** The marketplace (OpenSea API v2, `x-api-key`) behind the upstream client's timeouts, retries, cache and breaker. */
+export function createMarketplaceClient(options: MarketplaceClientOptions): UpstreamClient {
+  return createUpstreamClient({
+    name: "the marketplace",
+    baseUrl: options.baseUrl,
+    headers: { "x-api-key": options.apiKey },
+    timeoutMs: options.timeoutMs ?? 5000,
+    cacheTtlMs: 30_000,
+    maxConcurrency: 8,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+}
