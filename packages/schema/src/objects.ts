@@ -77,9 +77,24 @@ export const dropSchema = z
     imageUrl: z.string(),
     openseaUrl: z.string().meta({ description: "Link to the marketplace page." }),
     contractAddress: addressSchema,
-    totalSupply: z.number(),
-    maxSupply: z.number(),
-    remaining: z.number(),
+    totalSupply: z
+      .number()
+      .int()
+      .min(0)
+      .nullable()
+      .meta({ description: "Tokens minted so far; null when unknown (list data carries no supply: ask `enrich`)." }),
+    maxSupply: z
+      .number()
+      .int()
+      .min(0)
+      .nullable()
+      .meta({ description: "Supply cap; null for open editions (no cap) and when unknown." }),
+    remaining: z
+      .number()
+      .int()
+      .min(0)
+      .nullable()
+      .meta({ description: "maxSupply - totalSupply when both are known; otherwise null." }),
     stages: z.array(mintStageSchema),
     walletEligibility: walletEligibilitySchema,
   })

@@ -6,7 +6,16 @@ import {
   decodeStablecoinParams,
   MULTICALL3_ADDRESS,
 } from "@agent-tools/contracts";
-import { type Address, getAddress, type Hex, type PublicClient, parseEventLogs } from "viem";
+import {
+  type Address,
+  BaseError,
+  ContractFunctionRevertedError,
+  ContractFunctionZeroDataError,
+  getAddress,
+  type Hex,
+  type PublicClient,
+  parseEventLogs,
+} from "viem";
 import { createSemaphore } from "../upstream/semaphore.js";
 
 /** A token the factory created, as its `B20Created` event and its contract say. */
@@ -19,6 +28,8 @@ export interface B20TokenRecord {
   /** ISO 4217 code of a stablecoin; "" for assets. */
   currency: string;
   blockNumber: bigint;
+  /** Position of the creation event in its block (orders tokens created in the same block). */
+  logIndex?: number;
   totalSupply?: bigint;
   initialized?: boolean;
 }
@@ -92,27 +103,46 @@ export function createB20Scanner(options: B20ScannerOptions): B20Scanner {
         decimals,
         currency: variant === 1 ? (decodeStablecoinParams(variantParams as Hex) ?? "") : "",
         blockNumber: event.blockNumber,
+        logIndex: event.logIndex,
       });
     }
   }
 
+  async function scan(blocksBack: number): Promise<B20Scan> {
+    const toBlock = await client.getBlockNumber({ cacheTime: 0 });
+    const fromBlock = toBlock >= BigInt(blocksBack) ? toBlock - BigInt(blocksBack) + 1n : 0n;
+    if (scannedFrom === undefined || scannedTo === undefined) {
+      await readLogs(fromBlock, toBlock);
+      scannedFrom = fromBlock;
+      scannedTo = toBlock;
+    } else {
+      await Promise.all([readLogs(scannedTo + 1n, toBlock), readLogs(fromBlock, scannedFrom - 1n)]);
+      scannedFrom = fromBlock < scannedFrom ? fromBlock : scannedFrom;
+      scannedTo = toBlock > scannedTo ? toBlock : scannedTo;
+    }
+    const created = [...known.values()]
+      .filter((t) => t.blockNumber >= fromBlock && t.blockNumber <= toBlock)
+      .sort((a, b) =>
+        a.blockNumber === b.blockNumber
+          ? (b.logIndex ?? 0) - (a.logIndex ?? 0)
+          : a.blockNumber > b.blockNumber
+            ? -1
+            : 1,
+      );
+    return { fromBlock, toBlock, created };
+  }
+
+  /**
+   * One scan at a time: concurrent requests would otherwise each read the same unread blocks (a cold scanner under
+   * load reads the whole window once per request) and could shrink the recorded range after a wider scan.
+   */
+  let queue: Promise<unknown> = Promise.resolve();
+
   return {
-    async scanCreated(blocksBack) {
-      const toBlock = await client.getBlockNumber({ cacheTime: 0 });
-      const fromBlock = toBlock >= BigInt(blocksBack) ? toBlock - BigInt(blocksBack) + 1n : 0n;
-      if (scannedFrom === undefined || scannedTo === undefined) {
-        await readLogs(fromBlock, toBlock);
-        scannedFrom = fromBlock;
-        scannedTo = toBlock;
-      } else {
-        await Promise.all([readLogs(scannedTo + 1n, toBlock), readLogs(fromBlock, scannedFrom - 1n)]);
-        scannedFrom = fromBlock < scannedFrom ? fromBlock : scannedFrom;
-        scannedTo = toBlock > scannedTo ? toBlock : scannedTo;
-      }
-      const created = [...known.values()]
-        .filter((t) => t.blockNumber >= fromBlock && t.blockNumber <= toBlock)
-        .sort((a, b) => (a.blockNumber === b.blockNumber ? 0 : a.blockNumber > b.blockNumber ? -1 : 1));
-      return { fromBlock, toBlock, created };
+    scanCreated(blocksBack) {
+      const run = queue.then(() => scan(blocksBack));
+      queue = run.catch(() => undefined);
+      return run;
     },
 
     async readTokens(tokens) {
@@ -141,9 +171,18 @@ export function createB20Scanner(options: B20ScannerOptions): B20Scanner {
       const checksummed = getAddress(address);
       let record = known.get(checksummed);
       if (!record) {
+        // A revert (or no code) means "not a B20 token"; a chain that cannot be read is an outage, not an answer.
         const isB20 = await client
           .readContract({ address: factory, abi: b20FactoryAbi, functionName: "isB20Initialized", args: [checksummed] })
-          .catch(() => false);
+          .catch((error: unknown) => {
+            const reverted =
+              error instanceof BaseError &&
+              error.walk(
+                (e) => e instanceof ContractFunctionRevertedError || e instanceof ContractFunctionZeroDataError,
+              );
+            if (reverted) return false;
+            throw error instanceof BaseError && error.cause instanceof BaseError ? error.cause : error;
+          });
         if (!isB20) return null;
         // Read the token itself: name, symbol, decimals, currency (its creation block is not needed here).
         const [name, symbol, decimals, currency] = await client.multicall({

@@ -1,7 +1,13 @@
 import type { B20Scanner } from "../chain/b20-scanner.js";
 import type { ToolSet } from "../routes/tools.js";
 import type { UpstreamClient } from "../upstream/upstream-client.js";
+import { createAllowlistScanTool } from "./allowlist-scan.js";
+import { createAltchainRadarTool } from "./altchain-radar.js";
+import { createB20RadarTool } from "./b20-radar.js";
+import { createDropRadarTool } from "./drop-radar.js";
 import { intelTool } from "./intel.js";
+import { createOfferRadarTool } from "./offer-radar.js";
+import { createPortfolioTool } from "./portfolio.js";
 
 /** What the market tools read from: the marketplace, the market-data aggregator and the B20 chain. */
 export interface ToolDeps {
@@ -20,8 +26,14 @@ export interface ToolDeps {
 }
 
 /** The tools the service runs, by route name. */
-export function createTools(_deps: ToolDeps): ToolSet {
+export function createTools(deps: ToolDeps): ToolSet {
   return {
     intel: intelTool,
+    dropRadar: createDropRadarTool(deps),
+    allowlistScan: createAllowlistScanTool(deps),
+    b20Radar: createB20RadarTool(deps),
+    altchainRadar: createAltchainRadarTool(deps),
+    portfolio: createPortfolioTool(deps),
+    offerRadar: createOfferRadarTool(deps),
   };
 }

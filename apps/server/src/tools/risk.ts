@@ -73,7 +73,10 @@ export function assessRisk(input: RiskInput, now: number): Risk {
   if (pairCreatedAt !== null) {
     const age = now - pairCreatedAt;
     if (age < t.ageHighMs) raise("high", `trading for less than a day (${Math.max(1, Math.round(age / 3600_000))} h)`);
-    else if (age < t.ageElevatedMs) raise("elevated", `trading for ${Math.round(age / (24 * 3600_000))} days`);
+    else if (age < t.ageElevatedMs) {
+      const days = Math.round(age / (24 * 3600_000));
+      raise("elevated", `trading for ${days} day${days === 1 ? "" : "s"}`);
+    }
   }
   return { level, volToLiq, flags };
 }

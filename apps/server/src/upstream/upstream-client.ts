@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { z } from "zod";
 import { HttpError } from "../http/errors.js";
 import { type CircuitBreaker, createCircuitBreaker } from "./circuit-breaker.js";
@@ -35,6 +36,22 @@ export interface GetOptions<S extends z.ZodType> {
   ttlMs?: number;
   /** Answer `null` instead of failing when the upstream says 404. */
   notFoundAsNull?: boolean;
+  /**
+   * Headers for this request only (for example a wallet's `Authorization`), on top of the client's. Answers are
+   * cached and coalesced per URL and header set, so one wallet's answer never serves another.
+   */
+  headers?: Record<string, string>;
+}
+
+/** A 4xx answer other than a 404 asked to be `null`: `upstream_error` (502), with the upstream's status. */
+export class UpstreamStatusError extends HttpError {
+  constructor(
+    readonly upstreamStatus: number,
+    message: string,
+  ) {
+    super("upstream_error", message);
+    this.name = "UpstreamStatusError";
+  }
 }
 
 export interface UpstreamClient {
@@ -59,6 +76,14 @@ function parseRetryAfter(header: string | null, now: number): number | undefined
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
   const date = Date.parse(header);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** A digest of a header set (names case-insensitive), so credentials key the cache without being kept in it. */
+function headerSetHash(headers: Record<string, string>): string {
+  const entries = Object.entries(headers)
+    .map(([name, value]) => [name.toLowerCase(), value] as const)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return createHash("sha256").update(JSON.stringify(entries)).digest("hex");
 }
 
 function buildUrl(baseUrl: string, path: string, query: GetOptions<z.ZodType>["query"] = {}): string {
@@ -93,12 +118,12 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   });
   let requestCount = 0;
 
-  async function attempt(url: string): Promise<{ status: number; body: unknown }> {
+  async function attempt(url: string, headers: Record<string, string>): Promise<{ status: number; body: unknown }> {
     requestCount++;
     let res: Response;
     try {
       res = await fetchImpl(url, {
-        headers: { accept: "application/json", ...options.headers },
+        headers: { accept: "application/json", ...options.headers, ...headers },
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
@@ -141,7 +166,10 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     return new HttpError("upstream_error", `${error.message}. Nothing was charged.`);
   }
 
-  async function fetchWithRetries(url: string): Promise<{ status: number; body: unknown }> {
+  async function fetchWithRetries(
+    url: string,
+    headers: Record<string, string>,
+  ): Promise<{ status: number; body: unknown }> {
     let last: RetryableError | undefined;
     for (let i = 0; i <= retries; i++) {
       const closedIn = breaker.retryInMs();
@@ -154,7 +182,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         );
       }
       try {
-        const answer = await limit(() => attempt(url));
+        const answer = await limit(() => attempt(url, headers));
         breaker.success();
         return answer;
       } catch (error) {
@@ -176,15 +204,17 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     },
     async get(path, getOptions) {
       const url = buildUrl(options.baseUrl, path, getOptions.query);
-      const cached = cache.get(url);
+      const headers = getOptions.headers ?? {};
+      const key = Object.keys(headers).length === 0 ? url : `${url}\n${headerSetHash(headers)}`;
+      const cached = cache.get(key);
       if (cached !== undefined) return cached as never;
-      let pending = inFlight.get(url);
+      let pending = inFlight.get(key);
       if (!pending) {
         pending = (async () => {
-          const { status, body } = await fetchWithRetries(url);
+          const { status, body } = await fetchWithRetries(url, headers);
           if (status === 404 && getOptions.notFoundAsNull) return null;
           if (status >= 400)
-            throw new HttpError("upstream_error", `${options.name} answered ${status}. Nothing was charged.`);
+            throw new UpstreamStatusError(status, `${options.name} answered ${status}. Nothing was charged.`);
           const parsed = getOptions.schema.safeParse(body);
           if (!parsed.success) {
             throw new HttpError(
@@ -192,10 +222,10 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
               `${options.name} gave an answer of an unexpected shape. Nothing was charged.`,
             );
           }
-          cache.set(url, parsed.data, getOptions.ttlMs ?? options.cacheTtlMs ?? 30_000);
+          cache.set(key, parsed.data, getOptions.ttlMs ?? options.cacheTtlMs ?? 30_000);
           return parsed.data;
-        })().finally(() => inFlight.delete(url));
-        inFlight.set(url, pending);
+        })().finally(() => inFlight.delete(key));
+        inFlight.set(key, pending);
       }
       return pending as never;
     },

@@ -6,9 +6,13 @@ import { briefField, callerField, generatedAtField } from "./common.js";
 export const b20RadarRequestSchema = z
   .object({
     tokenId: tokenIdSchema,
-    address: addressSchema
-      .optional()
-      .meta({ description: "B20 token address to inspect; omit to scan recent deployments of the factory." }),
+    address: addressSchema.optional().meta({
+      description:
+        "B20 token address to inspect (B20 tokens begin with the 10-byte prefix 0xB200000000000000000000, then the " +
+        "variant byte; 0xB20f000000000000000000000000000000000000 is the factory itself, not a token); omit to scan " +
+        "recent deployments of the factory.",
+      example: "0xB200000000000000000000000000000000000001",
+    }),
     blocksBack: z
       .number()
       .int()

@@ -1,0 +1,185 @@
+import type { ToolOutput, ToolParams } from "@agent-tools/schema";
+import { getAddress } from "viem";
+import { HttpError } from "../http/errors.js";
+import { createMarketplaceDrops } from "../upstream/marketplace/drops.js";
+import {
+  type ActiveDrop,
+  chainName,
+  checkWallet,
+  collectDropSet,
+  type DropSet,
+  exclusionPhrase,
+  feedPhrase,
+  isRestricted,
+  plural,
+  type StageCheck,
+  shortWallet,
+  someOf,
+  stageOpen,
+  stagePhrase,
+} from "./drop-set.js";
+import type { ToolDeps } from "./index.js";
+import type { Tool } from "./types.js";
+
+type Entry = ToolOutput<"allowlistScan">["eligible"][number];
+
+/** A drop whose allowlist or token-gated stages were checked for the wallet. */
+interface Scanned {
+  drop: ActiveDrop;
+  /** The drop's restricted stages that have not ended, with the wallet's eligibility. */
+  stages: StageCheck[];
+  eligible: boolean;
+}
+
+function walletField(message: string) {
+  return [{ field: "walletAddress", message }];
+}
+
+function entry(scanned: Scanned, now: Date): Entry {
+  const { drop, stages } = scanned;
+  const upcomingStarts = stages
+    .map((s) => s.stage.startsAt?.getTime())
+    .filter((t): t is number => t !== undefined && t > now.getTime());
+  return {
+    slug: drop.slug,
+    name: drop.name,
+    chain: drop.chain,
+    openseaUrl: drop.openseaUrl,
+    nextStageAt: upcomingStarts.length > 0 ? new Date(Math.min(...upcomingStarts)).toISOString() : null,
+    stages: stages.map((s) => ({ stage: s.stage.name, eligible: s.eligible, reason: s.reason })),
+  };
+}
+
+/* ----------------------------------------------------------------------------------------------------------- */
+/*                                                    Brief                                                     */
+/* ----------------------------------------------------------------------------------------------------------- */
+
+/** "Quiet Orbit on Ethereum (Allowlist stage at 0.096 ETH opens in 2 days)": the first stage it may mint in. */
+function eligiblePhrase(scanned: Scanned, now: Date): string {
+  const stage = scanned.stages.find((s) => s.eligible)?.stage ?? scanned.drop.stage;
+  return `${scanned.drop.name} on ${chainName(scanned.drop.chain)} (${stagePhrase(scanned.drop, now, stage)})`;
+}
+
+function brief(
+  params: ToolParams<"allowlistScan">,
+  set: DropSet,
+  wallet: string,
+  eligible: Scanned[],
+  ineligible: Scanned[],
+  now: Date,
+): string {
+  const feeds = feedPhrase(set.feeds);
+  const where = params.chain ? ` on ${chainName(params.chain)}` : "";
+  const publicOnly =
+    set.notIncluded > 0
+      ? `${plural(set.notIncluded, "other live or upcoming drop")} ${set.notIncluded === 1 ? "has" : "have"} only public stages, open to any wallet.`
+      : undefined;
+  const excluded = exclusionPhrase(set.excluded);
+  const scanned = eligible.length + ineligible.length;
+  if (scanned === 0) {
+    return [
+      `No live or upcoming drop in ${feeds}${where} has an allowlist or token-gated stage to check ${shortWallet(wallet)} against right now.`,
+      publicOnly,
+      excluded ? `${excluded}.` : undefined,
+    ]
+      .filter((s) => s !== undefined)
+      .join(" ");
+  }
+  const sentences = [
+    `Scanned ${plural(scanned, "live or upcoming drop")} with allowlist or token-gated stages in ${feeds}${where} ` +
+      `for ${shortWallet(wallet)}: eligible for ${eligible.length}${ineligible.length > 0 ? `, not listed on ${ineligible.length}` : ""}.`,
+    eligible.length > 0
+      ? `Eligible: ${someOf(
+          eligible.map((s) => eligiblePhrase(s, now)),
+          3,
+        )}.`
+      : undefined,
+    ineligible.length === 0
+      ? undefined
+      : params.eligibleOnly
+        ? `The ${plural(ineligible.length, "drop")} it is not listed on ${ineligible.length === 1 ? "is" : "are"} left out of the answer (eligibleOnly).`
+        : `Not listed: ${someOf(
+            ineligible.map((s) => s.drop.name),
+            4,
+          )}.`,
+    publicOnly,
+    excluded ? `${excluded}.` : undefined,
+  ];
+  return sentences.filter((s) => s !== undefined).join(" ");
+}
+
+/* ----------------------------------------------------------------------------------------------------------- */
+/*                                                     Tool                                                     */
+/* ----------------------------------------------------------------------------------------------------------- */
+
+/**
+ * POST /allowlist-scan: the verifiably live or upcoming drops (drop-set.ts) that have an allowlist or
+ * token-gated stage still open or to come, checked for the wallet's eligibility. A drop is `eligible` when the
+ * wallet may mint in at least one of those stages, `ineligible` when it may mint in none (public stages are open
+ * to every wallet and decide nothing here). `limit` bounds the drops scanned.
+ */
+export function createAllowlistScanTool(deps: ToolDeps): Tool<"allowlistScan"> {
+  const drops = createMarketplaceDrops(deps.marketplace);
+  return async (params, context) => {
+    const now = context.now();
+    const wallet = params.walletAddress ? getAddress(params.walletAddress) : context.caller;
+    if (!wallet) {
+      throw new HttpError(
+        "invalid_request",
+        "walletAddress is required for a caller who is not signed in: name the wallet to scan, or sign in to scan your own. Nothing was charged.",
+        walletField("required when the caller is not signed in"),
+      );
+    }
+    const token = deps.eligibilityToken(wallet);
+    if (!token) {
+      throw new HttpError(
+        "invalid_request",
+        `The marketplace answers mint eligibility only for wallets that authorized this service (scope read:eligibility), and ${wallet} has not. Nothing was charged.`,
+        walletField("this wallet has not authorized eligibility reads at the marketplace"),
+      );
+    }
+
+    const set = await collectDropSet(drops, {
+      feed: params.type,
+      chain: params.chain,
+      scanChains: params.scanChains,
+      watchSlugs: [],
+      enrich: true,
+      limit: params.limit,
+      now,
+      include: (drop) => drop.stages.some((stage) => isRestricted(stage) && stageOpen(stage, now)),
+    });
+
+    const checks = await Promise.all(set.drops.map((drop) => checkWallet(drops, drop, token, now)));
+    const scanned: Scanned[] = [];
+    set.drops.forEach((drop, i) => {
+      const check = checks[i]!;
+      if (!check.checked) {
+        // The drop went away between the listing and the check: nothing to scan.
+        if (check.refused === "not_found") return;
+        throw new HttpError(
+          "invalid_request",
+          `The marketplace would not read ${wallet}'s eligibility: ${check.error}. Nothing was charged.`,
+          walletField(check.error),
+        );
+      }
+      const stages = check.stages.filter((s) => isRestricted(s.stage));
+      scanned.push({ drop, stages, eligible: stages.some((s) => s.eligible) });
+    });
+    const eligible = scanned.filter((s) => s.eligible);
+    const ineligible = scanned.filter((s) => !s.eligible);
+
+    return {
+      type: params.type,
+      generatedAt: now.toISOString(),
+      scanned: scanned.length,
+      eligibleCount: eligible.length,
+      eligible: eligible.map((s) => entry(s, now)),
+      ...(params.eligibleOnly ? {} : { ineligible: ineligible.map((s) => entry(s, now)) }),
+      brief: brief(params, set, wallet, eligible, ineligible, now),
+      ...(context.caller ? { caller: context.caller } : {}),
+      // The clearance of the token named by tokenId, as the other radar tools echo it (for anonymous callers too).
+      clearance: context.token.clearance,
+    };
+  };
+}

@@ -1,0 +1,126 @@
+/** Wording shared by the market radars' briefs: USD amounts, moves, counts, lists and risk summaries. */
+import type { Risk } from "./risk.js";
+
+/** "$1.2B", "$9.85M", "$412k", "$2.4k", "$950", "$0.0004821". */
+export function usd(value: number): string {
+  const abs = Math.abs(value);
+  const sign = value < 0 ? "-" : "";
+  const sig = (n: number) => Number(n.toPrecision(3)).toString();
+  if (abs >= 1e9) return `${sign}$${sig(abs / 1e9)}B`;
+  if (abs >= 1e6) return `${sign}$${sig(abs / 1e6)}M`;
+  if (abs >= 1e4) return `${sign}$${Math.round(abs / 1e3)}k`;
+  if (abs >= 1e3) return `${sign}$${sig(abs / 1e3)}k`;
+  if (abs >= 1) return `${sign}$${sig(abs)}`;
+  if (abs === 0) return "$0";
+  return `${sign}$${small(abs)}`;
+}
+
+/** A number below 1 with four significant digits and no exponent: "0.0004821", "0.00000041". */
+function small(abs: number): string {
+  const digits = Math.min(20, 3 - Math.floor(Math.log10(abs)));
+  return Number(abs.toPrecision(4))
+    .toFixed(digits)
+    .replace(/\.?0+$/, "");
+}
+
+/** A price: up to four significant digits, never an exponent ("$0.0004821", "$612.4", "$97,250"). */
+export function price(value: number): string {
+  if (value >= 1000) return `$${Math.round(value).toLocaleString("en-US")}`;
+  if (value >= 1) return `$${Number(value.toPrecision(4))}`;
+  return value <= 0 ? "$0" : `$${small(value)}`;
+}
+
+/** "+1,240.5%", "-96.1%", "0%". */
+export function move(pct: number): string {
+  const sign = pct > 0 ? "+" : pct < 0 ? "-" : "";
+  const digits = Math.abs(pct) < 1 ? 2 : 1;
+  return `${sign}${Math.abs(pct).toLocaleString("en-US", { maximumFractionDigits: digits })}%`;
+}
+
+/** "1,000", "302,400". */
+export function count(n: number | bigint): string {
+  return n.toLocaleString("en-US");
+}
+
+/** "1 token", "3 tokens". */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${count(n)} ${n === 1 ? one : many}`;
+}
+
+/** "a", "a and b", "a, b and c". */
+export function listOf(items: readonly string[]): string {
+  if (items.length <= 1) return items.join("");
+  return `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
+}
+
+/** The first `max` items, then "and N more". */
+export function someOf(items: readonly string[], max = 3): string {
+  if (items.length <= max) return listOf(items);
+  return `${items.slice(0, max).join(", ")} and ${items.length - max} more`;
+}
+
+/** A span of blocks as time: "~33 minutes", "~6 hours", "~7 days". */
+export function blockSpan(blocks: number, secondsPerBlock: number): string {
+  const minutes = (blocks * secondsPerBlock) / 60;
+  if (minutes < 120) return `~${plural(Math.max(1, Math.round(minutes)), "minute")}`;
+  const hours = minutes / 60;
+  if (hours < 48) return `~${plural(Math.round(hours), "hour")}`;
+  const days = Math.round((hours / 24) * 10) / 10;
+  return `~${days} day${days === 1 ? "" : "s"}`;
+}
+
+/**
+ * Flags of ./risk.ts (and the radars' own) that alone make a token high risk, most telling first: a copied symbol,
+ * no or thin liquidity and extreme moves say more about a token than its youth, which every new token shares.
+ */
+const HIGH_FLAGS = [
+  /^impostor/,
+  /^(?:no liquidity|thin liquidity)/,
+  /^extreme 24h move/,
+  /^24h volume is ([\d.]+)x liquidity/,
+  /^no market/,
+  /^trading for less than a day/,
+];
+
+/** The flag that explains a high level (its rank among HIGH_FLAGS; a volume ratio counts above 10x only). */
+function highFlag(flags: readonly string[]): { flag: string; rank: number } {
+  for (const [rank, pattern] of HIGH_FLAGS.entries()) {
+    const flag = flags.find((f) => {
+      const match = pattern.exec(f);
+      return match !== null && (match[1] === undefined || Number(match[1]) > 10);
+    });
+    if (flag) return { flag, rank };
+  }
+  return { flag: flags[0] ?? "high risk", rank: HIGH_FLAGS.length };
+}
+
+export interface RiskItem {
+  symbol: string;
+  risk: Risk;
+}
+
+/**
+ * "Risk: 3 high (BRINE: thin liquidity ($2k); WAVE: extreme 24h move (+1240.5%); KEY: ...), 2 elevated and 5 low."
+ * Up to three high-risk tokens are named, the most telling reasons first.
+ */
+export function riskSentence(items: readonly RiskItem[]): string | undefined {
+  if (items.length === 0) return undefined;
+  const by = (level: Risk["level"]) => items.filter((i) => i.risk.level === level);
+  const high = by("high");
+  const elevated = by("elevated");
+  const low = by("low");
+  if (high.length === 0 && elevated.length === 0) return `Risk: all ${plural(low.length, "token")} low.`;
+  const parts: string[] = [];
+  if (high.length > 0) {
+    const named = high
+      .map((i) => ({ symbol: i.symbol, ...highFlag(i.risk.flags) }))
+      .sort((a, b) => a.rank - b.rank)
+      .slice(0, 3)
+      .map((i) => `${i.symbol}: ${i.flag}`);
+    if (high.length > 3) named.push(`${count(high.length - 3)} more`);
+    parts.push(`${count(high.length)} high (${named.join("; ")})`);
+  }
+  if (elevated.length > 0) parts.push(`${count(elevated.length)} elevated`);
+  if (low.length > 0) parts.push(`${count(low.length)} low`);
+  return `Risk: ${listOf(parts)}.`;
+}
