@@ -54,6 +54,14 @@ describe("agent-tools against the embedded default", () => {
     expect(result.stdout + result.stderr).not.toContain(DEVNET_ACCOUNTS[1]!.privateKey.slice(2));
   });
 
+  it("a demo holder pays the discounted price for a drop-radar scan and sees a table of drops", async () => {
+    const result = await cli(["drop-radar", "--token-id", "1", "--type", "upcoming", "--limit", "5"], 1);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/drops \(\d+\)/);
+    expect(result.stdout).toMatch(/slug\s+name\s+chain/);
+    expect(result.stderr).toMatch(/paid 0\.01 USD from 0x70997970C51812dc3A010C7d01b50e0d17dc79C8/);
+  });
+
   it("an anonymous run pays the standard price", async () => {
     const result = await cli(["intel", "--token-id", "7", "--anonymous"], 3);
     expect(result.status).toBe(0);
