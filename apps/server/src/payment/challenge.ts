@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import type { PaymentRequired, PaymentRequirements, ToolRoute } from "@agent-tools/schema";
-import { encodePaymentRequiredHeader } from "@x402/core/http";
 import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import { buildSIWxSchema } from "@x402/extensions/sign-in-with-x";
 import type { Response } from "express";
@@ -65,9 +64,14 @@ export function buildPaymentRequired(
   };
 }
 
-/** Answers 402 with the PaymentRequired JSON as the body and, base64, in the `PAYMENT-REQUIRED` header. */
+/**
+ * Answers 402 with the PaymentRequired JSON as the body and, base64, in the `PAYMENT-REQUIRED` header. The JSON
+ * is serialized once for both; the header is what `encodePaymentRequiredHeader` makes (base64 of the UTF-8
+ * JSON), without its byte-by-byte encoder, which cost a third of a challenge's CPU time.
+ */
 export function sendPaymentRequired(res: Response, paymentRequired: PaymentRequired): void {
-  res.setHeader("PAYMENT-REQUIRED", encodePaymentRequiredHeader(paymentRequired as never));
+  const json = JSON.stringify(paymentRequired);
+  res.setHeader("PAYMENT-REQUIRED", Buffer.from(json, "utf8").toString("base64"));
   res.setHeader("Cache-Control", "no-store");
-  res.status(402).json(paymentRequired);
+  res.status(402).type("application/json").send(json);
 }

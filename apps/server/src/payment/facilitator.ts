@@ -12,18 +12,33 @@ export interface Facilitator {
 }
 
 /**
+ * Runs the facilitator's transactions one at a time. Each send asks the chain for the account's next nonce, so
+ * settlements sent concurrently would take the same nonce and all but one would fail ("nonce too low"). Only
+ * the sending is serialized; waiting for the receipts is not.
+ */
+function oneAtATime(): <T>(send: () => Promise<T>) => Promise<T> {
+  let last: Promise<unknown> = Promise.resolve();
+  return (send) => {
+    const sent = last.then(send);
+    last = sent.catch(() => undefined);
+    return sent;
+  };
+}
+
+/**
  * An in-process facilitator that verifies and settles `exact` EIP-3009 payments itself, sending the
  * `transferWithAuthorization` transactions from `wallet` (the embedded default uses the operator account on
  * the local L2).
  */
 export function createLocalFacilitator(wallet: WalletClient<Transport, Chain, Account>, network: string): Facilitator {
   const client = wallet.extend(publicActions);
+  const send = oneAtATime();
   const signer = toFacilitatorEvmSigner({
     address: wallet.account.address,
     readContract: (args) => client.readContract(args as Parameters<typeof client.readContract>[0]),
     verifyTypedData: (args) => client.verifyTypedData(args as Parameters<typeof client.verifyTypedData>[0]),
-    writeContract: (args) => client.writeContract(args as Parameters<typeof client.writeContract>[0]),
-    sendTransaction: (args) => client.sendTransaction(args),
+    writeContract: (args) => send(() => client.writeContract(args as Parameters<typeof client.writeContract>[0])),
+    sendTransaction: (args) => send(() => client.sendTransaction(args)),
     waitForTransactionReceipt: (args) => client.waitForTransactionReceipt(args),
     getCode: (args) => client.getCode(args),
   });
