@@ -33,6 +33,8 @@ const preferredColumns = [
   "nextStageAt",
   "bidAboveFloor",
   "spreadPct",
+  "volumeH24",
+  "risk",
   "variant",
   "decimals",
 ];
@@ -50,9 +52,31 @@ function cell(value: unknown): string {
   return /^0x[0-9a-fA-F]{40}$/.test(text) ? `${text.slice(0, 6)}…${text.slice(-4)}` : text;
 }
 
-/** A plain-text table of objects, scalar (and a few summarised) columns only. */
-export function table(rows: Record<string, unknown>[], style: Style, maxColumns = 7): string {
-  if (rows.length === 0) return style.dim("(none)");
+/** Lifts the scalar fields of nested objects (a token's `market`) up to the row; a `risk` becomes its level. */
+function flatten(row: Record<string, unknown>): Record<string, unknown> {
+  const flat: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(row)) {
+    const nested =
+      value !== null && typeof value === "object" && !Array.isArray(value) && !("level" in value) && !("usd" in value);
+    if (!nested) {
+      flat[key] = value;
+      continue;
+    }
+    for (const [inner, innerValue] of Object.entries(value as Record<string, unknown>)) {
+      if (inner in row || inner in flat) continue;
+      if (innerValue === null || typeof innerValue !== "object") flat[inner] = innerValue;
+      else if ("level" in innerValue) flat[inner] = innerValue;
+    }
+  }
+  return flat;
+}
+
+const isUrl = (value: unknown) => typeof value === "string" && /^https?:\/\//.test(value);
+
+/** A plain-text table of objects, scalar (and a few summarised) columns only; links are left out. */
+export function table(input: Record<string, unknown>[], style: Style, maxColumns = 7): string {
+  if (input.length === 0) return style.dim("(none)");
+  const rows = input.map(flatten);
   const keys = Object.keys(rows[0]!);
   const summarisable = (key: string) =>
     rows.some(
@@ -62,7 +86,11 @@ export function table(rows: Record<string, unknown>[], style: Style, maxColumns 
         !Array.isArray(r[key]) &&
         ("level" in (r[key] as object) || "usd" in (r[key] as object)),
     );
-  const usable = keys.filter((k) => rows.every((r) => typeof r[k] !== "object" || r[k] === null) || summarisable(k));
+  const usable = keys.filter(
+    (k) =>
+      (rows.every((r) => typeof r[k] !== "object" || r[k] === null) || summarisable(k)) &&
+      !rows.some((r) => isUrl(r[k])),
+  );
   const columns = [
     ...preferredColumns.filter((k) => usable.includes(k)),
     ...usable.filter((k) => !preferredColumns.includes(k)),
