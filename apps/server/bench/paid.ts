@@ -1,0 +1,132 @@
+/**
+ * Line 3: full paid calls, each request with its own pre-signed PAYMENT-SIGNATURE (and, for the signed-in
+ * holder, its own SIGN-IN-WITH-X), verified and settled on the in-process chain. A short warm-up run of each
+ * side sizes its measured rounds to a few seconds in all; the sides then run in alternating rounds. Each round's
+ * payments are signed right before it starts, so none nears its `validBefore` (the challenge's
+ * maxTimeoutSeconds) while the round lasts.
+ */
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
+import { alternate, combine, type LoadResult, load, type ServerCpu } from "./load.js";
+import type { Signers } from "./payments.js";
+import { challenge } from "./payments.js";
+
+const WARM_UP_CALLS = 100;
+const TARGET_SECONDS = 8;
+const ROUNDS = 2;
+/** Calls per round. */
+const MIN_CALLS = 100;
+const MAX_CALLS = 2000;
+/** Payers in turn (account 0 is the facilitator and payee). */
+const PAYERS = [2, 3, 4, 5, 6, 7, 8, 9];
+
+export interface PaidRun {
+  result: LoadResult;
+  /** `Server-Timing` of every 200 answer of the measured run. */
+  serverTimings: string[];
+  /** Why answers were not 200 (the x402 error of the answer), with their counts. */
+  failures: Record<string, number>;
+  /** Seconds spent signing the measured run's payments, and the oldest payment's age when the run ended. */
+  signSeconds: number;
+  oldestPaymentAgeSeconds: number;
+}
+
+export interface PaidOptions {
+  url: string;
+  body: string;
+  signers: Signers;
+  /** Sign in as this devnet account on every call (the holder's discounted price). */
+  signIn?: { index: number; path: string };
+  serverCpu: ServerCpu;
+}
+
+/** The error an x402 answer gives: PaymentRequired's `error`, else the settlement's `errorReason`. */
+function failureReason(paymentRequired: string | undefined, paymentResponse: string | undefined): string {
+  try {
+    if (paymentRequired) return decodePaymentRequiredHeader(paymentRequired).error ?? "payment required";
+    if (paymentResponse) return decodePaymentResponseHeader(paymentResponse).errorReason ?? "settlement failed";
+  } catch {}
+  return "(no x402 header)";
+}
+
+async function run(options: PaidOptions, count: number, measured: boolean): Promise<PaidRun> {
+  const { url, body, signers, signIn } = options;
+  const signStart = performance.now();
+  const signInHeaders = signIn ? await signers.signIns(signIn.index, signIn.path, count + 1) : [];
+  const quoted = await challenge(url, body, signIn ? { "sign-in-with-x": signInHeaders.pop()! } : {});
+  const payments = await signers.payments(quoted, count, signIn ? [signIn.index] : PAYERS);
+  const signed = performance.now();
+
+  let next = 0;
+  const serverTimings: string[] = [];
+  const failures: Record<string, number> = {};
+  const result = await load({
+    url,
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body,
+    expect: 200,
+    amount: count,
+    ...(measured ? { serverCpu: options.serverCpu } : {}),
+    perRequest: () => {
+      const i = next++;
+      return {
+        "payment-signature": payments[i] ?? "",
+        ...(signIn ? { "sign-in-with-x": signInHeaders[i] ?? "" } : {}),
+      };
+    },
+    onAnswer: (status, headers) => {
+      const header = (name: string) => {
+        const value = Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
+        return typeof value === "string" ? value : undefined;
+      };
+      if (status === 200) {
+        const timing = header("server-timing");
+        if (timing) serverTimings.push(timing);
+        return;
+      }
+      const reason = `${status} ${failureReason(header("payment-required"), header("payment-response"))}`;
+      failures[reason] = (failures[reason] ?? 0) + 1;
+    },
+  });
+  return {
+    result,
+    serverTimings,
+    failures,
+    signSeconds: (signed - signStart) / 1000,
+    oldestPaymentAgeSeconds: (performance.now() - signStart) / 1000,
+  };
+}
+
+function combinePaid(runs: PaidRun[]): PaidRun {
+  const failures: Record<string, number> = {};
+  for (const run of runs) {
+    for (const [reason, count] of Object.entries(run.failures)) failures[reason] = (failures[reason] ?? 0) + count;
+  }
+  return {
+    result: combine(runs.map((r) => r.result)),
+    serverTimings: runs.flatMap((r) => r.serverTimings),
+    failures,
+    signSeconds: runs.reduce((sum, r) => sum + r.signSeconds, 0),
+    oldestPaymentAgeSeconds: Math.max(...runs.map((r) => r.oldestPaymentAgeSeconds)),
+  };
+}
+
+/** Warms each side up, then measures them in alternating rounds of pre-signed paid calls. */
+export async function benchPaid<K extends string>(sides: Record<K, PaidOptions>): Promise<Record<K, PaidRun>> {
+  const callsPerRound = {} as Record<K, number>;
+  for (const key of Object.keys(sides) as K[]) {
+    const warm = await run(sides[key], WARM_UP_CALLS, false);
+    const calls = (warm.result.rps * TARGET_SECONDS) / ROUNDS;
+    callsPerRound[key] = Math.round(Math.min(MAX_CALLS, Math.max(MIN_CALLS, calls)));
+  }
+  const rounds = await alternate(
+    ROUNDS,
+    Object.fromEntries(
+      (Object.keys(sides) as K[]).map((key) => [key, () => run(sides[key], callsPerRound[key], true)]),
+    ) as Record<K, () => Promise<PaidRun>>,
+  );
+  return Object.fromEntries((Object.keys(sides) as K[]).map((key) => [key, combinePaid(rounds[key])])) as Record<
+    K,
+    PaidRun
+  >;
+}
