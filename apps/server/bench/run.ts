@@ -4,7 +4,7 @@
  * autocannon (10 connections; the two sides of each comparison in alternating rounds) and prints one table. It
  * prints; it asserts nothing.
  *
- *   --only=healthz,challenge,paid   run some lines only
+ *   --only=healthz,challenge,paid,market   run some lines only
  *   --cpu-prof[=dir]                write a CPU profile of the servers' process (default: a temporary directory)
  */
 import { type ChildProcess, fork } from "node:child_process";
@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { benchChallenge } from "./challenge.js";
 import { benchHealthz } from "./healthz.js";
+import { benchMarket, type MarketLine, printMarket } from "./market.js";
 import { benchPaid } from "./paid.js";
 import { createSigners, HOLDER_BODY, HOLDER_INDEX, INTEL_BODY } from "./payments.js";
 import type { FromHost, HostCpu, HostInfo, HostReport } from "./protocol.js";
@@ -169,6 +170,12 @@ async function main(): Promise<void> {
     if (code !== 0) process.exitCode = 1;
   }
 
+  let market: MarketLine[] = [];
+  if (wants("market")) {
+    progress("market tools: drop radar at 150 ms upstream latency, B20 radar over 604,800 blocks");
+    market = await benchMarket(progress);
+  }
+
   const seconds = (performance.now() - started) / 1000;
   const machineAfter = machineBusyMicros();
   // What the rest of the machine used meanwhile: all its CPU time minus this process's and the servers'.
@@ -184,6 +191,7 @@ async function main(): Promise<void> {
     ...(othersShare === undefined ? {} : { othersShare }),
     ...(cpuProf ? { profileDir } : {}),
   });
+  if (market.length > 0) printMarket(market);
 }
 
 main().catch((error: unknown) => {
