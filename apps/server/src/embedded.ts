@@ -1,7 +1,7 @@
 import { startDevnet } from "@agent-tools/devnet";
 import { simWalletAccessToken, startUpstreamSims } from "@agent-tools/upstream-sim";
 import { composeService } from "./compose.js";
-import { ConfigError, loadConfig } from "./config.js";
+import { exitOnStartFailure, loadConfigOrExit, stopOnSignals } from "./lifecycle.js";
 import { createLogger } from "./logger.js";
 import { listen } from "./server.js";
 
@@ -10,16 +10,7 @@ import { listen } from "./server.js";
  * them. Everything runs on this machine; nothing reaches a real network.
  */
 async function main(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig(process.env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit();
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const started = Date.now();
   say("Starting the embedded default: local chains, seeded, and the Agent Tools server.");
@@ -98,23 +89,7 @@ async function main(): Promise<void> {
   say("");
   say(`Try: curl ${config.publicUrl}/agents/info/1`);
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, "shutting down");
-    const force = setTimeout(() => process.exit(1), 10_000);
-    force.unref();
-    Promise.all([running.close(), devnet.close(), sims.close()]).then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.on("SIGTERM", () => stop("SIGTERM"));
-  process.on("SIGINT", () => stop("SIGINT"));
+  stopOnSignals(logger, () => Promise.all([running.close(), devnet.close(), sims.close()]));
 }
 
-main().catch((error) => {
-  process.stderr.write(`agent-tools failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
-});
+main().catch(exitOnStartFailure);

@@ -1,20 +1,11 @@
 import { composeService } from "./compose.js";
-import { ConfigError, loadConfig } from "./config.js";
+import { exitOnStartFailure, loadConfigOrExit, stopOnSignals } from "./lifecycle.js";
 import { createLogger } from "./logger.js";
 import { listen } from "./server.js";
 
 /** Composes the service from validated configuration and runs it until SIGTERM or SIGINT. */
 async function main(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig(process.env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit();
   const logger = createLogger(config.logLevel);
   const { app } = await composeService(config, logger);
   const running = await listen(app, config.host, config.port);
@@ -23,26 +14,7 @@ async function main(): Promise<void> {
     `Agent Tools API on ${config.publicUrl}  (reference: ${config.publicUrl}/, health: ${config.publicUrl}/healthz)\n`,
   );
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, "shutting down");
-    const force = setTimeout(() => process.exit(1), 10_000);
-    force.unref();
-    running.close().then(
-      () => process.exit(0),
-      (error) => {
-        logger.error({ err: error }, "shutdown failed");
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGTERM", () => stop("SIGTERM"));
-  process.on("SIGINT", () => stop("SIGINT"));
+  stopOnSignals(logger, () => running.close());
 }
 
-main().catch((error) => {
-  process.stderr.write(`agent-tools failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
-});
+main().catch(exitOnStartFailure);

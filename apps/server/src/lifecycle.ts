@@ -1,0 +1,44 @@
+import type { Logger } from "pino";
+import { type Config, ConfigError, loadConfig } from "./config.js";
+
+/** The configuration from the environment; on a bad variable, says which and exits 1. */
+export function loadConfigOrExit(): Config {
+  try {
+    return loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+/**
+ * On SIGTERM or SIGINT, runs `close` once (stop accepting, let requests in flight finish) and exits 0, or 1 when
+ * closing fails or takes more than 10 s.
+ */
+export function stopOnSignals(logger: Logger, close: () => Promise<unknown>): void {
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down");
+    setTimeout(() => process.exit(1), 10_000).unref();
+    close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+}
+
+/** Reports a start-up failure in one line and exits 1. */
+export function exitOnStartFailure(error: unknown): never {
+  process.stderr.write(`agent-tools failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}
