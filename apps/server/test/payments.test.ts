@@ -250,6 +250,28 @@ describe("replay", () => {
   });
 });
 
+describe("concurrent paid calls", () => {
+  it("ten distinct payments at once are all served and all settled, each exactly once", async () => {
+    const payers = [1, 2, 3, 4, 5, 6, 7, 8, 9, 1];
+    const quotes = await Promise.all(payers.map(() => challenge("/intel", { tokenId: 11 }).then((c) => c.json)));
+    const headers = await Promise.all(payers.map((payer, i) => t.pay(payer, quotes[i])));
+    const before = await Promise.all(payers.map((payer) => t.balance(address(payer))));
+    const payToBefore = await t.balance(payTo());
+    const answers = await Promise.all(
+      headers.map((header) => t.post("/intel", { tokenId: 11 }, { "PAYMENT-SIGNATURE": header })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(payers.map(() => 200));
+    const transactions = answers.map(
+      (a) => decodePaymentResponseHeader(a.headers.get("payment-response")!).transaction,
+    );
+    expect(new Set(transactions).size).toBe(payers.length);
+    expect(await t.balance(payTo())).toBe(payToBefore + BigInt(payers.length) * 1_000_000n);
+    // Account 1 paid twice, the others once.
+    expect(await t.balance(address(1))).toBe(before[0]! - 2_000_000n);
+    expect(await t.balance(address(5))).toBe(before[4]! - 1_000_000n);
+  });
+});
+
 describe("any x402 v2 client", () => {
   it("a client built only from @x402/fetch and a viem account pays and gets 200", async () => {
     const account = privateKeyToAccount(t.devnet.deployment.accounts[8]!.privateKey);
