@@ -29,6 +29,9 @@ function discoveryExtension(route: ToolRoute): Record<string, unknown> {
   return extension;
 }
 
+/** The SIWX extension's JSON Schema is the same for every challenge: built once. */
+const siwxSchema = buildSIWxSchema();
+
 /**
  * The PaymentRequired answer of a tool route: the price point that applies to this caller, the
  * `sign-in-with-x` extension (so a holder learns it can sign in for the discount) and Bazaar discovery info.
@@ -57,7 +60,7 @@ export function buildPaymentRequired(
           resources: [url],
         },
         supportedChains: context.signInChains.map((chainId) => ({ chainId, type: "eip191" })),
-        schema: buildSIWxSchema(),
+        schema: siwxSchema,
       },
       ...discoveryExtension(route),
     },
