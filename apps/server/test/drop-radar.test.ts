@@ -3,7 +3,7 @@ import { MARKETPLACE_FACTS, simWalletAccessToken } from "@agent-tools/upstream-s
 import type { PaymentRequired } from "@x402/core/types";
 import type { Address } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
+import type { z } from "zod";
 import { KNOWN_DROP_CHAINS, STALE_AFTER_DAYS } from "../src/tools/drop-set.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
 
@@ -23,14 +23,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
 });
-afterEach(async () => {
-  t.sims.marketplace.faults.clear();
-  // The client's circuit breaker opens after 5 failures in a row; one success resets the count.
-  await t.toolDeps.marketplace.get("/api/v2/drops/neon-harbor-passes", {
-    query: { fresh: crypto.randomUUID() },
-    schema: z.unknown(),
-  });
-});
+afterEach(() => t.resetUpstream());
 
 /** Token 1 belongs to account 1 (Holder clearance): signed in, it pays the holder price. */
 async function paid(

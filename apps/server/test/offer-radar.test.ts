@@ -3,7 +3,7 @@ import { MARKETPLACE_FACTS } from "@agent-tools/upstream-sim";
 import type { PaymentRequired } from "@x402/core/types";
 import type { Address } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
+import type { z } from "zod";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
 
 let t: PaidTestServer;
@@ -26,15 +26,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
 });
-afterEach(async () => {
-  t.sims.marketplace.faults.clear();
-  // The marketplace client's circuit breaker opens after 5 failures in a row; one success resets the count, so
-  // a fault case never leaks into the next one.
-  await t.toolDeps.marketplace.get("/api/v2/collections/lumen-apes", {
-    query: { fresh: crypto.randomUUID() },
-    schema: z.unknown(),
-  });
-});
+afterEach(() => t.resetUpstream());
 
 type Headers = Record<string, string>;
 

@@ -34,15 +34,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
 });
-afterEach(async () => {
-  t.sims.marketplace.faults.clear();
-  // The marketplace client's circuit breaker opens after 5 failures in a row; one success closes the count, so
-  // a fault case never leaks into the next one.
-  await t.toolDeps.marketplace.get("/api/v2/collections/lumen-apes", {
-    query: { fresh: crypto.randomUUID() },
-    schema: z.unknown(),
-  });
-});
+afterEach(() => t.resetUpstream());
 
 /** POST → 402 → pay → POST again with the payment (and the same sign-in, when signed in). */
 async function paidPost(body: Record<string, unknown>, options: { payer: number; signIn?: boolean }) {

@@ -9,6 +9,7 @@ import { createSIWxPayload, encodeSIWxHeader } from "@x402/extensions/sign-in-wi
 import pino from "pino";
 import type { PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { z } from "zod";
 import { createApp } from "../../src/app.js";
 import { chainDeps, paymentDeps, toolDeps } from "../../src/compose.js";
 import { type Config, loadConfig } from "../../src/config.js";
@@ -40,6 +41,12 @@ export interface PaidTestServer {
   ): Promise<string>;
   /** A PAYMENT-SIGNATURE header paying the first requirement of a 402 answer, from devnet account `index`. */
   pay(index: number, paymentRequired: PaymentRequired): Promise<string>;
+  /**
+   * Clears the simulators' faults and makes one successful call through each upstream client: the clients'
+   * circuit breakers open after 5 failures in a row, and one success resets the count, so a fault case never
+   * leaks into the next test.
+   */
+  resetUpstream(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -134,6 +141,15 @@ export async function startPaidTestServer(
       client.setSpendControls({ allowedAssets: [{ network: `eip155:${devnet.l2.chainId}`, asset: usd }] });
       const payload = await client.createPaymentPayload(paymentRequired);
       return encodePaymentSignatureHeader(payload);
+    },
+    async resetUpstream() {
+      sims.marketplace.faults.clear();
+      sims.marketData.faults.clear();
+      const fresh = { fresh: crypto.randomUUID() };
+      await Promise.all([
+        deps.marketplace.get("/api/v2/collections/lumen-apes", { query: fresh, schema: z.unknown() }),
+        deps.marketData.get("/latest/dex/search", { query: { q: "WBNB", ...fresh }, schema: z.unknown() }),
+      ]);
     },
     async close() {
       await server.close();
