@@ -3,7 +3,6 @@ import { MARKETPLACE_FACTS } from "@agent-tools/upstream-sim";
 import type { PaymentRequired } from "@x402/core/types";
 import { type Address, getAddress } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
 
 let t: PaidTestServer;
