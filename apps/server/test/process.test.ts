@@ -1,22 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { type RunningDevnet, startDevnet } from "@agent-tools/devnet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../src/embedded-process.js";
 
 const mainScript = fileURLToPath(new URL("../dist/main.js", import.meta.url));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 function run(env: Record<string, string>): { child: ChildProcess; output: () => string } {
   const child = spawn(process.execPath, [mainScript], {
