@@ -41,7 +41,8 @@ const preferredColumns = [
 
 function cell(value: unknown): string {
   if (value === null || value === undefined) return "-";
-  if (typeof value === "number") return Number.isInteger(value) ? String(value) : value.toFixed(value < 1 ? 4 : 2);
+  if (typeof value === "number")
+    return Number.isInteger(value) ? String(value) : value.toFixed(Math.abs(value) < 1 ? 4 : 2);
   if (typeof value === "object") {
     const v = value as Record<string, unknown>;
     if ("level" in v) return String(v.level); // risk
