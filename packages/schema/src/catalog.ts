@@ -1,6 +1,6 @@
 import { requestJsonSchema, responseJsonSchema } from "./json-schema.js";
 import { type PaymentTerms, routePaymentRequirements } from "./openapi.js";
-import { type ToolRoute, toolRoutes } from "./routes.js";
+import { paidRoutes, routeMethod, type ToolRoute } from "./routes.js";
 import { SERVICE_DESCRIPTION, SERVICE_DISPLAY_NAME, SERVICE_ICON_PATH } from "./service.js";
 import type { PaymentCatalog } from "./x402.js";
 
@@ -17,7 +17,7 @@ export function buildCatalogItem(route: ToolRoute, options: Omit<PaymentCatalogO
   return {
     resource: `${options.publicUrl}${route.path}`,
     type: "http" as const,
-    method: "POST" as const,
+    method: routeMethod(route),
     serviceName: SERVICE_DISPLAY_NAME,
     description: route.description,
     tags: [...route.tags],
@@ -46,7 +46,7 @@ export function buildPaymentCatalog(options: PaymentCatalogOptions): PaymentCata
     iconUrl: `${publicUrl}${SERVICE_ICON_PATH}`,
     network: payment.network,
     asset: payment.asset,
-    items: Object.values(toolRoutes).map((route) => buildCatalogItem(route, { publicUrl, payment })),
+    items: Object.values(paidRoutes).map((route) => buildCatalogItem(route, { publicUrl, payment })),
     generatedAt: options.now.toISOString(),
   };
 }

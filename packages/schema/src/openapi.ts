@@ -1,9 +1,10 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import { errorBodySchema } from "./errors.js";
+import { LEDGER_PATH, ledgerQuerySchema, ledgerReportSchema } from "./operator.js";
 import { clearanceWording, formatUsd, type PricePoint, pricePoints } from "./pricing.js";
 import { agentInfoSchema, bindingStatusSchema, healthSchema, registrationFileSchema } from "./public.js";
-import { type ToolRoute, toolRoutes } from "./routes.js";
+import { paidRoutes, type ToolRoute } from "./routes.js";
 import { toolManifestSchema } from "./tool-manifest.js";
 import { type PaymentRequirements, paymentCatalogSchema, paymentRequiredSchema } from "./x402.js";
 
@@ -168,7 +169,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     responses: { 200: { description: "The payment catalog.", ...json(paymentCatalogSchema) } },
   });
 
-  const slugs = Object.values(toolRoutes).map((route) => route.slug) as [string, ...string[]];
+  const slugs = Object.values(paidRoutes).map((route) => route.slug) as [string, ...string[]];
   registry.registerPath({
     method: "get",
     path: "/.well-known/ai-tool/{slug}.json",
@@ -200,12 +201,15 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
   });
 
   const { payment } = options;
-  for (const route of Object.values(toolRoutes)) {
+  for (const route of Object.values(paidRoutes) as ToolRoute[]) {
+    const only = "method" in route ? route.method : undefined;
+    const successStatus = ("successStatus" in route ? route.successStatus : undefined) ?? 200;
+    const revealedOnly = "revealedOnly" in route && route.revealedOnly === true;
     const discountedFor = clearanceWording[route.minimumClearance];
     const standard = routePaymentRequirements(payment, route, "standard");
     const discounted = routePaymentRequirements(payment, route, "discounted");
     registry.registerPath({
-      method: "post",
+      method: only ?? "post",
       path: route.path,
       operationId: route.operationId,
       tags: ["tools"],
@@ -213,10 +217,17 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
       description:
         `${route.description}\n\nPrice per call: ${formatUsd(pricePoints.standard)} USD for any caller, ` +
         `${formatUsd(pricePoints.discounted)} USD for ${discountedFor} signed in with Ethereum (header \`SIGN-IN-WITH-X\`). ` +
-        `Pay with x402 v2 (header \`PAYMENT-SIGNATURE\`). The same route answers GET with the fields as query parameters.`,
-      request: { body: { required: true, ...json(route.request, route.sampleInput) } },
+        `Pay with x402 v2 (header \`PAYMENT-SIGNATURE\`).` +
+        (only ? "" : " The same route answers GET with the fields as query parameters."),
+      request:
+        only === "get"
+          ? { query: route.request }
+          : { body: { required: true, ...json(route.request, route.sampleInput) } },
       responses: {
-        200: { description: "The tool's answer.", ...json(route.response, route.sampleOutput) },
+        [successStatus]: {
+          description: successStatus === 202 ? "Accepted: the mission is queued." : "The tool's answer.",
+          ...json(route.response, route.sampleOutput),
+        },
         400: {
           description: "Invalid request: a field is missing, of the wrong type or out of bounds. Never charged.",
           ...json(
@@ -242,7 +253,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
         },
         403: {
           description:
-            "The signed-in caller does not own the token (`not_token_owner`) or its clearance is too low (`insufficient_clearance`).",
+            "The signed-in caller does not own the token (`not_token_owner`) or its clearance is too low (`insufficient_clearance`)." +
+            (revealedOnly ? " The agent is not revealed yet (`agent_not_revealed`), whoever asks." : ""),
           ...json(
             errorBodySchema,
             errorExample("insufficient_clearance", `This tool needs ${route.minimumClearance} clearance.`, [
@@ -290,6 +302,31 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     });
   }
 
+  registry.registerPath({
+    method: "get",
+    path: LEDGER_PATH,
+    operationId: "getLedgerReport",
+    tags: ["operator"],
+    summary: "Settlement ledger (operator)",
+    description:
+      "Every settled payment is recorded once, before the paid call answers. This report gives totals per route " +
+      "and per UTC day and the latest entries. Operator only: sign in with `SIGN-IN-WITH-X` (EIP-4361, bound to " +
+      "this service's origin) as the operator address. No payment.",
+    request: { query: ledgerQuerySchema },
+    responses: {
+      200: { description: "The ledger report.", ...json(ledgerReportSchema) },
+      400: { description: "Invalid query.", ...json(errorBodySchema) },
+      401: {
+        description: "No or invalid sign-in (`sign_in_required`).",
+        ...json(errorBodySchema, errorExample("sign_in_required", "Sign in as the operator with SIGN-IN-WITH-X.")),
+      },
+      403: {
+        description: "Signed in, but not as the operator (`not_operator`).",
+        ...json(errorBodySchema, errorExample("not_operator", "0x7099... is not the operator of this service.")),
+      },
+    },
+  });
+
   const generator = new OpenApiGeneratorV31(registry.definitions);
   const document = generator.generateDocument({
     openapi: "3.1.0",
@@ -308,7 +345,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     tags: [
       { name: "public", description: "Open routes: no payment or credential." },
       { name: "discovery", description: "Machine-readable descriptions of the service." },
-      { name: "tools", description: "Paid tool routes (x402 v2)." },
+      { name: "tools", description: "Paid tool routes (x402 v2), the mission queue (`/dispatch`) among them." },
+      { name: "operator", description: "The operator's views; signed in as the operator address, never paid." },
     ],
   });
   return JSON.parse(JSON.stringify(document)) as OpenApiDocument;

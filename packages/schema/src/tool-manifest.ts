@@ -4,7 +4,7 @@ import { requestJsonSchema, responseJsonSchema } from "./json-schema.js";
 import type { PaymentTerms } from "./openapi.js";
 import { clearanceWording, formatUsd, pricePoints } from "./pricing.js";
 import { type Clearance, clearanceMeets, clearances } from "./primitives.js";
-import { type ToolRoute, toolRoutes } from "./routes.js";
+import { paidRoutes, routeMethod, type ToolRoute } from "./routes.js";
 import { PAYMENT_CATALOG_PATH, SERVICE_DISPLAY_NAME, SERVICE_ICON_PATH } from "./service.js";
 
 /*
@@ -89,7 +89,7 @@ const pricePointInfoSchema = z.object({
 
 /** What a caller needs beyond the ERC's fields: how to call the tool and who each price point is for. */
 const extensionSchema = z.object({
-  method: z.literal("POST"),
+  method: z.enum(["POST", "GET"]),
   operationId: z.string(),
   x402Version: z.literal(2),
   minimumClearance: z.enum(clearances),
@@ -248,7 +248,7 @@ export function buildToolManifest(route: ToolRoute, options: ToolManifestOptions
     ],
     ...(options.collection ? { access: clearanceAccess(options.collection, route.minimumClearance) } : {}),
     [TOOL_MANIFEST_EXTENSION]: {
-      method: "POST",
+      method: routeMethod(route),
       operationId: route.operationId,
       x402Version: 2,
       minimumClearance: route.minimumClearance,
@@ -275,7 +275,7 @@ export function buildToolManifest(route: ToolRoute, options: ToolManifestOptions
 
 /** Every tool's manifest, keyed by the route's slug. */
 export function buildToolManifests(options: ToolManifestOptions): Record<string, ToolManifest> {
-  return Object.fromEntries(Object.values(toolRoutes).map((route) => [route.slug, buildToolManifest(route, options)]));
+  return Object.fromEntries(Object.values(paidRoutes).map((route) => [route.slug, buildToolManifest(route, options)]));
 }
 
 /**

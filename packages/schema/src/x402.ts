@@ -59,7 +59,7 @@ export const catalogItemSchema = z
   .object({
     resource: z.string().meta({ description: "Absolute URL of the tool route." }),
     type: z.literal("http"),
-    method: z.literal("POST"),
+    method: z.enum(["POST", "GET"]),
     serviceName: z.string(),
     description: z.string(),
     tags: z.array(z.string()),

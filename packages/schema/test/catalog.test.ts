@@ -88,10 +88,13 @@ describe("payment catalog", () => {
     expect(later.items).toEqual(catalog.items);
   });
 
-  it("lists the seven tools in the route table's order, as POST http resources", () => {
-    expect(catalog.items.map((i) => i.resource)).toEqual(
-      toolNames.map((tool) => `https://tools.test${toolRoutes[tool].path}`),
-    );
+  it("lists the seven tools in the route table's order, as POST http resources, then the mission queue", () => {
+    expect(catalog.items.map((i) => i.resource)).toEqual([
+      ...toolNames.map((tool) => `https://tools.test${toolRoutes[tool].path}`),
+      "https://tools.test/dispatch",
+      "https://tools.test/dispatch",
+    ]);
+    expect(catalog.items.slice(-2).map((i) => i.method)).toEqual(["POST", "GET"]);
     for (const tool of toolNames) {
       const item = itemOf(tool);
       expect(Object.keys(item)).toEqual([
@@ -206,7 +209,7 @@ describe("catalog of another deployment", () => {
     expect(other.items[0]?.resource).toBe("http://127.0.0.1:8402/intel");
     expect(other.network).toBe("eip155:31338");
     expect(other.items.flatMap((i) => i.accepts.map((a) => [a.network, a.maxTimeoutSeconds]))).toEqual(
-      Array(14).fill(["eip155:31338", 60]),
+      Array(18).fill(["eip155:31338", 60]),
     );
   });
 });

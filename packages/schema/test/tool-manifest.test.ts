@@ -8,6 +8,8 @@ import {
   ERC7496_CLEARANCE_TRAIT_KEY,
   ERC7496_TRAIT_REQUIREMENT_KIND,
   type PaymentTerms,
+  paidRouteNames,
+  paidRoutes,
   TOOL_MANIFEST_TYPE,
   type ToolManifest,
   type ToolManifestOptions,
@@ -255,8 +257,8 @@ const words = (hex: string) => hex.slice(2).match(/.{64}/g) ?? [];
 const word = (hex: string) => hex.slice(2).toLowerCase().padStart(64, "0");
 
 describe("tool manifests", () => {
-  it("has one per tool, keyed by the route table's slug, each slug fit for the well-known path", () => {
-    expect(Object.keys(manifests)).toEqual(toolNames.map((tool) => toolRoutes[tool].slug));
+  it("has one per paid route, keyed by the route table's slug, each slug fit for the well-known path", () => {
+    expect(Object.keys(manifests)).toEqual(paidRouteNames.map((name) => paidRoutes[name].slug));
     expect(Object.keys(manifests)).toEqual([
       "intel",
       "drop-radar",
@@ -265,7 +267,11 @@ describe("tool manifests", () => {
       "portfolio",
       "allowlist-scan",
       "offer-radar",
+      "dispatch",
+      "dispatch-missions",
     ]);
+    expect(manifests["dispatch-missions"]?.["x-agent-tools"].method).toBe("GET");
+    expect(manifests.dispatch?.["x-agent-tools"].method).toBe("POST");
     for (const slug of Object.keys(manifests)) {
       expect(slug).toMatch(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/);
       expect(slug.length).toBeLessThanOrEqual(64);

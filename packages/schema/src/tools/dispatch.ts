@@ -1,0 +1,133 @@
+import { z } from "zod";
+import { addressSchema, isoDateTimeSchema, tokenIdSchema } from "../primitives.js";
+import { allowlistScanRequestSchema } from "./allowlist-scan.js";
+import { altchainRadarRequestSchema } from "./altchain-radar.js";
+import { b20RadarRequestSchema } from "./b20-radar.js";
+import { briefField, generatedAtField } from "./common.js";
+import { dropRadarRequestSchema } from "./drop-radar.js";
+import { intelRequestSchema } from "./intel.js";
+import { offerRadarRequestSchema } from "./offer-radar.js";
+import { portfolioRequestSchema } from "./portfolio.js";
+
+/**
+ * The tools a mission can run, by slug (the route path without its slash), with the request schema its
+ * `params` are checked against. `tokenId` is the mission's own and is not repeated in `params`.
+ */
+export const missionToolRequests = {
+  intel: intelRequestSchema,
+  "drop-radar": dropRadarRequestSchema,
+  "b20-radar": b20RadarRequestSchema,
+  "altchain-radar": altchainRadarRequestSchema,
+  portfolio: portfolioRequestSchema,
+  "allowlist-scan": allowlistScanRequestSchema,
+  "offer-radar": offerRadarRequestSchema,
+} as const;
+export type MissionTool = keyof typeof missionToolRequests;
+export const missionTools = Object.keys(missionToolRequests) as [MissionTool, ...MissionTool[]];
+
+/** The request schema of a mission's tool without `tokenId` (the mission names the agent). */
+export function missionParamsSchema(tool: MissionTool): z.ZodObject {
+  return (missionToolRequests[tool] as z.ZodObject).omit({ tokenId: true } as never);
+}
+
+/** How far ahead a mission may be scheduled. */
+export const MISSION_MAX_DELAY_DAYS = 30;
+
+export const missionToolSchema = z
+  .enum(missionTools, { error: `must be one of ${missionTools.join(", ")}` })
+  .meta({ description: "The tool the mission runs, by its route name.", example: "allowlist-scan" });
+
+export const missionStatuses = ["queued", "running", "done", "failed"] as const;
+export const missionStatusSchema = z.enum(missionStatuses).meta({
+  description:
+    "`queued` (waiting for `runAt`, or for a retry), `running`, `done` (result kept) or `failed` (error kept).",
+});
+export type MissionStatus = z.infer<typeof missionStatusSchema>;
+
+const paramsField = z
+  .record(z.string(), z.unknown())
+  .meta({ description: "The tool's request fields, as for its own route, without `tokenId`." });
+
+export const dispatchRequestSchema = z
+  .object({
+    tokenId: tokenIdSchema,
+    mission: z.object({ tool: missionToolSchema, params: paramsField.default({}) }).superRefine((mission, ctx) => {
+      // The params must be a valid request of the tool, so a queued mission does not fail later on its input.
+      const parsed = missionParamsSchema(mission.tool).safeParse(mission.params);
+      if (parsed.success) return;
+      for (const issue of parsed.error.issues) {
+        ctx.addIssue({ code: "custom", message: issue.message, path: ["params", ...issue.path] });
+      }
+    }),
+    runAt: isoDateTimeSchema
+      .optional()
+      .refine((value) => !(Date.parse(value ?? "") > Date.now() + MISSION_MAX_DELAY_DAYS * 86_400_000), {
+        error: `must be at most ${MISSION_MAX_DELAY_DAYS} days ahead`,
+      })
+      .meta({ description: "When to run the mission (ISO-8601 UTC); now when left out or in the past." }),
+  })
+  .meta({ id: "DispatchRequest" });
+
+export const missionErrorSchema = z
+  .object({
+    code: z.string().meta({ description: "The error code the tool failed with, as its route would answer." }),
+    message: z.string(),
+  })
+  .meta({ id: "MissionError" });
+
+export const missionSchema = z
+  .object({
+    id: z.uuid().meta({ description: "Mission id." }),
+    tokenId: tokenIdSchema,
+    tool: missionToolSchema,
+    params: paramsField,
+    status: missionStatusSchema,
+    requestedBy: addressSchema.meta({
+      description: "Who queued the mission: the signed-in holder, or the payer of an anonymous call.",
+    }),
+    createdAt: isoDateTimeSchema,
+    runAt: isoDateTimeSchema.meta({ description: "When the mission runs (or runs again, after a failed attempt)." }),
+    startedAt: isoDateTimeSchema.nullable(),
+    finishedAt: isoDateTimeSchema.nullable(),
+    attempts: z.number().int().min(0).meta({ description: "Runs started so far (retries of upstream failures)." }),
+    result: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .meta({ description: "The tool's answer (its route's 200 body) once `done`." }),
+    error: missionErrorSchema.nullable().meta({ description: "Why the mission `failed`." }),
+  })
+  .meta({ id: "Mission" });
+export type Mission = z.infer<typeof missionSchema>;
+
+export const dispatchResponseSchema = z
+  .object({
+    generatedAt: generatedAtField,
+    mission: missionSchema,
+    brief: briefField,
+  })
+  .meta({ id: "DispatchResponse" });
+
+export const listMissionsRequestSchema = z
+  .object({
+    tokenId: tokenIdSchema,
+    status: missionStatusSchema.optional(),
+    limit: z.number().int().min(1).max(100).default(20).meta({ description: "Most recent missions, 1 to 100." }),
+  })
+  .meta({ id: "ListMissionsRequest" });
+
+export const listMissionsResponseSchema = z
+  .object({
+    tokenId: tokenIdSchema,
+    generatedAt: generatedAtField,
+    counts: z
+      .object({
+        queued: z.number().int().min(0),
+        running: z.number().int().min(0),
+        done: z.number().int().min(0),
+        failed: z.number().int().min(0),
+      })
+      .meta({ description: "The agent's missions by status (all of them, not only those listed)." }),
+    missions: z.array(missionSchema).meta({ description: "Newest first." }),
+    brief: briefField,
+  })
+  .meta({ id: "ListMissionsResponse" });
