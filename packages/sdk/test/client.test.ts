@@ -1,4 +1,5 @@
 import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
+import { paidRouteNames } from "@agent-tools/schema";
 import { type EmbeddedProcess, spawnEmbeddedService } from "@agent-tools/server";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -28,7 +29,7 @@ describe("public routes", () => {
     expect(info.owner).toBe(holder(1).address);
     expect((await client.registration(1)).registrations[0]!.agentId).toBe(1);
     expect((await client.binding(1)).bound).toBe(true);
-    expect((await client.catalog()).items).toHaveLength(7);
+    expect((await client.catalog()).items).toHaveLength(paidRouteNames.length);
     expect((await client.openapi()).openapi).toBe("3.1.0");
   });
 
