@@ -6,14 +6,23 @@ import {
   type ErrorBody,
   type Health,
   healthSchema,
+  LEDGER_PATH,
+  type LedgerQuery,
+  type LedgerReport,
+  ledgerQuerySchema,
+  ledgerReportSchema,
+  type PaidRouteName,
   type PaymentCatalog,
   type PaymentRequired,
+  paidRoutes,
   paymentCatalogSchema,
   type RegistrationFile,
   registrationFileSchema,
+  routeMethod,
   type ToolInput,
   type ToolName,
   type ToolOutput,
+  type ToolRoute,
   toolRoutes,
 } from "@agent-tools/schema";
 import type { LocalAccount } from "viem";
@@ -24,11 +33,13 @@ import {
   NotFoundError,
   PaymentRequiredError,
   ServiceError,
+  UnauthorizedError,
   UnexpectedResponseError,
   UpstreamError,
   ValidationError,
 } from "./errors.js";
 import { type Payment, readPayment, signPayment, unitsToUsd, usdToUnits } from "./payment.js";
+import { inputToQuery } from "./query.js";
 import { signInHeader } from "./sign-in.js";
 
 export interface AgentToolsClientOptions {
@@ -55,7 +66,37 @@ type ToolMethods = {
   [N in ToolName]: (input: ToolInput<N>) => Promise<ToolResult<ToolOutput<N>>>;
 };
 
+/** Body of `POST /dispatch`: the agent, the mission (a tool by its slug and that tool's fields) and when to run it. */
+export type DispatchInput = ToolInput<"dispatch">;
+/** Answer of `POST /dispatch` (202): the queued mission and a brief. */
+export type DispatchOutput = ToolOutput<"dispatch">;
+/** Query of `GET /dispatch`: the agent, optionally a status, and how many missions (1 to 100, default 20). */
+export type ListMissionsInput = ToolInput<"missions">;
+/** Answer of `GET /dispatch`: the agent's missions, newest first, and counts by status. */
+export type ListMissionsOutput = ToolOutput<"missions">;
+
 export interface AgentToolsClient extends ToolMethods {
+  /**
+   * `POST /dispatch`: queues a mission, a deferred run of one of the tools for the agent (`runAt`, ISO-8601 UTC,
+   * now when left out; at most 30 days ahead). Paid like the tools (Elite clearance for the holder price); the
+   * service answers 202 with the mission, queued. `mission.params` is checked against the tool's own request
+   * fields before anything is sent. An unrevealed agent gets `ForbiddenError` with code `agent_not_revealed`.
+   * Never retried after a payment is signed.
+   */
+  dispatch(input: DispatchInput): Promise<ToolResult<DispatchOutput>>;
+  /**
+   * `GET /dispatch`: the agent's missions, newest first, with their status, result or error, and counts by status
+   * (`status` filters, `limit` 1 to 100). Paid like the tools: each call is charged.
+   */
+  missions(input: ListMissionsInput): Promise<ToolResult<ListMissionsOutput>>;
+  /**
+   * `GET /operator/ledger`: the operator's report of settled payments (totals per route and per day, the latest
+   * entries) for `from`..`to` (UTC days, YYYY-MM-DD; the last 30 days by default). Not paid. Always signs in with
+   * the account, whatever `signIn` says, with a fresh sign-in per request on the chain the service names; throws
+   * `UnauthorizedError` without an account or when the service refuses the sign-in, and `ForbiddenError` (code
+   * `not_operator`) when the account is not the operator. Retried on network errors only.
+   */
+  ledger(query?: LedgerQuery): Promise<LedgerReport>;
   /** `GET /healthz`: whether the service is up. */
   health(): Promise<Health>;
   /** `GET /agents/info/:tokenId`: identity record of a revealed agent. */
@@ -74,6 +115,32 @@ export interface AgentToolsClient extends ToolMethods {
 
 const PUBLIC_GET_ATTEMPTS = 3;
 
+/** What an operator's sign-in says. */
+const OPERATOR_STATEMENT = "Sign in as the operator to read the settlement ledger.";
+
+/** The EVM chains of a `WWW-Authenticate: SIWX realm="...", chains="eip155:1 eip155:8453"` challenge. */
+export function signInChainsOf(header: string | null): string[] {
+  if (!header || !/^\s*SIWX\b/i.test(header)) return [];
+  const chains = /\bchains="([^"]*)"/i.exec(header)?.[1] ?? "";
+  return chains.split(/[\s,]+/).filter((chain) => /^eip155:\d+$/.test(chain));
+}
+
+/** Throws `ValidationError`, naming the fields, when `input` is not a valid request of `schema`. */
+function validateLocally(schema: z.ZodType, input: unknown, what: string): void {
+  const local = schema.safeParse(input);
+  if (local.success) return;
+  const details = local.error.issues.map((issue) => ({
+    field: issue.path.map(String).join("."),
+    message: issue.message,
+  }));
+  throw new ValidationError(
+    `Invalid ${what} request: ${details.map((d) => `${d.field || "body"}: ${d.message}`).join("; ")}.`,
+    400,
+    "invalid_request",
+    details,
+  );
+}
+
 function errorFromBody(status: number, body: unknown, retryAfter: string | null): Error {
   const error = (body as Partial<ErrorBody> | undefined)?.error;
   if (!error || typeof error !== "object") {
@@ -81,6 +148,7 @@ function errorFromBody(status: number, body: unknown, retryAfter: string | null)
   }
   const args = [error.message, status, error.code, error.details ?? []] as const;
   if (status === 400 || status === 413) return new ValidationError(...args);
+  if (status === 401) return new UnauthorizedError(...args);
   if (status === 403) return new ForbiddenError(...args);
   if (status === 404) return new NotFoundError(...args);
   if (status >= 500) return new UpstreamError(...args, retryAfter ? Number(retryAfter) : undefined);
@@ -96,6 +164,8 @@ export function createAgentToolsClient(options: AgentToolsClientOptions): AgentT
   const signIn = options.signIn ?? true;
   /** Chain the service accepts sign-ins on, learnt from its first challenge. */
   let signInChain: string | undefined;
+  /** Chain the operator routes accept sign-ins on, learnt from their first 401. */
+  let operatorChain: string | undefined;
 
   async function send(url: string, init: RequestInit): Promise<Response> {
     try {
@@ -149,49 +219,46 @@ export function createAgentToolsClient(options: AgentToolsClientOptions): AgentT
   }
 
   /**
-   * One tool call: validate locally, ask (signed in when there is an account), check the quote against the cap,
-   * pay, and read the answer. Never retried after a payment is signed, so it cannot pay twice.
+   * One paid call: validate locally, ask (signed in when there is an account), check the quote against the cap,
+   * pay, and read the answer. A GET route sends its input as query parameters, other routes as a JSON body; the
+   * route's `successStatus` (200 unless it says 202) is the answer that counts. Never retried after a payment is
+   * signed, so it cannot pay twice.
    */
-  async function callTool<N extends ToolName>(name: N, input: ToolInput<N>): Promise<ToolResult<ToolOutput<N>>> {
-    const route = toolRoutes[name];
-    const local = route.request.safeParse(input);
-    if (!local.success) {
-      const details = local.error.issues.map((issue) => ({
-        field: issue.path.map(String).join("."),
-        message: issue.message,
-      }));
-      throw new ValidationError(
-        `Invalid ${name} request: ${details.map((d) => `${d.field || "body"}: ${d.message}`).join("; ")}.`,
-        400,
-        "invalid_request",
-        details,
+  async function callPaid<N extends PaidRouteName>(name: N, input: ToolInput<N>): Promise<ToolResult<ToolOutput<N>>> {
+    const route: ToolRoute = paidRoutes[name];
+    validateLocally(route.request, input, name);
+    const isGet = routeMethod(route) === "GET";
+    const url = `${baseUrl}${route.path}${isGet ? inputToQuery(input as Record<string, unknown>) : ""}`;
+    const successStatus: number = ("successStatus" in route ? route.successStatus : undefined) ?? 200;
+    const body = isGet ? undefined : JSON.stringify(input);
+    const ask = (headers: Record<string, string>) =>
+      send(
+        url,
+        isGet
+          ? { method: "GET", headers: { accept: "application/json", ...headers } }
+          : {
+              method: "POST",
+              headers: { "content-type": "application/json", accept: "application/json", ...headers },
+              body,
+            },
       );
-    }
-    const url = `${baseUrl}${route.path}`;
-    const body = JSON.stringify(input);
-    const post = (headers: Record<string, string>) =>
-      send(url, {
-        method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json", ...headers },
-        body,
-      });
+    const parseAnswer = (status: number, answer: unknown) =>
+      parseWith(route.response, status, answer, name) as ToolOutput<N>;
 
     const signingIn = account !== undefined && signIn;
     let headers: Record<string, string> = {};
     if (signingIn && signInChain) headers = { "SIGN-IN-WITH-X": await signInHeader(account, url, signInChain) };
-    let res = await post(headers);
+    let res = await ask(headers);
     if (signingIn && !signInChain && res.status === 402) {
       // The first call learns which chain the service takes sign-ins on from its challenge, then asks again
       // signed in; later calls sign in on their first request.
       const challenge = (await readJson(res)) as PaymentRequired;
       signInChain = pickSignInChain(challenge);
       headers = { "SIGN-IN-WITH-X": await signInHeader(account, url, signInChain) };
-      res = await post(headers);
+      res = await ask(headers);
     }
     const first = await readJson(res);
-    if (res.status === 200) {
-      return { data: parseWith(route.response, 200, first, name) as ToolOutput<N>, payment: null };
-    }
+    if (res.status === successStatus) return { data: parseAnswer(res.status, first), payment: null };
     if (res.status !== 402) throw errorFromBody(res.status, first, res.headers.get("retry-after"));
 
     const quote = first as PaymentRequired;
@@ -220,7 +287,7 @@ export function createAgentToolsClient(options: AgentToolsClientOptions): AgentT
       );
     }
 
-    const paid = await post({ ...headers, "PAYMENT-SIGNATURE": await signPayment(account, quote, cap) });
+    const paid = await ask({ ...headers, "PAYMENT-SIGNATURE": await signPayment(account, quote, cap) });
     const answer = await readJson(paid);
     if (paid.status === 402) {
       const refused = answer as PaymentRequired;
@@ -230,19 +297,73 @@ export function createAgentToolsClient(options: AgentToolsClientOptions): AgentT
         refused.error,
       );
     }
-    if (paid.status !== 200) throw errorFromBody(paid.status, answer, paid.headers.get("retry-after"));
+    if (paid.status !== successStatus) throw errorFromBody(paid.status, answer, paid.headers.get("retry-after"));
     return {
-      data: parseWith(route.response, 200, answer, name) as ToolOutput<N>,
+      data: parseAnswer(paid.status, answer),
       payment: readPayment(paid.headers.get("payment-response"), requirement),
     };
   }
 
+  /**
+   * The operator's ledger: a GET signed in with a fresh SIWX header per request, on the first chain the service's
+   * `WWW-Authenticate` names (learnt from an unsigned request's 401, then remembered). Not paid, so the whole
+   * exchange is retried on network errors.
+   */
+  async function ledger(query: LedgerQuery = {}): Promise<LedgerReport> {
+    if (!account) {
+      throw new UnauthorizedError(
+        "The ledger is the operator's: create the client with the operator's account to sign in.",
+        401,
+        "sign_in_required",
+      );
+    }
+    validateLocally(ledgerQuerySchema, query, "ledger");
+    const url = `${baseUrl}${LEDGER_PATH}${inputToQuery(query as Record<string, unknown>)}`;
+    const ask = async (chain: string | undefined) =>
+      send(url, {
+        headers: {
+          accept: "application/json",
+          ...(chain ? { "SIGN-IN-WITH-X": await signInHeader(account, url, chain, OPERATOR_STATEMENT) } : {}),
+        },
+      });
+    const exchange = async (): Promise<LedgerReport> => {
+      let res = await ask(operatorChain);
+      if (res.status === 401 && !operatorChain) {
+        const chain = signInChainsOf(res.headers.get("www-authenticate"))[0];
+        if (!chain) {
+          throw new UnauthorizedError(
+            "The service asks for a sign-in but names no EVM chain to sign in on (WWW-Authenticate).",
+            401,
+            "sign_in_required",
+          );
+        }
+        await res.body?.cancel();
+        operatorChain = chain;
+        res = await ask(operatorChain);
+      }
+      const body = await readJson(res);
+      if (res.status !== 200) throw errorFromBody(res.status, body, res.headers.get("retry-after"));
+      return parseWith(ledgerReportSchema, res.status, body, LEDGER_PATH);
+    };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await exchange();
+      } catch (error) {
+        if (!(error instanceof NetworkError) || attempt === PUBLIC_GET_ATTEMPTS) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+      }
+    }
+  }
+
   const tools = Object.fromEntries(
-    (Object.keys(toolRoutes) as ToolName[]).map((name) => [name, (input: never) => callTool(name, input)]),
+    (Object.keys(toolRoutes) as ToolName[]).map((name) => [name, (input: never) => callPaid(name, input)]),
   ) as unknown as ToolMethods;
 
   return {
     ...tools,
+    dispatch: (input) => callPaid("dispatch", input),
+    missions: (input) => callPaid("missions", input),
+    ledger,
     address: account?.address,
     health: () => getPublic("/healthz", healthSchema),
     agentInfo: (tokenId) => getPublic(`/agents/info/${encodeURIComponent(tokenId)}`, agentInfoSchema),

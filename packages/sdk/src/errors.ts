@@ -42,7 +42,17 @@ export class PaymentRequiredError extends AgentToolsError {
   }
 }
 
-/** 403: the signed-in caller does not own the token, or its clearance is below `requiredClearance`. */
+/**
+ * 401 (`sign_in_required`): the route needs a sign-in and the request had none, or the service did not accept it.
+ * Also thrown before anything is sent when the client has no account to sign in with.
+ */
+export class UnauthorizedError extends ServiceError {}
+
+/**
+ * 403: the signed-in caller does not own the token (`not_token_owner`), its clearance is below `requiredClearance`
+ * (`insufficient_clearance`), the agent is not revealed yet (`agent_not_revealed`, mission queue), or the caller is
+ * not the operator (`not_operator`, ledger).
+ */
 export class ForbiddenError extends ServiceError {
   get requiredClearance(): Clearance | undefined {
     return this.details.find((d) => d.requiredClearance)?.requiredClearance;

@@ -1,5 +1,24 @@
 export {
   type Clearance,
+  dispatchRequestSchema,
+  dispatchResponseSchema,
+  LEDGER_PATH,
+  type LedgerEntry,
+  type LedgerQuery,
+  type LedgerReport,
+  ledgerQuerySchema,
+  ledgerReportSchema,
+  listMissionsRequestSchema,
+  listMissionsResponseSchema,
+  MISSION_MAX_DELAY_DAYS,
+  type Mission,
+  type MissionStatus,
+  type MissionTool,
+  missionParamsSchema,
+  missionStatuses,
+  missionTools,
+  type PaidRouteName,
+  paidRoutes,
   queryToInput,
   type ToolInput,
   type ToolName,
@@ -11,6 +30,10 @@ export {
   type AgentToolsClient,
   type AgentToolsClientOptions,
   createAgentToolsClient,
+  type DispatchInput,
+  type DispatchOutput,
+  type ListMissionsInput,
+  type ListMissionsOutput,
   type ToolResult,
 } from "./client.js";
 export {
@@ -20,8 +43,10 @@ export {
   NotFoundError,
   PaymentRequiredError,
   ServiceError,
+  UnauthorizedError,
   UnexpectedResponseError,
   UpstreamError,
   ValidationError,
 } from "./errors.js";
 export { type Payment, unitsToUsd, usdToUnits } from "./payment.js";
+export { inputToQuery } from "./query.js";

@@ -8,17 +8,25 @@ function freshNonce(): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** What a holder's sign-in says. */
+export const HOLDER_STATEMENT = "Sign in as a holder of the collection to pay the holder price.";
+
 /**
  * A fresh `SIGN-IN-WITH-X` header for one request: an EIP-4361 message for the service's origin and this URL,
  * issued now with a new nonce, signed (eip191) by `account`.
  */
-export async function signInHeader(account: LocalAccount, url: string, chainId: string): Promise<string> {
+export async function signInHeader(
+  account: LocalAccount,
+  url: string,
+  chainId: string,
+  statement: string = HOLDER_STATEMENT,
+): Promise<string> {
   const payload = await createSIWxPayload(
     {
       domain: new URL(url).host,
       uri: url,
       version: "1",
-      statement: "Sign in as a holder of the collection to pay the holder price.",
+      statement,
       nonce: freshNonce(),
       issuedAt: new Date().toISOString(),
       chainId,
