@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
-import { toolRoutes } from "@agent-tools/sdk";
+import { paidRoutes, toolRoutes } from "@agent-tools/sdk";
 import { type EmbeddedProcess, spawnEmbeddedService } from "@agent-tools/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -109,7 +109,7 @@ describe("agent-tools against the embedded default", () => {
     expect(agent.status).toBe(0);
     expect(agent.stdout).toMatch(/Agent #1 · \w+ \(rank \d+ of 6000/);
     const catalog = await cli(["catalog", "--json"]);
-    expect(JSON.parse(catalog.stdout).items).toHaveLength(7);
+    expect(JSON.parse(catalog.stdout).items).toHaveLength(Object.keys(paidRoutes).length);
   });
 });
 
