@@ -2,14 +2,20 @@ import { readFileSync } from "node:fs";
 import {
   accountFromPrivateKey,
   createAgentToolsClient,
+  type MissionStatus,
+  type MissionTool,
+  missionStatuses,
+  missionTools,
   type Payment,
   type ToolName,
   toolRoutes,
   ValidationError,
 } from "@agent-tools/sdk";
-import { Command, InvalidArgumentError, Option } from "commander";
+import { Argument, Command, InvalidArgumentError, Option } from "commander";
 import { version } from "../package.json";
-import { describeFailure, ExitCode } from "./exit-codes.js";
+import { describeFailure, ExitCode, UsageError } from "./exit-codes.js";
+import { renderLedger } from "./ledger.js";
+import { missionParams, parseRunAt, renderDispatch, renderMissions } from "./missions.js";
 import { renderResult, styleFor, table } from "./render.js";
 import { startSpinner } from "./spinner.js";
 import { addToolOptions, toolInputFromOptions } from "./tool-options.js";
@@ -86,12 +92,32 @@ const parseTokenId = (value: string) => {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError("use a token id from 1 to 6666");
   return Number(value);
 };
+const parseCount = (value: string) => {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError("use a whole number");
+  return Number(value);
+};
+const parseDay = (value: string) => {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) throw new InvalidArgumentError("use a UTC day written YYYY-MM-DD");
+  return value;
+};
+const parseWhen = (value: string) => {
+  try {
+    return parseRunAt(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message.replace(/^--run-at \S+ is not a time: /, ""));
+  }
+};
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 
 const program = new Command()
   .name("agent-tools")
-  .description("Agent Tools from a terminal: radar scans and agent intel, paid per call with x402.")
+  .description(
+    "Agent Tools from a terminal: radar scans, agent intel and missions, paid per call with x402; the operator's ledger.",
+  )
   .version(version)
   .showHelpAfterError()
+  // Usage mistakes exit 2 (commander's own default is 1); --help and --version exit 0.
+  .exitOverride((error) => process.exit(error.exitCode === 0 ? ExitCode.ok : ExitCode.usage))
   .addOption(
     new Option("--base-url <url>", "service origin").default(process.env.AGENT_TOOLS_BASE_URL ?? DEFAULT_BASE_URL),
   )
@@ -119,10 +145,14 @@ Examples:
   $ agent-tools offer-radar --token-id 5 --slug night-owls --slug tide-pool --json
   $ agent-tools drop-radar --token-id 1 --watch 60
   $ agent-tools intel --token-id 7 --anonymous --max-price 1.00
+  $ agent-tools dispatch allowlist-scan --token-id 3 --run-at +2h --param type=upcoming --param limit=10
+  $ agent-tools missions --token-id 3 --status done
+  $ agent-tools ledger --from 2026-11-01 --key-file operator.key
   $ agent-tools agent 7
 
 Exit codes: 0 ok, 2 bad usage or invalid request, 3 payment refused or over --max-price,
-            4 forbidden (token or clearance), 5 upstream or network trouble.`,
+            4 forbidden (token, clearance, unrevealed agent, sign-in, not the operator),
+            5 upstream or network trouble.`,
   );
 
 const globals = () => program.opts<GlobalOptions>();
@@ -193,6 +223,169 @@ for (const name of Object.keys(toolRoutes) as ToolName[]) {
   addToolOptions(command, name).action((options: Record<string, unknown>) => runTool(name, options));
 }
 
+/** Paid commands that must not repeat (each run queues and pays), and the ledger: no --watch. */
+function refuseWatch(command: string): void {
+  if (globals().watch) fail(new UsageError(`--watch repeats scans; it does not work with ${command}.`));
+}
+
+interface DispatchOptions {
+  tokenId: number;
+  runAt?: string;
+  param?: string[];
+  params?: string;
+}
+
+async function runDispatch(tool: MissionTool, options: DispatchOptions): Promise<void> {
+  const opts = globals();
+  try {
+    refuseWatch("dispatch");
+    const client = clientFor(opts);
+    const input = {
+      tokenId: options.tokenId,
+      mission: { tool, params: missionParams(tool, options.param, options.params) },
+      ...(options.runAt ? { runAt: options.runAt } : {}),
+    };
+    const stop = startSpinner("Queueing the mission…");
+    const result = await client.dispatch(input).finally(stop);
+    out.write(opts.json ? `${JSON.stringify(result.data)}\n` : renderDispatch(result.data, style));
+    reportPayment(result.payment);
+  } catch (error) {
+    fail(error);
+  }
+}
+
+interface MissionsOptions {
+  tokenId: number;
+  status?: MissionStatus;
+  limit?: number;
+}
+
+async function runMissions(options: MissionsOptions): Promise<void> {
+  const opts = globals();
+  try {
+    refuseWatch("missions");
+    const client = clientFor(opts);
+    const stop = startSpinner("Reading the missions…");
+    const result = await client
+      .missions({
+        tokenId: options.tokenId,
+        ...(options.status ? { status: options.status } : {}),
+        ...(options.limit !== undefined ? { limit: options.limit } : {}),
+      })
+      .finally(stop);
+    out.write(opts.json ? `${JSON.stringify(result.data)}\n` : renderMissions(result.data, style));
+    reportPayment(result.payment);
+  } catch (error) {
+    fail(error);
+  }
+}
+
+interface LedgerOptions {
+  from?: string;
+  to?: string;
+  limit?: number;
+}
+
+async function runLedger(options: LedgerOptions): Promise<void> {
+  const opts = globals();
+  try {
+    refuseWatch("ledger");
+    if (opts.anonymous) throw new UsageError("the ledger signs in with the operator's key; drop --anonymous.");
+    if (!readKey(opts)) {
+      err.write(
+        "agent-tools: the ledger is the operator's: set AGENT_TOOLS_PRIVATE_KEY or pass --key-file with the operator's key\n" +
+          "(on the embedded default, demo account #0 that pnpm start prints).\n",
+      );
+      process.exit(ExitCode.forbidden);
+    }
+    const stop = startSpinner("Reading the ledger…");
+    const report = await clientFor(opts)
+      .ledger({
+        ...(options.from ? { from: options.from } : {}),
+        ...(options.to ? { to: options.to } : {}),
+        ...(options.limit !== undefined ? { limit: options.limit } : {}),
+      })
+      .finally(stop);
+    out.write(opts.json ? `${JSON.stringify(report)}\n` : renderLedger(report, style));
+  } catch (error) {
+    fail(error);
+  }
+}
+
+program
+  .command("dispatch")
+  .description(
+    "Queue a mission: a later run of a tool for your agent, paid now (Elite clearance for the holder price; revealed agents only)",
+  )
+  .addArgument(new Argument("<tool>", "the tool the mission runs").choices(missionTools))
+  .addOption(
+    new Option("--token-id <id>", "the agent (token id) the mission runs for")
+      .argParser(parseTokenId)
+      .makeOptionMandatory(),
+  )
+  .addOption(
+    new Option(
+      "--run-at <when>",
+      "when to run it: ISO-8601 (UTC unless a zone is given) or a delay from now (+30m, +2h, +1d); default now",
+    ).argParser(parseWhen),
+  )
+  .addOption(
+    new Option(
+      "--param <key=value>",
+      "a field of the tool's request (repeat the flag; repeat a key for a list)",
+    ).argParser(collect),
+  )
+  .option("--params <json>", "the tool's request fields as a JSON object; --param values win over it")
+  .addHelpText(
+    "after",
+    `
+The mission's params are the tool's own request fields without tokenId (see agent-tools <tool> --help),
+typed by the tool's schema: --param limit=10 is a number, --param slug=a --param slug=b a list.
+Prints the mission (id, tool, runAt, status) and the brief; the price paid goes to stderr.
+List missions and their results with: agent-tools missions --token-id <id>
+
+Examples:
+  $ agent-tools dispatch intel --token-id 3
+  $ agent-tools dispatch allowlist-scan --token-id 3 --run-at 2026-11-23T08:00:00Z --param type=upcoming --param limit=10
+  $ agent-tools dispatch offer-radar --token-id 3 --run-at +1d --param slug=night-owls --param slug=tide-pool
+  $ agent-tools dispatch drop-radar --token-id 3 --run-at +30m --params '{"type":"upcoming","chain":"base"}' --json`,
+  )
+  .action((tool: MissionTool, options: DispatchOptions) => runDispatch(tool, options));
+
+program
+  .command("missions")
+  .description("List your agent's missions, newest first, with status, results and counts (a paid call, like dispatch)")
+  .addOption(new Option("--token-id <id>", "the agent (token id)").argParser(parseTokenId).makeOptionMandatory())
+  .addOption(new Option("--status <status>", "only missions with this status").choices(missionStatuses))
+  .addOption(new Option("--limit <n>", "most recent missions to list, 1 to 100 (default 20)").argParser(parseCount))
+  .addHelpText(
+    "after",
+    `
+Examples:
+  $ agent-tools missions --token-id 3
+  $ agent-tools missions --token-id 3 --status done --limit 5
+  $ agent-tools missions --token-id 3 --json`,
+  )
+  .action((options: MissionsOptions) => runMissions(options));
+
+program
+  .command("ledger")
+  .description("The operator's settlement ledger: totals per route and per day and the latest payments (not paid)")
+  .addOption(new Option("--from <day>", "first UTC day, YYYY-MM-DD (default 30 days before --to)").argParser(parseDay))
+  .addOption(new Option("--to <day>", "last UTC day, YYYY-MM-DD (default today)").argParser(parseDay))
+  .addOption(new Option("--limit <n>", "latest entries to list, 0 to 500 (default 20)").argParser(parseCount))
+  .addHelpText(
+    "after",
+    `
+Signs in with the operator's key (AGENT_TOOLS_PRIVATE_KEY or --key-file); any other key exits 4.
+
+Examples:
+  $ agent-tools ledger --key-file operator.key
+  $ agent-tools ledger --from 2026-11-01 --to 2026-11-22 --limit 50
+  $ agent-tools ledger --json`,
+  )
+  .action((options: LedgerOptions) => runLedger(options));
+
 async function runPublic<T>(read: () => Promise<T>, render: (value: T) => string): Promise<void> {
   try {
     const value = await read();
@@ -250,6 +443,7 @@ program
       (c) =>
         `${table(
           c.items.map((item) => ({
+            method: item.method,
             resource: item.resource.replace(c.homepage, ""),
             description: item.description.slice(0, 60),
             standard: `${Number(item.accepts[0]!.amount) / 1e6} USD`,

@@ -3,9 +3,15 @@ import {
   NetworkError,
   NotFoundError,
   PaymentRequiredError,
+  UnauthorizedError,
   UpstreamError,
   ValidationError,
 } from "@agent-tools/sdk";
+
+/** A mistake in the command line that the flags' own parsers cannot see (exit 2). */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
 
 /** Exit codes of `agent-tools` (documented in --help and the README). */
 export const ExitCode = {
@@ -14,7 +20,10 @@ export const ExitCode = {
   usage: 2,
   /** Payment refused, or the quote is above --max-price. */
   payment: 3,
-  /** The token is not the caller's, or its clearance is too low. */
+  /**
+   * The token is not the caller's, its clearance is too low or the agent is not revealed (403), or a sign-in is
+   * missing or refused, or the key is not the operator's (401 / 403 of the ledger).
+   */
   forbidden: 4,
   /** The service or its upstream sources failed, or the network. */
   upstream: 5,
@@ -22,6 +31,9 @@ export const ExitCode = {
 
 /** The exit code and a message that says what to do, for an error the SDK threw. */
 export function describeFailure(error: unknown): { code: number; message: string } {
+  if (error instanceof UsageError) {
+    return { code: ExitCode.usage, message: `${error.message}\nSee --help for the flags and examples.` };
+  }
   if (error instanceof ValidationError) {
     return { code: ExitCode.usage, message: `${error.message}\nFix the flags named above; see --help.` };
   }
@@ -33,6 +45,24 @@ export function describeFailure(error: unknown): { code: number; message: string
         ? "Set AGENT_TOOLS_PRIVATE_KEY or pass --key-file to pay."
         : "Check the key's balance of the payment token and try again.";
     return { code: ExitCode.payment, message: `${error.message.replace(/maxPaymentPerCall/, "--max-price")}\n${hint}` };
+  }
+  if (error instanceof UnauthorizedError) {
+    return {
+      code: ExitCode.forbidden,
+      message: `${error.message}\nSign in with the operator's key: set AGENT_TOOLS_PRIVATE_KEY or pass --key-file.`,
+    };
+  }
+  if (error instanceof ForbiddenError && error.code === "not_operator") {
+    return {
+      code: ExitCode.forbidden,
+      message: `${error.message}\nUse the operator's key (the address payments go to; on the embedded default, demo account #0).`,
+    };
+  }
+  if (error instanceof ForbiddenError && error.code === "agent_not_revealed") {
+    return {
+      code: ExitCode.forbidden,
+      message: `${error.message}\nMissions are for revealed agents: pick a revealed token (agent-tools agent <id> shows it).`,
+    };
   }
   if (error instanceof ForbiddenError) {
     const needed = error.requiredClearance ? ` (needs ${error.requiredClearance} clearance)` : "";

@@ -1,10 +1,13 @@
 import { queryToInput, type ToolName, toolRoutes } from "@agent-tools/sdk";
 import { type Command, Option } from "commander";
 
-type Field = { _zod: { def: { type: string; innerType?: Field; in?: Field; element?: Field } }; description?: string };
+export type Field = {
+  _zod: { def: { type: string; innerType?: Field; in?: Field; element?: Field } };
+  description?: string;
+};
 
 /** Kind of a schema field, looking through optional/default/pipe wrappers, and its description. */
-function describeField(field: Field): { kind: string; description: string | undefined } {
+export function describeField(field: Field): { kind: string; description: string | undefined } {
   let current = field;
   let description = field.description;
   for (;;) {
@@ -16,9 +19,9 @@ function describeField(field: Field): { kind: string; description: string | unde
   }
 }
 
-const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+export const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 /** Repeated flags read better singular: --watch-slug a --watch-slug b. */
-const singular = (name: string) => (name.endsWith("s") ? name.slice(0, -1) : name);
+export const singular = (name: string) => (name.endsWith("s") ? name.slice(0, -1) : name);
 
 /** Adds a flag per request field of the tool, named from the schema (tokenId -> --token-id). */
 export function addToolOptions(command: Command, name: ToolName): Command {

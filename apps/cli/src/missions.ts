@@ -1,0 +1,144 @@
+import {
+  type DispatchOutput,
+  type ListMissionsOutput,
+  type Mission,
+  type MissionTool,
+  missionParamsSchema,
+  queryToInput,
+} from "@agent-tools/sdk";
+import { UsageError } from "./exit-codes.js";
+import type { Style } from "./render.js";
+import { table } from "./render.js";
+import { describeField, type Field, kebab } from "./tool-options.js";
+
+const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const ISO = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$/i;
+
+/**
+ * `--run-at`: an ISO-8601 date or date-time (a time without a zone is UTC, as the service's times are) or a delay
+ * from now (`+30m`, `+2h`, `+1d`, `+90s`), as the ISO-8601 UTC timestamp the service takes.
+ */
+export function parseRunAt(value: string, now: number = Date.now()): string {
+  const text = value.trim();
+  const delay = /^\+(\d+)([smhd])$/i.exec(text);
+  if (delay) {
+    return new Date(now + Number(delay[1]) * UNIT_MS[delay[2]!.toLowerCase() as keyof typeof UNIT_MS]).toISOString();
+  }
+  const iso = ISO.exec(text);
+  const time = iso ? Date.parse(text.includes("T") && !iso[1] ? `${text}Z` : text) : Number.NaN;
+  if (Number.isNaN(time)) {
+    throw new UsageError(
+      `--run-at ${value} is not a time: use an ISO-8601 UTC time (2026-11-23T08:00:00Z) or a delay (+30m, +2h, +1d).`,
+    );
+  }
+  return new Date(time).toISOString();
+}
+
+const camel = (name: string) => name.replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+
+/** The field of the tool a `--param` key names: as written, camelCased from kebab-case, or the plural of an array. */
+function fieldFor(shape: Record<string, Field>, key: string): string | undefined {
+  for (const candidate of [key, camel(key)]) {
+    if (candidate in shape) return candidate;
+    const plural = `${candidate}s`;
+    if (plural in shape && describeField(shape[plural]!).kind === "array") return plural;
+  }
+  return undefined;
+}
+
+/**
+ * The mission's `params` from `--params '<json>'` and repeated `--param key=value` (which win over the JSON):
+ * values are typed by the tool's own request schema, as the tool's query parameters are (`limit=10` is a number,
+ * a repeated key is an array).
+ */
+export function missionParams(tool: MissionTool, pairs: string[] = [], json?: string): Record<string, unknown> {
+  const schema = missionParamsSchema(tool);
+  const shape = schema.shape as Record<string, Field>;
+  const fields = Object.keys(shape)
+    .map((key) => kebab(key))
+    .join(", ");
+  let base: Record<string, unknown> = {};
+  if (json !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(json);
+    } catch (error) {
+      throw new UsageError(`--params is not JSON (${(error as Error).message}); write it as '{"limit":10}'.`);
+    }
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+      throw new UsageError(`--params must be a JSON object of ${tool}'s fields, such as '{"limit":10}'.`);
+    }
+    base = parsed as Record<string, unknown>;
+  }
+  const query: Record<string, string | string[]> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf("=");
+    if (at <= 0) throw new UsageError(`--param ${pair} is not key=value, for example --param limit=10.`);
+    const key = pair.slice(0, at).trim();
+    const value = pair.slice(at + 1);
+    if (key === "tokenId" || key === "token-id") {
+      throw new UsageError("the mission's agent is --token-id, not a --param.");
+    }
+    const field = fieldFor(shape, key);
+    if (!field) {
+      throw new UsageError(
+        `${tool} has no field ${key}; its fields are ${fields || "none"} (see agent-tools ${tool} --help).`,
+      );
+    }
+    const previous = query[field];
+    query[field] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
+  }
+  if ("tokenId" in base) throw new UsageError("the mission's agent is --token-id, not a field of --params.");
+  return { ...base, ...queryToInput(schema, query) };
+}
+
+const shortId = (id: string) => id.slice(0, 8);
+
+/** `agent-tools dispatch`: the brief and the queued mission. */
+export function renderDispatch(result: DispatchOutput, style: Style): string {
+  const { mission } = result;
+  const rows: [string, string][] = [
+    ["id", mission.id],
+    ["tool", mission.tool],
+    ["runAt", mission.runAt],
+    ["status", mission.status],
+  ];
+  if (Object.keys(mission.params).length > 0) rows.push(["params", JSON.stringify(mission.params)]);
+  return (
+    `${result.brief}\n\n` +
+    `${rows.map(([key, value]) => `${style.dim(key.padEnd(8))} ${value}`).join("\n")}\n\n` +
+    `${style.dim(`Follow it with: agent-tools missions --token-id ${mission.tokenId}`)}\n`
+  );
+}
+
+function missionRow(mission: Mission): Record<string, unknown> {
+  return {
+    id: shortId(mission.id),
+    tool: mission.tool,
+    status: mission.status,
+    runAt: mission.runAt,
+    finishedAt: mission.finishedAt,
+    attempts: mission.attempts,
+    error: mission.error ? `${mission.error.code}: ${mission.error.message}` : null,
+  };
+}
+
+/** `agent-tools missions`: the brief, counts by status, a table of missions and the briefs of their results. */
+export function renderMissions(result: ListMissionsOutput, style: Style): string {
+  const { counts } = result;
+  const parts = [
+    result.brief,
+    `${style.bold(`missions (${result.missions.length})`)} ${style.dim(
+      `· queued ${counts.queued} · running ${counts.running} · done ${counts.done} · failed ${counts.failed}`,
+    )}\n${table(result.missions.map(missionRow), style)}`,
+  ];
+  const results = result.missions.filter((m) => m.result && typeof m.result.brief === "string");
+  if (results.length > 0) {
+    parts.push(
+      `${style.bold("results")}\n${results
+        .map((m) => `${style.dim(`${shortId(m.id)} ${m.tool}`)}  ${String(m.result!.brief)}`)
+        .join("\n")}`,
+    );
+  }
+  return `${parts.filter(Boolean).join("\n\n")}\n`;
+}
