@@ -12,6 +12,9 @@ import { createApp } from "../src/app.js";
 import { chainDeps, paymentDeps } from "../src/compose.js";
 import { loadConfig } from "../src/config.js";
 import { listen } from "../src/server.js";
+import { migrate } from "../src/store/migrations.js";
+import { openMemoryPglite } from "../src/store/pglite.js";
+import { createSettlementLedger } from "../src/store/settlement-ledger.js";
 import { intelTool } from "../src/tools/intel.js";
 import { asFacilitatorClient, bareExpressApp, referenceApp } from "./apps.js";
 import type { FromHost, ToHost } from "./protocol.js";
@@ -40,9 +43,13 @@ async function main(): Promise<void> {
     PAY_TO: payTo,
   });
   const chain = await chainDeps(devnet.l1.publicClient as unknown as PublicClient, config);
+  // The ledger as `pnpm start` keeps it: PGlite, written on every paid call.
+  const db = await openMemoryPglite();
+  await migrate(db);
   const payments = await paymentDeps(
     { ...config, facilitator: { kind: "local", rpcUrl: "http://unused", privateKey: accounts[0]!.privateKey } },
     devnet.l1.chainId,
+    createSettlementLedger(db),
     devnet.l2.walletClient(0),
   );
   const ours = await listen(

@@ -13,12 +13,13 @@ import { agentRoutes } from "./routes/agents.js";
 import { discoveryRoutes } from "./routes/discovery.js";
 import { healthRoutes } from "./routes/health.js";
 import { openApiRoutes } from "./routes/openapi.js";
+import { operatorRoutes } from "./routes/operator.js";
 import { referenceRoutes } from "./routes/reference.js";
 import { type ToolSet, toolRoutesRouter } from "./routes/tools.js";
 
 /** Everything the app needs from outside; tests pass their own. */
 export interface AppDeps {
-  config: Pick<Config, "publicUrl" | "payment" | "anonymousAccess"> & Partial<Pick<Config, "l1">>;
+  config: Pick<Config, "publicUrl" | "payment" | "anonymousAccess"> & Partial<Pick<Config, "l1" | "operatorAddress">>;
   logger: Logger;
   /** The collection chain (L1) readers; without them the agent routes are not mounted. */
   chain?: { collection: CollectionIndex; registry: AgentRegistryReader };
@@ -62,6 +63,9 @@ export function createApp(deps: AppDeps): Express {
   if (deps.chain) {
     app.use(agentRoutes({ ...deps.chain, publicUrl: deps.config.publicUrl }));
     if (deps.payments) {
+      app.use(
+        operatorRoutes({ payments: deps.payments, operator: deps.config.operatorAddress ?? deps.config.payment.payTo }),
+      );
       app.use(
         toolRoutesRouter({ tools: deps.tools ?? {}, payments: deps.payments, collection: deps.chain.collection }),
       );

@@ -17,9 +17,15 @@ import { createAgentRegistryReader } from "./chain/agent-registry.js";
 import { createB20Scanner } from "./chain/b20-scanner.js";
 import { createCollectionIndex } from "./chain/collection-index.js";
 import { type Config, ConfigError } from "./config.js";
+import { createMissionWorker, type MissionWorker } from "./missions/mission-worker.js";
 import { createHttpFacilitator, createLocalFacilitator, type Facilitator } from "./payment/facilitator.js";
 import { createPaymentService, type PaymentService } from "./payment/payment-service.js";
+import { createAuthorizationReader, createSettlementReconciler } from "./payment/reconcile-settlements.js";
 import { createMemoryReplayGuard } from "./payment/replay-guard.js";
+import type { Database } from "./store/database.js";
+import { createMissionQueue } from "./store/mission-queue.js";
+import { openDatabase } from "./store/open-database.js";
+import { createSettlementLedger, type SettlementLedger } from "./store/settlement-ledger.js";
 import { createTools, type ToolDeps } from "./tools/index.js";
 import { createMarketDataClient } from "./upstream/market-data-client.js";
 import { createMarketplaceClient } from "./upstream/marketplace-client.js";
@@ -44,10 +50,11 @@ export async function chainDeps(l1: PublicClient, config: Pick<Config, "l1">): P
   return { collection, registry };
 }
 
-/** The payment collaborators: the facilitator of the configuration, in-memory replay guards. */
+/** The payment collaborators: the facilitator of the configuration, the ledger, in-memory replay guards. */
 export async function paymentDeps(
   config: Config,
   l1ChainId: number,
+  ledger: SettlementLedger,
   /** A wallet on the payment chain for the built-in facilitator (tests pass an in-process one). */
   facilitatorWallet?: WalletClient<Transport, Chain, Account>,
 ): Promise<PaymentService> {
@@ -85,6 +92,7 @@ export async function paymentDeps(
     facilitator,
     // Settled authorizations are kept well past their validity window; sign-in nonces past their 5 minutes.
     payments: createMemoryReplayGuard(24 * 60 * 60 * 1000),
+    ledger,
     signInNonces: createMemoryReplayGuard(10 * 60 * 1000),
     signInChains: [...new Set([`eip155:${l1ChainId}`, config.payment.network])],
     anonymousAccess: config.anonymousAccess,
@@ -115,17 +123,67 @@ export function toolDeps(
   };
 }
 
+/** The composed service: the app, and what runs beside it (mission worker, settlement reconciler, store). */
+export interface Service {
+  app: Express;
+  chain: NonNullable<AppDeps["chain"]>;
+  db: Database;
+  worker: MissionWorker;
+  /** Starts the background work: the first reconciliation pass, then the mission worker. */
+  start(): Promise<void>;
+  /** Stops the background work, waits for missions running here, closes the store. */
+  close(): Promise<void>;
+}
+
 /** The whole service from validated configuration. */
 export async function composeService(
   config: Config,
   logger: Logger,
-  extras: { eligibilityToken?: ToolDeps["eligibilityToken"] } = {},
-): Promise<{ app: Express; chain: NonNullable<AppDeps["chain"]> }> {
+  extras: { eligibilityToken?: ToolDeps["eligibilityToken"]; db?: Database } = {},
+): Promise<Service> {
   const l1 = rpcClient(config.l1.rpcUrl, config.rpcTimeoutMs);
+  const l2 = rpcClient(config.l2.rpcUrl, config.rpcTimeoutMs);
   const chain = await chainDeps(l1, config);
-  const payments = await paymentDeps(config, await l1.getChainId());
-  const tools = createTools(
-    toolDeps(config, rpcClient(config.l2.rpcUrl, config.rpcTimeoutMs), extras.eligibilityToken),
-  );
-  return { app: createApp({ config, logger, chain, payments, tools }), chain };
+  const db = extras.db ?? (await openDatabase(config.store));
+  const ledger = createSettlementLedger(db);
+  const payments = await paymentDeps(config, await l1.getChainId(), ledger);
+  const queue = createMissionQueue(db);
+  let worker: MissionWorker | undefined;
+  const tools = createTools({
+    ...toolDeps(config, l2, extras.eligibilityToken),
+    missions: { queue, wake: () => worker?.wake() },
+  });
+  worker = createMissionWorker({
+    queue,
+    tools,
+    collection: chain.collection,
+    logger: logger.child({ component: "missions" }),
+    ...config.dispatch,
+  });
+  const reconciler = createSettlementReconciler({
+    ledger,
+    reader: createAuthorizationReader(l2),
+    network: config.payment.network,
+    logger: logger.child({ component: "ledger" }),
+  });
+  const app = createApp({ config, logger, chain, payments, tools });
+  const started = worker;
+  return {
+    app,
+    chain,
+    db,
+    worker: started,
+    async start() {
+      // Claims left pending by a crash are settled on chain or given back before new work starts.
+      const reconciled = await reconciler.reconcile({ graceMs: 0 });
+      if (reconciled.settled + reconciled.dropped > 0) logger.warn(reconciled, "reconciled cut-short settlements");
+      reconciler.start(60_000);
+      started.start();
+    },
+    async close() {
+      reconciler.stop();
+      await started.stop();
+      await db.close();
+    },
+  };
 }

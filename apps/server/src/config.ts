@@ -77,6 +77,16 @@ const envSchema = z.object({
     .regex(/^[a-z0-9-]{1,40}$/, { error: "must be a DexScreener chain id such as bsc" })
     .default("bsc"),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, { error: "must be a postgres:// or postgresql:// connection URL" })
+    .optional(),
+  DATA_DIR: z.string().min(1).default(".agent-tools/data"),
+  OPERATOR_ADDRESS: address.optional(),
+  DISPATCH_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  DISPATCH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  DISPATCH_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(4),
+  DISPATCH_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(30_000),
   FACILITATOR_PRIVATE_KEY: z
     .string()
     .regex(/^0x[0-9a-fA-F]{64}$/, { error: "must be a 32-byte hex private key" })
@@ -112,6 +122,12 @@ export type Config = {
   facilitator: { kind: "http"; url: string } | { kind: "local"; rpcUrl: string; privateKey?: `0x${string}` };
   /** The payment and B20 chain (Base). */
   l2: { rpcUrl: string };
+  /** The durable store: a Postgres server (`DATABASE_URL`), else PGlite in `DATA_DIR`. */
+  store: { kind: "postgres"; url: string } | { kind: "pglite"; dataDir: string };
+  /** Who may read the operator views (the ledger); the payment recipient unless set. */
+  operatorAddress: string;
+  /** The mission worker. */
+  dispatch: { pollMs: number; concurrency: number; maxAttempts: number; retryBaseMs: number };
   upstream: {
     marketplaceUrl: string;
     marketplaceApiKey: string;
@@ -164,6 +180,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
     l2: { rpcUrl: e.L2_RPC_URL },
+    store: e.DATABASE_URL ? { kind: "postgres", url: e.DATABASE_URL } : { kind: "pglite", dataDir: e.DATA_DIR },
+    operatorAddress: e.OPERATOR_ADDRESS ?? e.PAY_TO,
+    dispatch: {
+      pollMs: e.DISPATCH_POLL_MS,
+      concurrency: e.DISPATCH_CONCURRENCY,
+      maxAttempts: e.DISPATCH_MAX_ATTEMPTS,
+      retryBaseMs: e.DISPATCH_RETRY_BASE_MS,
+    },
     upstream: {
       marketplaceUrl: e.MARKETPLACE_URL,
       marketplaceApiKey: e.MARKETPLACE_API_KEY,

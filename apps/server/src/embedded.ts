@@ -52,10 +52,12 @@ async function main(): Promise<void> {
   };
   const logger = createLogger(config.logLevel);
   // The simulated marketplace answers eligibility for any wallet, as if each had authorized the service.
-  const { app, chain } = await composeService(embeddedConfig, logger, {
+  const service = await composeService(embeddedConfig, logger, {
     eligibilityToken: (wallet) => simWalletAccessToken(wallet),
   });
+  const { app, chain } = service;
   const running = await listen(app, config.host, config.port);
+  await service.start();
 
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   say("");
@@ -66,12 +68,17 @@ async function main(): Promise<void> {
   say(`  collection      ${deployment.addresses.collection}`);
   say(`  identity reg.   ${deployment.addresses.identityRegistry}`);
   say(`  USD token       ${deployment.addresses.usdToken}`);
+  say(
+    service.db.kind === "pglite"
+      ? `  data           ${service.db.location}  (ledger and missions; kept between restarts, delete it to start afresh)`
+      : `  data           ${service.db.location}`,
+  );
   say("");
   say("Demo accounts. DEVNET ONLY: these keys are public test keys; never use them on a real network.");
   for (const account of deployment.accounts) {
     const role =
       account.index === 0
-        ? "operator, receives payments"
+        ? "operator: receives payments, reads the ledger (agent-tools ledger)"
         : `holds tokens ${account.index}, ${account.index + 9}, ${account.index + 18}, ... and 1,000,000 USD`;
     say(`  #${account.index} ${account.address} ${account.privateKey}  ${role}`);
   }
@@ -89,7 +96,11 @@ async function main(): Promise<void> {
   say("");
   say(`Try: curl ${config.publicUrl}/agents/info/1`);
 
-  stopOnSignals(logger, () => Promise.all([running.close(), devnet.close(), sims.close()]));
+  stopOnSignals(logger, async () => {
+    await running.close();
+    await service.close();
+    await Promise.all([devnet.close(), sims.close()]);
+  });
 }
 
 main().catch(exitOnStartFailure);

@@ -7,14 +7,21 @@ import { listen } from "./server.js";
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger(config.logLevel);
-  const { app } = await composeService(config, logger);
-  const running = await listen(app, config.host, config.port);
-  logger.info({ url: running.url, publicUrl: config.publicUrl }, "agent-tools listening");
+  const service = await composeService(config, logger);
+  const running = await listen(service.app, config.host, config.port);
+  await service.start();
+  logger.info(
+    { url: running.url, publicUrl: config.publicUrl, store: `${service.db.kind} ${service.db.location}` },
+    "agent-tools listening",
+  );
   process.stdout.write(
     `Agent Tools API on ${config.publicUrl}  (reference: ${config.publicUrl}/, health: ${config.publicUrl}/healthz)\n`,
   );
 
-  stopOnSignals(logger, () => running.close());
+  stopOnSignals(logger, async () => {
+    await running.close();
+    await service.close();
+  });
 }
 
 main().catch(exitOnStartFailure);

@@ -78,7 +78,7 @@ describe("GET /.well-known/x402", () => {
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     expect(paymentCatalogSchema.parse(body)).toEqual(body);
     expect(body).toEqual(buildPaymentCatalog({ publicUrl: PUBLIC_URL, payment, now: NOW }));
-    expect(body.items).toHaveLength(7);
+    expect(body.items).toHaveLength(9);
     expect(body.items[0].accepts.map((a: { amount: string }) => a.amount)).toEqual(["1000000", "10000"]);
   });
 

@@ -12,10 +12,12 @@ export class HttpError extends Error {
     message: string,
     readonly details: ErrorDetail[] = [],
     readonly headers: Record<string, string> = {},
+    /** The status, when a route answers this code with another than its usual one. */
+    status?: number,
   ) {
     super(message);
     this.name = "HttpError";
-    this.status = errorCodes[code];
+    this.status = status ?? errorCodes[code];
   }
 }
 

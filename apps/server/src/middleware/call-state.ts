@@ -16,8 +16,8 @@ export interface CallState {
   token: IndexedToken;
   /** The one price point that applies to this caller. */
   price: { point: "standard" | "discounted"; requirements: PaymentRequirements };
-  /** The verified payment, and the replay keys it holds until it settles or is given back. */
-  payment: { payload: PaymentPayload; replayKey: string };
+  /** The verified payment, and the replay key it holds until it settles or is given back. */
+  payment: { payload: PaymentPayload; replayKey: string; payer: Address };
 }
 
 /** The state of the call this response belongs to (filled step by step). */

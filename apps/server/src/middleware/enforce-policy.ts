@@ -20,6 +20,16 @@ export function enforcePolicy(collection: CollectionIndex): RequestHandler {
         { field: "tokenId", message: "no such token" },
       ]);
     state.token = token;
+    if ("revealedOnly" in state.route && state.route.revealedOnly && !token.revealed) {
+      // Refused before any price is quoted: the route has nothing to do for an agent that is not revealed yet.
+      throw new HttpError(
+        "agent_not_revealed",
+        `${state.route.path} is for revealed agents; token ${tokenId} is not revealed yet.`,
+        [{ field: "tokenId", message: "not revealed yet" }],
+        {},
+        403,
+      );
+    }
     if (state.caller) {
       if (token.owner !== state.caller) {
         throw new HttpError("not_token_owner", `The signed-in address ${state.caller} does not own token ${tokenId}.`, [

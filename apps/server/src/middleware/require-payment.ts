@@ -3,6 +3,7 @@ import type { PaymentRequirements } from "@agent-tools/schema";
 import { decodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentPayload } from "@x402/core/types";
 import type { RequestHandler } from "express";
+import { getAddress } from "viem";
 import type { PaymentService } from "../payment/payment-service.js";
 import { callState } from "./call-state.js";
 import { recordTiming } from "./server-timing.js";
@@ -21,6 +22,12 @@ function mismatch(accepted: PaymentPayload["accepted"] | undefined, quoted: Paym
     return "the payment is signed for another asset domain (extra.name / extra.version)";
   }
   return undefined;
+}
+
+interface Eip3009Authorization {
+  from?: string;
+  nonce?: string;
+  validBefore?: string;
 }
 
 /** One key per payment authorization: the EIP-3009 (payer, nonce) pair, else a digest of the payload. */
@@ -89,8 +96,47 @@ export function requirePayment(payments: PaymentService): RequestHandler {
         `invalid_payment: ${verified.invalidReason ?? "rejected"}${verified.invalidMessage ? `: ${verified.invalidMessage}` : ""}`,
       );
     }
-    state.payment = { payload, replayKey: key };
-    res.locals.releasePayment = giveBack;
+    // The durable claim: shared by every instance and kept across restarts, it is also the ledger's row.
+    const authorization = (payload.payload as { authorization?: Eip3009Authorization }).authorization;
+    const payer = getAddress(verified.payer ?? authorization?.from ?? "0x0000000000000000000000000000000000000000");
+    let claimed: Awaited<ReturnType<typeof payments.ledger.claim>>;
+    try {
+      claimed = await payments.ledger.claim({
+        paymentKey: key,
+        route: route.path,
+        method: req.method === "GET" ? "GET" : "POST",
+        tokenId: state.params!.tokenId,
+        payer,
+        nonce: authorization?.nonce ?? "",
+        caller: state.caller ?? null,
+        pricePoint: price.point,
+        amount: price.requirements.amount,
+        asset: price.requirements.asset,
+        network: price.requirements.network,
+        payTo: price.requirements.payTo,
+        validBefore: authorization?.validBefore
+          ? new Date(Number(authorization.validBefore) * 1000)
+          : new Date(Date.now() + price.requirements.maxTimeoutSeconds * 1000),
+        requestId: String(req.id ?? ""),
+      });
+    } catch (error) {
+      giveBack();
+      throw error;
+    }
+    if (claimed !== "claimed") {
+      giveBack();
+      if (claimed === "used") payments.payments.consume(key);
+      return refuse(
+        claimed === "used"
+          ? "payment_already_used: this payment authorization already bought a call"
+          : "payment_in_use: this payment authorization is being used by another request, or its settlement is being confirmed",
+      );
+    }
+    state.payment = { payload, replayKey: key, payer };
+    res.locals.releasePayment = async () => {
+      giveBack();
+      await payments.ledger.release(key);
+    };
     next();
   };
 }

@@ -1,5 +1,6 @@
 import { encodePaymentResponseHeader } from "@x402/core/http";
 import type { RequestHandler } from "express";
+import type { Logger } from "pino";
 import type { CollectionIndex } from "../chain/collection-index.js";
 import { HttpError } from "../http/errors.js";
 import type { PaymentService } from "../payment/payment-service.js";
@@ -7,11 +8,36 @@ import type { Tool } from "../tools/types.js";
 import { type CallState, callState } from "./call-state.js";
 import { recordTiming, serverTimingHeader } from "./server-timing.js";
 
+/** Tries a ledger write a few times: the payment was taken, so its record is worth a short wait. */
+async function recordSettlement(
+  payments: PaymentService,
+  key: string,
+  transaction: string,
+  log: Logger | undefined,
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await payments.ledger.markSettled(key, transaction, payments.now());
+      return;
+    } catch (error) {
+      if (attempt === 3) {
+        // The claim stays pending; the reconciler finds the settlement on chain and records it.
+        log?.error(
+          { err: error, paymentKey: key, transaction },
+          "could not record a settlement; left for reconciliation",
+        );
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
+}
+
 /**
  * Step 6, run and settle: runs the tool; only when it answered does the payment settle, and only a settled
- * payment gets its answer (with `PAYMENT-RESPONSE`). A tool that fails settles nothing and gives the payment
- * back, so the caller pays nothing for a failed call. Step 7: a settled payment and its sign-in nonce are
- * consumed for good.
+ * payment gets its answer (with `PAYMENT-RESPONSE`). The settlement is in the ledger before the answer leaves.
+ * A tool that fails settles nothing and gives the payment back, so the caller pays nothing for a failed call.
+ * Step 7: a settled payment and its sign-in nonce are consumed for good.
  */
 export function runPaidTool(
   tool: Tool<never>,
@@ -20,7 +46,7 @@ export function runPaidTool(
   const { payments, collection } = deps;
   return async (req, res) => {
     const state = callState(res) as CallState;
-    const giveBack = res.locals.releasePayment as () => void;
+    const giveBack = res.locals.releasePayment as () => Promise<void>;
     let output: unknown;
     let started = performance.now();
     try {
@@ -29,11 +55,12 @@ export function runPaidTool(
         token: state.token,
         collection,
         now: payments.now,
+        payment: { key: state.payment.replayKey, payer: state.payment.payer },
       });
       // The answer must meet the contract before anyone is charged for it.
       output = state.route.response.parse(result);
     } catch (error) {
-      giveBack();
+      await giveBack();
       throw error;
     } finally {
       recordTiming(res, "tool", performance.now() - started);
@@ -44,14 +71,21 @@ export function runPaidTool(
     try {
       settlement = await payments.facilitator.settle(state.payment.payload, state.price.requirements as never);
     } catch (error) {
-      giveBack();
       recordTiming(res, "settle", performance.now() - started);
+      // The settlement may have gone through before the answer was lost: the claim stays pending until the
+      // reconciler reads the chain, so the payment is neither recorded twice nor reused meanwhile.
+      payments.payments.release(state.payment.replayKey);
+      if (state.signInNonce) payments.signInNonces.release(state.signInNonce);
       req.log?.error({ err: error }, "settlement failed");
-      throw new HttpError("upstream_error", "The payment could not be settled; you were not charged. Try again.");
+      throw new HttpError(
+        "upstream_error",
+        "The payment could not be settled, so the call was not answered. Should the chain show it taken, it is " +
+          "recorded and cannot buy another call; try again with a new payment.",
+      );
     }
     recordTiming(res, "settle", performance.now() - started);
     if (!settlement.success) {
-      giveBack();
+      await giveBack();
       return payments.challenge(
         res,
         state.route,
@@ -59,10 +93,11 @@ export function runPaidTool(
         `settlement_failed: ${settlement.errorReason ?? "the facilitator refused"}${settlement.errorMessage ? `: ${settlement.errorMessage}` : ""}`,
       );
     }
+    await recordSettlement(payments, state.payment.replayKey, settlement.transaction, req.log);
     payments.payments.consume(state.payment.replayKey);
     if (state.signInNonce) payments.signInNonces.consume(state.signInNonce);
     res.setHeader("PAYMENT-RESPONSE", encodePaymentResponseHeader(settlement));
     res.setHeader("Server-Timing", serverTimingHeader(res));
-    res.status(200).json(output);
+    res.status(("successStatus" in state.route && state.route.successStatus) || 200).json(output);
   };
 }

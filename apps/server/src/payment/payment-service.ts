@@ -1,5 +1,6 @@
 import { type PaymentTerms, type PricePoint, routePaymentRequirements, type ToolRoute } from "@agent-tools/schema";
 import type { Response } from "express";
+import type { SettlementLedger } from "../store/settlement-ledger.js";
 import { buildPaymentRequired, sendPaymentRequired } from "./challenge.js";
 import type { Facilitator } from "./facilitator.js";
 import type { ReplayGuard } from "./replay-guard.js";
@@ -9,8 +10,10 @@ export interface PaymentService {
   publicUrl: string;
   terms: PaymentTerms;
   facilitator: Facilitator;
-  /** EIP-3009 authorizations in flight or settled. */
+  /** EIP-3009 authorizations in flight or settled, in this instance (a fast first check). */
   payments: ReplayGuard;
+  /** The durable record of payments: claimed before a call runs, settled before its answer leaves. */
+  ledger: SettlementLedger;
   /** SIWX nonces of calls in flight or served. */
   signInNonces: ReplayGuard;
   /** CAIP-2 chains accepted in sign-in messages. */

@@ -1,4 +1,4 @@
-import { type ToolName, toolRoutes } from "@agent-tools/schema";
+import { type PaidRouteName, paidRoutes, type ToolRoute } from "@agent-tools/schema";
 import { Router } from "express";
 import type { CollectionIndex } from "../chain/collection-index.js";
 import { HttpError } from "../http/errors.js";
@@ -12,7 +12,7 @@ import { validateToolRequest } from "../middleware/validate-tool-request.js";
 import type { PaymentService } from "../payment/payment-service.js";
 import type { Tool } from "../tools/types.js";
 
-export type ToolSet = { [N in ToolName]?: Tool<N> };
+export type ToolSet = { [N in PaidRouteName]?: Tool<N> };
 
 /**
  * Every paid tool route, POST (JSON body) and GET (query parameters), through the same steps in DESIGN's
@@ -25,7 +25,7 @@ export function toolRoutesRouter(deps: {
   collection: CollectionIndex;
 }): Router {
   const router = Router();
-  for (const [name, route] of Object.entries(toolRoutes) as [ToolName, (typeof toolRoutes)[ToolName]][]) {
+  for (const [name, route] of Object.entries(paidRoutes) as [PaidRouteName, ToolRoute][]) {
     const tool = deps.tools[name] as Tool<never> | undefined;
     const steps = [
       timed("validate", validateToolRequest(route)),
@@ -35,14 +35,15 @@ export function toolRoutesRouter(deps: {
       requirePayment(deps.payments),
       runPaidTool(tool ?? notBuiltYet(name), deps),
     ];
-    router.post(route.path, ...steps);
-    router.get(route.path, ...steps);
+    const only = "method" in route ? route.method : undefined;
+    if (only !== "get") router.post(route.path, ...steps);
+    if (only !== "post") router.get(route.path, ...steps);
   }
   return router;
 }
 
 /** Stand-in for a tool that is not built yet: 501 after the payment was verified, which gives the payment back. */
-function notBuiltYet(name: ToolName): Tool<never> {
+function notBuiltYet(name: PaidRouteName): Tool<never> {
   return async () => {
     throw new HttpError("not_implemented", `The ${name} tool is not available yet; you were not charged.`);
   };

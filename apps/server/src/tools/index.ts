@@ -1,11 +1,14 @@
 import type { B20Scanner } from "../chain/b20-scanner.js";
 import type { ToolSet } from "../routes/tools.js";
+import type { MissionQueue } from "../store/mission-queue.js";
 import type { UpstreamClient } from "../upstream/upstream-client.js";
 import { createAllowlistScanTool } from "./allowlist-scan.js";
 import { createAltchainRadarTool } from "./altchain-radar.js";
 import { createB20RadarTool } from "./b20-radar.js";
+import { createDispatchTool } from "./dispatch.js";
 import { createDropRadarTool } from "./drop-radar.js";
 import { intelTool } from "./intel.js";
+import { createListMissionsTool } from "./list-missions.js";
 import { createOfferRadarTool } from "./offer-radar.js";
 import { createPortfolioTool } from "./portfolio.js";
 
@@ -23,6 +26,8 @@ export interface ToolDeps {
    * marketplace answers eligibility only for such wallets.
    */
   eligibilityToken: (wallet: string) => string | undefined;
+  /** The mission queue, and a way to have due missions run now; without it `/dispatch` is not served. */
+  missions?: { queue: MissionQueue; wake: () => void };
 }
 
 /** The tools the service runs, by route name. */
@@ -35,5 +40,11 @@ export function createTools(deps: ToolDeps): ToolSet {
     altchainRadar: createAltchainRadarTool(deps),
     portfolio: createPortfolioTool(deps),
     offerRadar: createOfferRadarTool(deps),
+    ...(deps.missions
+      ? {
+          dispatch: createDispatchTool({ missions: deps.missions.queue, wake: deps.missions.wake }),
+          missions: createListMissionsTool({ missions: deps.missions.queue }),
+        }
+      : {}),
   };
 }

@@ -1,4 +1,4 @@
-import type { ToolName, ToolOutput, ToolParams } from "@agent-tools/schema";
+import type { PaidRouteName, ToolOutput, ToolParams } from "@agent-tools/schema";
 import type { Address } from "viem";
 import type { CollectionIndex, IndexedToken } from "../chain/collection-index.js";
 
@@ -12,10 +12,12 @@ export interface ToolContext {
   collection: CollectionIndex;
   /** The clock, passed in so tests can fix it. */
   now: () => Date;
+  /** The verified payment of the call (absent when a queued mission runs: its call was paid when queued). */
+  payment?: { key: string; payer: Address };
 }
 
 /**
  * A tool: validated input in, the route's response out. A tool fails by throwing an HttpError (4xx, or
  * 502/503/504 for upstream trouble); a failed tool call is never charged.
  */
-export type Tool<N extends ToolName> = (params: ToolParams<N>, context: ToolContext) => Promise<ToolOutput<N>>;
+export type Tool<N extends PaidRouteName> = (params: ToolParams<N>, context: ToolContext) => Promise<ToolOutput<N>>;

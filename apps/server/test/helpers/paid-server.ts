@@ -13,10 +13,20 @@ import { z } from "zod";
 import { createApp } from "../../src/app.js";
 import { chainDeps, paymentDeps, toolDeps } from "../../src/compose.js";
 import { type Config, loadConfig } from "../../src/config.js";
+import { createMissionWorker, type MissionWorker } from "../../src/missions/mission-worker.js";
 import type { PaymentService } from "../../src/payment/payment-service.js";
+import {
+  createAuthorizationReader,
+  createSettlementReconciler,
+  type ReconcileResult,
+} from "../../src/payment/reconcile-settlements.js";
 import type { ToolSet } from "../../src/routes/tools.js";
 import { listen, type RunningServer } from "../../src/server.js";
+import type { Database } from "../../src/store/database.js";
+import { createMissionQueue, type MissionQueue } from "../../src/store/mission-queue.js";
+import { createSettlementLedger, type SettlementLedger } from "../../src/store/settlement-ledger.js";
 import { createTools, type ToolDeps } from "../../src/tools/index.js";
+import { openTestDatabase } from "./test-database.js";
 
 export const PUBLIC_URL = "http://127.0.0.1:8402";
 
@@ -29,6 +39,14 @@ export interface PaidTestServer {
   toolDeps: ToolDeps;
   tools: ToolSet;
   chain: Awaited<ReturnType<typeof chainDeps>>;
+  db: Database;
+  ledger: SettlementLedger;
+  queue: MissionQueue;
+  worker: MissionWorker;
+  /** One pass of the settlement reconciler (every pending claim, whatever its age). */
+  reconcile(): Promise<ReconcileResult>;
+  /** GETs a path of the server. */
+  get(path: string, headers?: Record<string, string>): Promise<Response>;
   /** POSTs a JSON body to a path of the server (always on its real ephemeral port). */
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
   /** USD token balance of an address, in units. */
@@ -52,12 +70,21 @@ export interface PaidTestServer {
 
 /** A seeded devnet, the app with payments on it (in-process facilitator on L2), on 127.0.0.1. */
 export async function startPaidTestServer(
-  options: { tools?: ToolSet; env?: Record<string, string>; simLatencyMs?: number } = {},
+  options: {
+    tools?: ToolSet;
+    env?: Record<string, string>;
+    simLatencyMs?: number;
+    /** The mission worker's settings (default: polls every 100 ms, retries after 50 ms, 100 ms, ...). */
+    worker?: Partial<Parameters<typeof createMissionWorker>[0]>;
+  } = {},
 ): Promise<PaidTestServer> {
-  const [devnet, sims] = await Promise.all([
+  const [devnet, sims, db] = await Promise.all([
     createInProcessDevnet({ publicUrl: PUBLIC_URL }),
     startUpstreamSims({ latencyMs: options.simLatencyMs ?? 0 }),
+    openTestDatabase(),
   ]);
+  const ledger = createSettlementLedger(db);
+  const queue = createMissionQueue(db);
   const { addresses, accounts } = devnet.deployment;
   const config = loadConfig({
     PORT: "0",
@@ -75,13 +102,36 @@ export async function startPaidTestServer(
   const payments = await paymentDeps(
     { ...config, facilitator: { kind: "local", rpcUrl: "http://unused", privateKey: accounts[0]!.privateKey } },
     devnet.l1.chainId,
+    ledger,
     devnet.l2.walletClient(0),
   );
   const deps = toolDeps(config, devnet.l2.publicClient as unknown as PublicClient, (wallet) =>
     simWalletAccessToken(wallet),
   );
-  const tools = { ...createTools(deps), ...options.tools };
-  const app = createApp({ config, logger: pino({ level: "silent" }), chain, payments, tools });
+  let worker: MissionWorker | undefined;
+  const tools = {
+    // The same deps object the tests hold, so a test may swap a source (eligibilityToken) afterwards.
+    ...createTools(Object.assign(deps, { missions: { queue, wake: () => worker?.wake() } })),
+    ...options.tools,
+  };
+  const logger = pino({ level: "silent" });
+  worker = createMissionWorker({
+    queue,
+    tools,
+    collection: chain.collection,
+    logger,
+    pollMs: 100,
+    retryBaseMs: 50,
+    ...options.worker,
+  });
+  worker.start();
+  const reconciler = createSettlementReconciler({
+    ledger,
+    reader: createAuthorizationReader(devnet.l2.publicClient as unknown as PublicClient),
+    network: config.payment.network,
+    logger,
+  });
+  const app = createApp({ config, logger, chain, payments, tools });
   const server = await listen(app, "127.0.0.1", 0);
   const usd = devnet.deployment.addresses.usdToken;
 
@@ -94,6 +144,12 @@ export async function startPaidTestServer(
     toolDeps: deps,
     tools,
     chain,
+    db,
+    ledger,
+    queue,
+    worker,
+    reconcile: () => reconciler.reconcile({ graceMs: 0 }),
+    get: (path, headers = {}) => fetch(`${server.url}${path}`, { headers }),
     post: (path, body, headers = {}) =>
       fetch(`${server.url}${path}`, {
         method: "POST",
@@ -153,6 +209,8 @@ export async function startPaidTestServer(
     },
     async close() {
       await server.close();
+      await worker?.stop();
+      await db.close();
       await Promise.all([devnet.close(), sims.close()]);
     },
   };

@@ -1,0 +1,165 @@
+import { hostname } from "node:os";
+import { paidRoutes, type ToolName, toolNames, toolRoutes } from "@agent-tools/schema";
+import type { Logger } from "pino";
+import type { Address } from "viem";
+import type { CollectionIndex } from "../chain/collection-index.js";
+import { HttpError } from "../http/errors.js";
+import type { ToolSet } from "../routes/tools.js";
+import type { ClaimedMission, MissionError, MissionQueue } from "../store/mission-queue.js";
+import type { Tool } from "../tools/types.js";
+
+export interface MissionWorkerOptions {
+  queue: MissionQueue;
+  tools: ToolSet;
+  collection: CollectionIndex;
+  logger: Logger;
+  now?: () => Date;
+  /** How often the queue is polled when idle (default 1 s). */
+  pollMs?: number;
+  /** Missions run at once by this instance (default 4). */
+  concurrency?: number;
+  /** Attempts before a mission failing on upstream trouble is marked failed (default 4). */
+  maxAttempts?: number;
+  /** Wait before the first retry; doubled for each one after (default 30 s). */
+  retryBaseMs?: number;
+  /** How long a claim holds before another instance may take the mission over (default 5 min). */
+  leaseMs?: number;
+  /** This instance's name in the queue (default host:pid:random). */
+  instance?: string;
+}
+
+export interface MissionWorker {
+  readonly instance: string;
+  start(): void;
+  /** Runs due missions now instead of at the next poll. */
+  wake(): void;
+  /** Stops claiming and waits for the missions running here to finish. */
+  stop(): Promise<void>;
+}
+
+/** The tool of a mission, by its slug. */
+const toolBySlug = new Map<string, ToolName>(toolNames.map((name) => [toolRoutes[name].slug, name]));
+
+/** Upstream trouble (and surprises) may pass: retried. A refusal of the input will not: failed at once. */
+function isRetryable(error: unknown): boolean {
+  return !(error instanceof HttpError) || error.status >= 500;
+}
+
+function describe(error: unknown): MissionError {
+  if (error instanceof HttpError) return { code: error.code, message: error.message };
+  return { code: "internal_error", message: error instanceof Error ? error.message : String(error) };
+}
+
+/**
+ * Runs due missions of the queue: claims them (never more than `concurrency` at a time), runs each mission's tool
+ * as its route would, and keeps the answer or the error; upstream failures are retried with exponential backoff.
+ */
+export function createMissionWorker(options: MissionWorkerOptions): MissionWorker {
+  const { queue, tools, collection, logger } = options;
+  const now = options.now ?? (() => new Date());
+  const pollMs = options.pollMs ?? 1000;
+  const concurrency = options.concurrency ?? 4;
+  const maxAttempts = options.maxAttempts ?? 4;
+  const retryBaseMs = options.retryBaseMs ?? 30_000;
+  const leaseMs = options.leaseMs ?? 5 * 60_000;
+  const instance =
+    options.instance ?? `${hostname()}:${process.pid}:${Math.floor(Math.random() * 0xffffff).toString(16)}`;
+  const running = new Set<Promise<void>>();
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = true;
+  let polling = false;
+  let again = false;
+
+  async function runOne(mission: ClaimedMission): Promise<void> {
+    const log = logger.child({ mission: mission.id, tool: mission.tool, attempt: mission.attempt });
+    const name = toolBySlug.get(mission.tool);
+    const tool = name ? (tools[name] as Tool<never> | undefined) : undefined;
+    try {
+      if (!name || !tool) throw new HttpError("not_implemented", `The ${mission.tool} tool is not available.`);
+      await collection.sync();
+      const token = collection.token(mission.tokenId);
+      if (!token) throw new HttpError("token_not_found", `Token ${mission.tokenId} does not exist.`);
+      const route = paidRoutes[name];
+      const params = route.request.parse({ ...mission.params, tokenId: mission.tokenId });
+      const answer = route.response.parse(
+        await tool(params as never, {
+          ...(mission.caller ? { caller: mission.caller as Address } : {}),
+          token,
+          collection,
+          now,
+        }),
+      );
+      if (await queue.complete(mission.id, instance, mission.attempt, answer)) log.info("mission done");
+      else log.warn("mission finished after its claim was taken over; its answer was not kept");
+    } catch (error) {
+      const reason = describe(error);
+      if (isRetryable(error) && mission.attempt < maxAttempts) {
+        const delay = retryBaseMs * 2 ** (mission.attempt - 1);
+        await queue.retry(mission.id, instance, mission.attempt, reason, new Date(now().getTime() + delay));
+        log.warn({ err: error, retryInMs: delay }, "mission attempt failed; retrying");
+      } else {
+        await queue.fail(mission.id, instance, mission.attempt, reason);
+        log.warn({ err: error }, "mission failed");
+      }
+    }
+  }
+
+  async function poll(): Promise<void> {
+    if (stopped) return;
+    if (polling) {
+      again = true;
+      return;
+    }
+    polling = true;
+    try {
+      do {
+        again = false;
+        const free = concurrency - running.size;
+        if (free <= 0) break;
+        const claimed = await queue.claimDue(instance, free, leaseMs);
+        for (const mission of claimed) {
+          const run = runOne(mission)
+            .catch((error) => logger.error({ err: error, mission: mission.id }, "mission bookkeeping failed"))
+            .finally(() => {
+              running.delete(run);
+              // A slot is free: look for more due work at once.
+              if (!stopped) void poll();
+            });
+          running.add(run);
+        }
+        if (claimed.length === free) again = true;
+      } while (again && !stopped);
+    } catch (error) {
+      logger.error({ err: error }, "could not claim missions");
+    } finally {
+      polling = false;
+    }
+  }
+
+  function schedule(): void {
+    timer = setTimeout(() => {
+      void poll().finally(() => {
+        if (!stopped) schedule();
+      });
+    }, pollMs);
+    timer.unref();
+  }
+
+  return {
+    instance,
+    start() {
+      if (!stopped) return;
+      stopped = false;
+      void poll();
+      schedule();
+    },
+    wake() {
+      void poll();
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await Promise.allSettled([...running]);
+    },
+  };
+}

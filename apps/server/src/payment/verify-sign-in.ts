@@ -1,0 +1,49 @@
+import {
+  parseSIWxHeader,
+  type SIWxPayload,
+  validateSIWxMessage,
+  verifySIWxSignature,
+} from "@x402/extensions/sign-in-with-x";
+import { type Address, getAddress } from "viem";
+import type { PaymentService } from "./payment-service.js";
+
+/** How old a sign-in message may be. */
+export const SIGN_IN_MAX_AGE_MS = 5 * 60 * 1000;
+
+export type SignInResult = { ok: true; address: Address; nonce: string } | { ok: false; reason: string };
+
+/**
+ * Checks a `SIGN-IN-WITH-X` header (base64 JSON: an EIP-4361 message and its eip191 signature): bound to the
+ * service's public origin, at most 5 minutes old, with an unspent nonce, on a supported chain, signed by the
+ * address it names.
+ */
+export async function verifySignIn(
+  header: string,
+  payments: Pick<PaymentService, "publicUrl" | "signInChains" | "signInNonces">,
+): Promise<SignInResult> {
+  let payload: SIWxPayload;
+  try {
+    payload = parseSIWxHeader(header);
+  } catch (error) {
+    return { ok: false, reason: `SIGN-IN-WITH-X is not a valid sign-in payload (${(error as Error).message})` };
+  }
+  if (!payments.signInChains.includes(payload.chainId)) {
+    return {
+      ok: false,
+      reason: `chain ${payload.chainId} is not supported for sign-in; use ${payments.signInChains.join(" or ")}`,
+    };
+  }
+  const validation = await validateSIWxMessage(payload, new URL(payments.publicUrl), {
+    maxAge: SIGN_IN_MAX_AGE_MS,
+    checkNonce: (nonce) => !payments.signInNonces.isUsed(nonce),
+  });
+  if (!validation.isValid) return { ok: false, reason: `${validation.invalidReason}: ${validation.invalidMessage}` };
+  const verification = await verifySIWxSignature(payload);
+  if (!verification.isValid) {
+    return { ok: false, reason: `${verification.invalidReason}: ${verification.invalidMessage}` };
+  }
+  if (getAddress(verification.payer) !== getAddress(payload.address)) {
+    return { ok: false, reason: "invalid_siwx_signature: the signature is not the address's" };
+  }
+  return { ok: true, address: getAddress(payload.address), nonce: payload.nonce };
+}

@@ -1,0 +1,19 @@
+/**
+ * The durable store (settlement ledger, mission queue): Postgres, or PGlite (Postgres compiled to WebAssembly,
+ * a data directory on disk) when no server is configured. Both speak the same SQL, so one set of migrations
+ * and queries serves both.
+ */
+export interface Queryable {
+  /** Runs one statement with `$1`-style parameters and returns its rows. */
+  query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<Row[]>;
+}
+
+export interface Database extends Queryable {
+  /** `pglite` (embedded) or `postgres` (a server). */
+  readonly kind: "pglite" | "postgres";
+  /** Where the data lives, for logs and start-up output (a directory, or the server without its password). */
+  readonly location: string;
+  /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,123 @@
+import type { Database } from "./database.js";
+
+/**
+ * The store's schema, one versioned step at a time. A step is never edited once released: changes come as a
+ * new step. Every statement runs on Postgres and on PGlite alike.
+ */
+export const migrations = [
+  {
+    version: 1,
+    name: "settlement ledger",
+    statements: [
+      // One row per payment authorization (EIP-3009 payer + nonce), claimed before the call runs and marked
+      // settled before its answer leaves. `pending` rows are calls in flight, or cut short (see reconcile).
+      `CREATE TABLE settlements (
+        payment_key text PRIMARY KEY,
+        status text NOT NULL CHECK (status IN ('pending', 'settled')),
+        route text NOT NULL,
+        method text NOT NULL,
+        token_id integer NOT NULL,
+        payer text NOT NULL,
+        nonce text NOT NULL,
+        caller text,
+        price_point text NOT NULL CHECK (price_point IN ('standard', 'discounted')),
+        amount numeric(78, 0) NOT NULL CHECK (amount >= 0),
+        asset text NOT NULL,
+        network text NOT NULL,
+        pay_to text NOT NULL,
+        valid_before timestamptz NOT NULL,
+        request_id text NOT NULL,
+        transaction text,
+        claimed_at timestamptz NOT NULL DEFAULT now(),
+        settled_at timestamptz,
+        CHECK (status = 'pending' OR (transaction IS NOT NULL AND settled_at IS NOT NULL))
+      )`,
+      "CREATE INDEX settlements_settled_at ON settlements (settled_at) WHERE status = 'settled'",
+      "CREATE INDEX settlements_pending ON settlements (claimed_at) WHERE status = 'pending'",
+    ],
+  },
+  {
+    version: 2,
+    name: "mission queue",
+    statements: [
+      // A mission is paid by the call that queued it; until that payment is settled it is not run, and if the
+      // payment is given back (the call failed) the mission goes with it.
+      `CREATE TABLE missions (
+        id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+        token_id integer NOT NULL,
+        tool text NOT NULL,
+        params jsonb NOT NULL,
+        status text NOT NULL CHECK (status IN ('queued', 'running', 'done', 'failed')),
+        caller text,
+        requested_by text NOT NULL,
+        payment_key text NOT NULL UNIQUE REFERENCES settlements (payment_key) ON DELETE CASCADE,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        run_at timestamptz NOT NULL,
+        started_at timestamptz,
+        finished_at timestamptz,
+        attempts integer NOT NULL DEFAULT 0,
+        locked_by text,
+        lease_until timestamptz,
+        result jsonb,
+        error jsonb
+      )`,
+      "CREATE INDEX missions_due ON missions (run_at) WHERE status IN ('queued', 'running')",
+      "CREATE INDEX missions_by_token ON missions (token_id, created_at DESC)",
+      // Every start of a mission, by attempt: the primary key refuses a second start of the same attempt.
+      `CREATE TABLE mission_runs (
+        mission_id uuid NOT NULL REFERENCES missions (id) ON DELETE CASCADE,
+        attempt integer NOT NULL,
+        instance text NOT NULL,
+        started_at timestamptz NOT NULL DEFAULT now(),
+        finished_at timestamptz,
+        outcome text,
+        PRIMARY KEY (mission_id, attempt)
+      )`,
+    ],
+  },
+] as const satisfies readonly { version: number; name: string; statements: readonly string[] }[];
+
+export const LATEST_MIGRATION = migrations.at(-1)!.version;
+
+/** Thrown when the database was migrated by a newer build than this one. */
+export class DatabaseTooNewError extends Error {
+  constructor(readonly version: number) {
+    super(
+      `The database is at schema version ${version}; this build knows up to ${LATEST_MIGRATION}. ` +
+        "Run the newer build, or point DATABASE_URL / DATA_DIR at another database.",
+    );
+    this.name = "DatabaseTooNewError";
+  }
+}
+
+/**
+ * Brings the database up to the latest step, in one transaction. An advisory lock makes instances starting
+ * together take turns, so each step runs once. Returns the versions applied now (empty when up to date).
+ */
+export async function migrate(db: Database): Promise<number[]> {
+  return db.transaction(async (tx) => {
+    await tx.query("SELECT pg_advisory_xact_lock(72610001)");
+    await tx.query(
+      `CREATE TABLE IF NOT EXISTS schema_migrations (
+        version integer PRIMARY KEY,
+        name text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )`,
+    );
+    const rows = await tx.query<{ version: number }>("SELECT version FROM schema_migrations");
+    const done = new Set(rows.map((row) => row.version));
+    const newest = Math.max(0, ...done);
+    if (newest > LATEST_MIGRATION) throw new DatabaseTooNewError(newest);
+    const applied: number[] = [];
+    for (const migration of migrations) {
+      if (done.has(migration.version)) continue;
+      for (const statement of migration.statements) await tx.query(statement);
+      await tx.query("INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", [
+        migration.version,
+        migration.name,
+      ]);
+      applied.push(migration.version);
+    }
+    return applied;
+  });
+}

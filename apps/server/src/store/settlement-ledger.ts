@@ -1,0 +1,210 @@
+import type { Database } from "./database.js";
+
+/** What the ledger records of a paid call when its payment is claimed. */
+export interface SettlementClaim {
+  /** One key per payment authorization (see `replayKey`). */
+  paymentKey: string;
+  route: string;
+  method: "GET" | "POST";
+  tokenId: number;
+  payer: string;
+  /** The EIP-3009 nonce (bytes32 hex). */
+  nonce: string;
+  caller: string | null;
+  pricePoint: "standard" | "discounted";
+  amount: string;
+  asset: string;
+  network: string;
+  payTo: string;
+  /** After this instant the authorization can no longer be settled. */
+  validBefore: Date;
+  requestId: string;
+}
+
+export interface PendingSettlement {
+  paymentKey: string;
+  payer: string;
+  nonce: string;
+  asset: string;
+  network: string;
+  validBefore: Date;
+  claimedAt: Date;
+}
+
+export interface SettledRow {
+  route: string;
+  method: "GET" | "POST";
+  tokenId: number;
+  payer: string;
+  caller: string | null;
+  pricePoint: "standard" | "discounted";
+  amount: string;
+  asset: string;
+  network: string;
+  transaction: string;
+  settledAt: Date;
+  requestId: string;
+}
+
+export interface LedgerTotals {
+  day: string;
+  route: string;
+  payments: number;
+  amount: string;
+}
+
+/**
+ * The settlement ledger: a durable record of every payment taken, one row per payment authorization. It is
+ * also the replay guard shared by every instance and kept across restarts: an authorization is claimed here
+ * before its call runs, so it buys one call only.
+ */
+export interface SettlementLedger {
+  /**
+   * Claims the authorization for one call: `claimed`, or `used` (it already bought a call) or `in_use`
+   * (another call holds it, or a call was cut short and its settlement is not yet known).
+   */
+  claim(claim: SettlementClaim): Promise<"claimed" | "used" | "in_use">;
+  /** Gives a claim back: the call failed and nothing was settled. Missions queued by the call go with it. */
+  release(paymentKey: string): Promise<void>;
+  /** Records the settlement of a claimed payment (idempotent: a second call changes nothing). */
+  markSettled(paymentKey: string, transaction: string, settledAt: Date): Promise<void>;
+  /** Claims still pending, oldest first, claimed before `olderThan`. */
+  pending(olderThan: Date, limit?: number): Promise<PendingSettlement[]>;
+  /** Settled payments in [from, to) for the asset and network, newest first. */
+  entries(range: LedgerRange, limit: number): Promise<SettledRow[]>;
+  /** Count and sum of settled payments per UTC day and route in [from, to). */
+  totals(range: LedgerRange): Promise<LedgerTotals[]>;
+  /** How many claims are pending. */
+  pendingCount(): Promise<number>;
+}
+
+export interface LedgerRange {
+  from: Date;
+  to: Date;
+  asset: string;
+  network: string;
+}
+
+export function createSettlementLedger(db: Database): SettlementLedger {
+  return {
+    async claim(c) {
+      const inserted = await db.query(
+        `INSERT INTO settlements (payment_key, status, route, method, token_id, payer, nonce, caller, price_point,
+           amount, asset, network, pay_to, valid_before, request_id)
+         VALUES ($1, 'pending', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+         ON CONFLICT (payment_key) DO NOTHING
+         RETURNING payment_key`,
+        [
+          c.paymentKey,
+          c.route,
+          c.method,
+          c.tokenId,
+          c.payer,
+          c.nonce,
+          c.caller,
+          c.pricePoint,
+          c.amount,
+          c.asset,
+          c.network,
+          c.payTo,
+          c.validBefore,
+          c.requestId,
+        ],
+      );
+      if (inserted.length === 1) return "claimed";
+      const [existing] = await db.query<{ status: string }>("SELECT status FROM settlements WHERE payment_key = $1", [
+        c.paymentKey,
+      ]);
+      // Released between the insert and this read: the caller may simply try again.
+      if (!existing) return "in_use";
+      return existing.status === "settled" ? "used" : "in_use";
+    },
+    async release(paymentKey) {
+      await db.query("DELETE FROM settlements WHERE payment_key = $1 AND status = 'pending'", [paymentKey]);
+    },
+    async markSettled(paymentKey, transaction, settledAt) {
+      await db.query(
+        `UPDATE settlements SET status = 'settled', transaction = $2, settled_at = $3
+         WHERE payment_key = $1 AND status = 'pending'`,
+        [paymentKey, transaction, settledAt],
+      );
+    },
+    async pending(olderThan, limit = 100) {
+      const rows = await db.query<{
+        payment_key: string;
+        payer: string;
+        nonce: string;
+        asset: string;
+        network: string;
+        valid_before: Date;
+        claimed_at: Date;
+      }>(
+        `SELECT payment_key, payer, nonce, asset, network, valid_before, claimed_at FROM settlements
+         WHERE status = 'pending' AND claimed_at < $1 ORDER BY claimed_at LIMIT $2`,
+        [olderThan, limit],
+      );
+      return rows.map((row) => ({
+        paymentKey: row.payment_key,
+        payer: row.payer,
+        nonce: row.nonce,
+        asset: row.asset,
+        network: row.network,
+        validBefore: new Date(row.valid_before),
+        claimedAt: new Date(row.claimed_at),
+      }));
+    },
+    async entries(range, limit) {
+      const rows = await db.query<{
+        route: string;
+        method: "GET" | "POST";
+        token_id: number;
+        payer: string;
+        caller: string | null;
+        price_point: "standard" | "discounted";
+        amount: string;
+        asset: string;
+        network: string;
+        transaction: string;
+        settled_at: Date;
+        request_id: string;
+      }>(
+        `SELECT route, method, token_id, payer, caller, price_point, amount::text AS amount, asset, network,
+           transaction, settled_at, request_id
+         FROM settlements
+         WHERE status = 'settled' AND settled_at >= $1 AND settled_at < $2 AND lower(asset) = lower($3) AND network = $4
+         ORDER BY settled_at DESC, payment_key LIMIT $5`,
+        [range.from, range.to, range.asset, range.network, limit],
+      );
+      return rows.map((row) => ({
+        route: row.route,
+        method: row.method,
+        tokenId: row.token_id,
+        payer: row.payer,
+        caller: row.caller,
+        pricePoint: row.price_point,
+        amount: row.amount,
+        asset: row.asset,
+        network: row.network,
+        transaction: row.transaction,
+        settledAt: new Date(row.settled_at),
+        requestId: row.request_id,
+      }));
+    },
+    async totals(range) {
+      return db.query<LedgerTotals>(
+        `SELECT to_char(settled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, route,
+           count(*)::int AS payments, sum(amount)::text AS amount
+         FROM settlements
+         WHERE status = 'settled' AND settled_at >= $1 AND settled_at < $2 AND lower(asset) = lower($3) AND network = $4
+         GROUP BY 1, 2 ORDER BY 1, 2`,
+        [range.from, range.to, range.asset, range.network],
+      );
+    },
+    async pendingCount() {
+      const [row] = await db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM settlements WHERE status = 'pending'",
+      );
+      return row?.n ?? 0;
+    },
+  };
+}

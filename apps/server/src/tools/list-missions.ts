@@ -1,0 +1,41 @@
+import type { Mission, MissionStatus } from "@agent-tools/schema";
+import type { MissionCounts, MissionQueue } from "../store/mission-queue.js";
+import type { Tool } from "./types.js";
+
+function countsPhrase(counts: MissionCounts): string {
+  const parts = (Object.entries(counts) as [MissionStatus, number][])
+    .filter(([, n]) => n > 0)
+    .map(([status, n]) => `${n} ${status}`);
+  return parts.join(", ");
+}
+
+function latestPhrase(latest: Mission): string {
+  if (latest.status === "done") return `The latest, ${latest.tool}, finished at ${latest.finishedAt}.`;
+  if (latest.status === "failed")
+    return `The latest, ${latest.tool}, failed: ${latest.error?.message ?? "no reason kept"}`;
+  if (latest.status === "running") return `The latest, ${latest.tool}, is running (attempt ${latest.attempts}).`;
+  return `The latest, ${latest.tool}, runs at ${latest.runAt}.`;
+}
+
+/**
+ * `GET /dispatch`: the agent's missions, newest first. A signed-in holder (the policy checked ownership) sees all
+ * of them; an anonymous caller those its own payments queued.
+ */
+export function createListMissionsTool(deps: { missions: MissionQueue }): Tool<"missions"> {
+  return async (input, context) => {
+    const requestedBy = context.caller ? undefined : context.payment?.payer;
+    const scope = { tokenId: input.tokenId, ...(requestedBy ? { requestedBy } : {}) };
+    const [missions, counts] = await Promise.all([
+      deps.missions.list({ ...scope, limit: input.limit, ...(input.status ? { status: input.status } : {}) }),
+      deps.missions.counts(scope),
+    ]);
+    const total = Object.values(counts).reduce((a, b) => a + b, 0);
+    const whose = requestedBy ? `queued by ${requestedBy}` : "";
+    const brief =
+      total === 0
+        ? `Agent #${input.tokenId} has no missions${whose ? ` ${whose}` : ""}. Queue one with POST /dispatch.`
+        : `Agent #${input.tokenId} has ${total} mission${total === 1 ? "" : "s"}${whose ? ` ${whose}` : ""}: ${countsPhrase(counts)}. ` +
+          (missions[0] ? latestPhrase(missions[0]) : `None is ${input.status}.`);
+    return { tokenId: input.tokenId, generatedAt: context.now().toISOString(), counts, missions, brief };
+  };
+}

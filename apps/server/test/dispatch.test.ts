@@ -1,0 +1,258 @@
+import {
+  type Clearance,
+  dispatchResponseSchema,
+  dropRadarResponseSchema,
+  intelResponseSchema,
+  listMissionsResponseSchema,
+  type Mission,
+} from "@agent-tools/schema";
+import type { PaymentRequired } from "@x402/core/types";
+import type { Address } from "viem";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
+
+let t: PaidTestServer;
+const account = (index: number): Address => t.devnet.deployment.accounts[index]!.address;
+
+/** The first revealed token held by devnet account `index` with this clearance. */
+function tokenOf(index: number, clearance: Clearance): number {
+  for (let id = 1; id <= 6000; id++) {
+    const token = t.chain.collection.token(id);
+    if (token?.owner === account(index) && token.clearance === clearance && token.revealed) return id;
+  }
+  throw new Error(`account ${index} holds no ${clearance} token`);
+}
+
+beforeAll(async () => {
+  // Two attempts, 50 ms apart: enough to see a retry without waiting for the production backoff.
+  t = await startPaidTestServer({ worker: { maxAttempts: 2, retryBaseMs: 50, pollMs: 50 } });
+}, 120_000);
+afterAll(async () => {
+  await t?.close();
+});
+// Faults only: the last test leaves the market-data client's circuit open on purpose, and nothing after it calls it.
+afterEach(() => {
+  t.sims.marketplace.faults.clear();
+  t.sims.marketData.faults.clear();
+});
+
+type Headers = Record<string, string>;
+
+/** Request -> 402 -> pay from `payer` -> the same request with the payment (and sign-in, when given). */
+async function paid(send: (headers: Headers) => Promise<Response>, payer: number, signIn?: Headers) {
+  const challenge = await send(signIn ?? {});
+  expect(challenge.status).toBe(402);
+  const required = (await challenge.json()) as PaymentRequired;
+  return { res: await send({ ...signIn, "PAYMENT-SIGNATURE": await t.pay(payer, required) }), required };
+}
+
+async function queue(holder: number, body: unknown, options: { anonymous?: boolean } = {}) {
+  const signIn = options.anonymous ? undefined : { "SIGN-IN-WITH-X": await t.signIn(holder, "/dispatch") };
+  return paid((headers) => t.post("/dispatch", body, headers), holder, signIn);
+}
+
+async function list(holder: number, query: string, options: { anonymous?: boolean } = {}) {
+  const path = `/dispatch?${query}`;
+  const signIn = options.anonymous ? undefined : { "SIGN-IN-WITH-X": await t.signIn(holder, path) };
+  return paid((headers) => t.get(path, headers), holder, signIn);
+}
+
+/** Waits until the mission reaches one of `statuses` (read from the store, as the worker left it). */
+async function until(id: string, statuses: Mission["status"][], timeoutMs = 10_000): Promise<Mission> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const mission = await t.queue.get(id);
+    if (mission && statuses.includes(mission.status)) return mission;
+    if (Date.now() > deadline) throw new Error(`mission ${id} is ${mission?.status}, not ${statuses.join("/")}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+async function runsOf(id: string): Promise<{ attempt: number; outcome: string | null }[]> {
+  return t.db.query("SELECT attempt, outcome FROM mission_runs WHERE mission_id = $1 ORDER BY attempt", [id]);
+}
+
+describe("POST /dispatch", () => {
+  it("queues a mission for an Elite holder at the discounted price (202), runs it once and keeps the answer", async () => {
+    const tokenId = tokenOf(3, "Elite");
+    const { res, required } = await queue(3, { tokenId, mission: { tool: "intel" } });
+    expect(required.accepts[0]?.amount).toBe("10000");
+    expect(res.status).toBe(202);
+    expect(res.headers.get("payment-response")).toBeTruthy();
+    const body = dispatchResponseSchema.parse(await res.json());
+    expect(body.mission).toMatchObject({ tokenId, tool: "intel", status: "queued", requestedBy: account(3) });
+    expect(body.brief).toMatch(new RegExp(`agent #${tokenId}: intel runs now`));
+
+    const done = await until(body.mission.id, ["done", "failed"]);
+    expect(done.status).toBe("done");
+    expect(done.attempts).toBe(1);
+    const answer = intelResponseSchema.parse(done.result);
+    expect(answer).toMatchObject({ tokenId, caller: account(3) });
+    expect(await runsOf(body.mission.id)).toEqual([{ attempt: 1, outcome: "done" }]);
+
+    // The call is in the ledger once, with the mission's payment.
+    const [row] = await t.db.query<{ route: string; method: string; status: string; amount: string }>(
+      "SELECT s.route, s.method, s.status, s.amount::text AS amount FROM settlements s JOIN missions m USING (payment_key) WHERE m.id = $1",
+      [body.mission.id],
+    );
+    expect(row).toEqual({ route: "/dispatch", method: "POST", status: "settled", amount: "10000" });
+  });
+
+  it("stores the tool's params with its defaults and waits for runAt", async () => {
+    const tokenId = tokenOf(3, "Elite");
+    const runAt = new Date(Date.now() + 1500).toISOString();
+    const { res } = await queue(3, {
+      tokenId,
+      mission: { tool: "drop-radar", params: { type: "upcoming", limit: 3 } },
+      runAt,
+    });
+    expect(res.status).toBe(202);
+    const { mission } = dispatchResponseSchema.parse(await res.json());
+    expect(mission.params).toEqual({
+      type: "upcoming",
+      limit: 3,
+      scanChains: true,
+      enrich: false,
+      checkWalletEligibility: false,
+      watchSlugs: [],
+    });
+    expect(mission.runAt).toBe(runAt);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await t.queue.get(mission.id))?.status).toBe("queued");
+    const done = await until(mission.id, ["done", "failed"]);
+    expect(done.status).toBe("done");
+    expect(Date.parse(done.startedAt!)).toBeGreaterThanOrEqual(Date.parse(runAt));
+    expect(dropRadarResponseSchema.parse(done.result).drops.length).toBeLessThanOrEqual(3);
+  });
+
+  it("answers 400 naming the mission's bad field, before any price is quoted", async () => {
+    const tokenId = tokenOf(3, "Elite");
+    const res = await t.post("/dispatch", {
+      tokenId,
+      mission: { tool: "allowlist-scan", params: { limit: 500 } },
+    });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { code: string; details: { field: string }[] } };
+    expect(body.error.code).toBe("invalid_request");
+    expect(body.error.details.map((d) => d.field)).toEqual(["mission.params.limit"]);
+  });
+
+  it("refuses an unrevealed agent with 403 agent_not_revealed, signed in or not, and charges nothing", async () => {
+    let unrevealed = 6001;
+    while (t.chain.collection.token(unrevealed)?.owner !== account(3)) unrevealed += 1;
+    expect(t.chain.collection.token(unrevealed)?.revealed).toBe(false);
+    for (const headers of [{}, { "SIGN-IN-WITH-X": await t.signIn(3, "/dispatch") }] as Headers[]) {
+      const res = await t.post("/dispatch", { tokenId: unrevealed, mission: { tool: "intel" } }, headers);
+      expect(res.status).toBe(403);
+      const body = (await res.json()) as { error: { code: string; details: { field: string }[] } };
+      expect(body.error.code).toBe("agent_not_revealed");
+      expect(body.error.details[0]?.field).toBe("tokenId");
+    }
+  });
+
+  it("refuses a signed-in holder whose token is below Elite with 403 insufficient_clearance", async () => {
+    const res = await t.post(
+      "/dispatch",
+      { tokenId: tokenOf(3, "Holder"), mission: { tool: "intel" } },
+      { "SIGN-IN-WITH-X": await t.signIn(3, "/dispatch") },
+    );
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("insufficient_clearance");
+  });
+
+  it("charges nothing and queues nothing when an anonymous wallet mission names no wallet", async () => {
+    const tokenId = tokenOf(4, "Elite");
+    const before = await t.balance(account(5));
+    const count = async (sql: string) => (await t.db.query<{ n: number }>(sql))[0]?.n;
+    const missionsBefore = await count("SELECT count(*)::int AS n FROM missions");
+    const { res } = await queue(5, { tokenId, mission: { tool: "allowlist-scan" } }, { anonymous: true });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { details: { field: string }[] } };
+    expect(body.error.details[0]?.field).toBe("mission.params.walletAddress");
+    expect(await t.balance(account(5))).toBe(before);
+    expect(await count("SELECT count(*)::int AS n FROM missions")).toBe(missionsBefore);
+    expect(await count("SELECT count(*)::int AS n FROM settlements WHERE status = 'pending'")).toBe(0);
+  });
+});
+
+describe("mission retries", () => {
+  it("retries a mission whose upstream failed, then keeps the answer", async () => {
+    const tokenId = tokenOf(3, "Elite");
+    // Every request of the first attempt fails (the upstream client tries 3 times); the second attempt passes.
+    t.sims.marketplace.faults.set("/api/v2/drops", { status: 500, times: 3 });
+    const { res } = await queue(3, {
+      tokenId,
+      mission: { tool: "drop-radar", params: { type: "featured", limit: 2, scanChains: false } },
+    });
+    const { mission } = dispatchResponseSchema.parse(await res.json());
+    const done = await until(mission.id, ["done", "failed"]);
+    expect(done.status).toBe("done");
+    expect(done.attempts).toBe(2);
+    expect((await runsOf(mission.id)).map((r) => r.outcome)).toEqual(["retry: upstream_error", "done"]);
+  });
+});
+
+describe("GET /dispatch", () => {
+  it("lists the agent's missions newest first with counts, for its holder", async () => {
+    const tokenId = tokenOf(6, "Elite");
+    const first = dispatchResponseSchema.parse(
+      await (await queue(6, { tokenId, mission: { tool: "intel" } })).res.json(),
+    );
+    const second = dispatchResponseSchema.parse(
+      await (await queue(6, { tokenId, mission: { tool: "intel" } })).res.json(),
+    );
+    await until(first.mission.id, ["done"]);
+    await until(second.mission.id, ["done"]);
+
+    const { res, required } = await list(6, `tokenId=${tokenId}&limit=1`);
+    expect(required.accepts[0]?.amount).toBe("10000");
+    expect(res.status).toBe(200);
+    const body = listMissionsResponseSchema.parse(await res.json());
+    expect(body.counts).toEqual({ queued: 0, running: 0, done: 2, failed: 0 });
+    expect(body.missions.map((m) => m.id)).toEqual([second.mission.id]);
+    expect(body.brief).toMatch(new RegExp(`Agent #${tokenId} has 2 missions: 2 done`));
+
+    const none = listMissionsResponseSchema.parse(await (await list(6, `tokenId=${tokenId}&status=failed`)).res.json());
+    expect(none.missions).toEqual([]);
+  });
+
+  it("shows an anonymous payer only the missions its own payments queued", async () => {
+    const tokenId = tokenOf(7, "Elite");
+    const mine = dispatchResponseSchema.parse(
+      await (await queue(8, { tokenId, mission: { tool: "intel" } }, { anonymous: true })).res.json(),
+    );
+    expect(mine.mission.requestedBy).toBe(account(8));
+    await queue(7, { tokenId, mission: { tool: "intel" } });
+
+    const { res, required } = await list(8, `tokenId=${tokenId}`, { anonymous: true });
+    expect(required.accepts[0]?.amount).toBe("1000000");
+    const body = listMissionsResponseSchema.parse(await res.json());
+    expect(body.missions.map((m) => m.id)).toEqual([mine.mission.id]);
+
+    const holderView = listMissionsResponseSchema.parse(await (await list(7, `tokenId=${tokenId}`)).res.json());
+    expect(holderView.missions.length).toBe(2);
+  });
+
+  it("validates the query like a body: 400 naming the field", async () => {
+    const res = await t.get(`/dispatch?tokenId=${tokenOf(6, "Elite")}&status=lost`);
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { details: { field: string }[] } };
+    expect(body.error.details.map((d) => d.field)).toEqual(["status"]);
+  });
+});
+
+describe("missions that keep failing", () => {
+  // Last in the file: the outage opens the market-data client's circuit breaker for 30 s.
+  it("marks a mission failed with the upstream error after its last attempt", async () => {
+    const tokenId = tokenOf(3, "Elite");
+    t.sims.marketData.faults.set("**", { status: 503 });
+    const { res } = await queue(3, { tokenId, mission: { tool: "altchain-radar", params: { limit: 5 } } });
+    const { mission } = dispatchResponseSchema.parse(await res.json());
+    const failed = await until(mission.id, ["done", "failed"]);
+    expect(failed.status).toBe("failed");
+    expect(failed.attempts).toBe(2);
+    expect(failed.error?.code).toMatch(/^upstream_/);
+    expect(failed.finishedAt).not.toBeNull();
+    expect(failed.result).toBeNull();
+  });
+});
