@@ -1,6 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** A free TCP port on 127.0.0.1 (asked of the OS, then released). */
@@ -18,10 +21,12 @@ export function freePort(): Promise<number> {
 export interface EmbeddedProcess {
   /** Origin of the service, `http://127.0.0.1:<port>` (also its PUBLIC_URL). */
   url: string;
+  /** The PGlite data directory the service keeps its ledger and missions in. */
+  dataDir: string;
   /** Everything the process printed so far. */
   output(): string;
   child: ChildProcess;
-  /** SIGTERM, then wait for the exit. */
+  /** SIGTERM, then wait for the exit; removes the data directory unless the caller gave it. */
   close(): Promise<void>;
 }
 
@@ -29,8 +34,11 @@ export interface EmbeddedProcess {
  * Starts the embedded default (local chains, seeded, and the server) as a child process on free loopback
  * ports, for tests of the SDK and the CLI; resolves once it serves.
  */
-export async function spawnEmbeddedService(options: { timeoutMs?: number } = {}): Promise<EmbeddedProcess> {
+export async function spawnEmbeddedService(
+  options: { timeoutMs?: number; dataDir?: string; env?: Record<string, string> } = {},
+): Promise<EmbeddedProcess> {
   const [port, l1Port, l2Port] = [await freePort(), await freePort(), await freePort()];
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "agent-tools-data-"));
   const url = `http://127.0.0.1:${port}`;
   const script = fileURLToPath(new URL("./embedded.js", import.meta.url));
   const child = spawn(process.execPath, [script], {
@@ -41,6 +49,8 @@ export async function spawnEmbeddedService(options: { timeoutMs?: number } = {})
       L2_PORT: String(l2Port),
       PUBLIC_URL: url,
       LOG_LEVEL: "warn",
+      DATA_DIR: dataDir,
+      ...options.env,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -61,13 +71,16 @@ export async function spawnEmbeddedService(options: { timeoutMs?: number } = {})
   }
   return {
     url,
+    dataDir,
     output: () => text,
     child,
     async close() {
-      if (child.exitCode !== null) return;
-      const exited = once(child, "exit");
-      child.kill("SIGTERM");
-      await exited;
+      if (child.exitCode === null) {
+        const exited = once(child, "exit");
+        child.kill("SIGTERM");
+        await exited;
+      }
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,15 +1,19 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type RunningDevnet, startDevnet } from "@agent-tools/devnet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../src/embedded-process.js";
 
 const mainScript = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+const dataDir = mkdtempSync(join(tmpdir(), "agent-tools-process-"));
 
 function run(env: Record<string, string>): { child: ChildProcess; output: () => string } {
   const child = spawn(process.execPath, [mainScript], {
-    env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "warn", ...env },
+    env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "warn", DATA_DIR: dataDir, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let text = "";
@@ -36,6 +40,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await devnet?.close();
+  rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe("the server process", () => {

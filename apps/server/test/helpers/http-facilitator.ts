@@ -1,0 +1,61 @@
+import type { PaymentPayload, PaymentRequirements, SettleResponse } from "@x402/core/types";
+import express from "express";
+import type { Account, Chain, Transport, WalletClient } from "viem";
+import { createLocalFacilitator } from "../../src/payment/facilitator.js";
+import { listen, type RunningServer } from "../../src/server.js";
+
+export interface TestFacilitator {
+  url: string;
+  /**
+   * Runs once after the next settlement went through on chain, before its answer is sent; when it returns
+   * `"drop"` the connection is destroyed instead of answered (the settlement's answer is lost).
+   */
+  afterNextSettlement(hook: (settled: SettleResponse) => Promise<"answer" | "drop"> | "answer" | "drop"): void;
+  settlements: SettleResponse[];
+  close(): Promise<void>;
+}
+
+/**
+ * An x402 facilitator over HTTP (`/verify`, `/settle`, `/supported`), as `FACILITATOR_URL` expects, settling on
+ * the devnet's L2 from `wallet`. One facilitator for several server processes sends their transactions one at
+ * a time from one account.
+ */
+export async function startTestFacilitator(
+  wallet: WalletClient<Transport, Chain, Account>,
+  network: string,
+): Promise<TestFacilitator> {
+  const facilitator = createLocalFacilitator(wallet, network);
+  const settlements: SettleResponse[] = [];
+  let hook: Parameters<TestFacilitator["afterNextSettlement"]>[0] | undefined;
+  const app = express();
+  app.use(express.json({ limit: "1mb" }));
+  type Body = { paymentPayload: PaymentPayload; paymentRequirements: PaymentRequirements };
+  app.post("/verify", async (req, res) => {
+    const { paymentPayload, paymentRequirements } = req.body as Body;
+    res.json(await facilitator.verify(paymentPayload, paymentRequirements));
+  });
+  app.post("/settle", async (req, res) => {
+    const { paymentPayload, paymentRequirements } = req.body as Body;
+    const settled = await facilitator.settle(paymentPayload, paymentRequirements);
+    settlements.push(settled);
+    const next = hook;
+    hook = undefined;
+    if (next && (await next(settled)) === "drop") {
+      req.socket.destroy();
+      return;
+    }
+    res.json(settled);
+  });
+  app.get("/supported", (_req, res) => {
+    res.json({ kinds: [{ x402Version: 2, scheme: "exact", network }], extensions: [], signers: {} });
+  });
+  const server: RunningServer = await listen(app, "127.0.0.1", 0);
+  return {
+    url: server.url,
+    settlements,
+    afterNextSettlement(next) {
+      hook = next;
+    },
+    close: () => server.close(),
+  };
+}

@@ -1,0 +1,252 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Database } from "../src/store/database.js";
+import { DatabaseTooNewError, LATEST_MIGRATION, migrate, migrations } from "../src/store/migrations.js";
+import { createMissionQueue } from "../src/store/mission-queue.js";
+import { DataDirectoryInUseError, openPglite } from "../src/store/pglite.js";
+import { openPostgres } from "../src/store/postgres.js";
+import { createSettlementLedger, type SettlementClaim } from "../src/store/settlement-ledger.js";
+import { openTestDatabase } from "./helpers/test-database.js";
+import { skipPostgres, startTestPostgres, type TestPostgres } from "./helpers/test-postgres.js";
+
+const withoutPostgres = skipPostgres();
+let postgres: TestPostgres | undefined;
+beforeAll(async () => {
+  if (!withoutPostgres) postgres = await startTestPostgres();
+}, 60_000);
+afterAll(async () => {
+  await postgres?.stop();
+});
+
+const PAYER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+let claims = 0;
+function claimOf(overrides: Partial<SettlementClaim> = {}): SettlementClaim {
+  claims += 1;
+  const nonce = `0x${claims.toString(16).padStart(64, "0")}`;
+  return {
+    paymentKey: `eip3009:eip155:31338:0xasset:${PAYER.toLowerCase()}:${nonce}`,
+    route: "/dispatch",
+    method: "POST",
+    tokenId: 3,
+    payer: PAYER,
+    nonce,
+    caller: PAYER,
+    pricePoint: "discounted",
+    amount: "10000",
+    asset: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+    network: "eip155:31338",
+    payTo: "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+    validBefore: new Date(Date.now() + 60_000),
+    requestId: `req-${claims}`,
+    ...overrides,
+  };
+}
+
+/** Each backend the store runs on; Postgres where a server is installed (always in CI). */
+const backends: [string, () => Promise<{ open: () => Promise<Database>; fresh: Database }>][] = [
+  [
+    "PGlite",
+    async () => {
+      const fresh = await openTestDatabase();
+      return { fresh, open: async () => fresh };
+    },
+  ],
+  [
+    "Postgres",
+    async () => {
+      if (!postgres) throw new Error("no Postgres server here");
+      const url = await postgres.createDatabase();
+      const fresh = await openPostgres(url);
+      await migrate(fresh);
+      return { fresh, open: () => openPostgres(url) };
+    },
+  ],
+];
+
+describe.each(backends.filter(([name]) => name !== "Postgres" || !withoutPostgres))(
+  "the store on %s",
+  (name, setUp) => {
+    let db: Database;
+    let open: () => Promise<Database>;
+    const others: Database[] = [];
+    beforeAll(async () => {
+      ({ fresh: db, open } = await setUp());
+    }, 60_000);
+    afterAll(async () => {
+      for (const other of others) await other.close();
+      await db?.close();
+    });
+
+    it("is at the latest schema version, each step applied once; migrating again changes nothing", async () => {
+      const rows = await db.query<{ version: number }>("SELECT version FROM schema_migrations ORDER BY version");
+      expect(rows.map((r) => r.version)).toEqual(migrations.map((m) => m.version));
+      expect(await migrate(db)).toEqual([]);
+    });
+
+    it("refuses a database migrated by a newer build, naming both versions", async () => {
+      await db.query("INSERT INTO schema_migrations (version, name) VALUES ($1, 'from the future')", [
+        LATEST_MIGRATION + 1,
+      ]);
+      try {
+        await expect(migrate(db)).rejects.toThrow(DatabaseTooNewError);
+        await expect(migrate(db)).rejects.toThrow(`schema version ${LATEST_MIGRATION + 1}`);
+      } finally {
+        await db.query("DELETE FROM schema_migrations WHERE version = $1", [LATEST_MIGRATION + 1]);
+      }
+    });
+
+    it("claims a payment once: in use while pending, used once settled, free again once released", async () => {
+      const ledger = createSettlementLedger(db);
+      const claim = claimOf();
+      expect(await ledger.claim(claim)).toBe("claimed");
+      expect(await ledger.claim({ ...claim, requestId: "another" })).toBe("in_use");
+      await ledger.release(claim.paymentKey);
+      expect(await ledger.claim(claim)).toBe("claimed");
+      await ledger.markSettled(claim.paymentKey, `0x${"12".repeat(32)}`, new Date());
+      expect(await ledger.claim(claim)).toBe("used");
+      // A settled row is never released or settled again.
+      await ledger.release(claim.paymentKey);
+      await ledger.markSettled(claim.paymentKey, `0x${"34".repeat(32)}`, new Date());
+      const [row] = await db.query<{ transaction: string; n: number }>(
+        "SELECT transaction, count(*) OVER ()::int AS n FROM settlements WHERE payment_key = $1",
+        [claim.paymentKey],
+      );
+      expect(row).toEqual({ transaction: `0x${"12".repeat(32)}`, n: 1 });
+    });
+
+    it("runs only paid missions, and a given-back payment takes its mission with it", async () => {
+      const ledger = createSettlementLedger(db);
+      const queue = createMissionQueue(db);
+      const paid = claimOf();
+      const unpaid = claimOf();
+      for (const claim of [paid, unpaid]) {
+        expect(await ledger.claim(claim)).toBe("claimed");
+        await queue.add({
+          tokenId: 3,
+          tool: "intel",
+          params: {},
+          caller: null,
+          requestedBy: PAYER,
+          paymentKey: claim.paymentKey,
+          runAt: new Date(Date.now() - 1000),
+        });
+      }
+      expect(await queue.claimDue("worker-a", 10, 60_000)).toEqual([]);
+      await ledger.markSettled(paid.paymentKey, `0x${"56".repeat(32)}`, new Date());
+      await ledger.release(unpaid.paymentKey);
+      const claimed = await queue.claimDue("worker-a", 10, 60_000);
+      expect(claimed.map((m) => m.attempt)).toEqual([1]);
+      const [{ n } = { n: -1 }] = await db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM missions WHERE payment_key = $1",
+        [unpaid.paymentKey],
+      );
+      expect(n).toBe(0);
+      expect(await queue.complete(claimed[0]!.id, "worker-a", 1, { ok: true })).toBe(true);
+    });
+
+    it("hands a mission whose worker died to another once the lease ends; the late worker's answer is not kept", async () => {
+      const ledger = createSettlementLedger(db);
+      const queue = createMissionQueue(db);
+      const claim = claimOf();
+      await ledger.claim(claim);
+      await ledger.markSettled(claim.paymentKey, `0x${"78".repeat(32)}`, new Date());
+      const mission = await queue.add({
+        tokenId: 3,
+        tool: "intel",
+        params: {},
+        caller: null,
+        requestedBy: PAYER,
+        paymentKey: claim.paymentKey,
+        runAt: new Date(Date.now() - 1000),
+      });
+      const [first] = await queue.claimDue("worker-a", 10, 50);
+      expect(first?.id).toBe(mission.id);
+      expect(await queue.claimDue("worker-b", 10, 60_000)).toEqual([]);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const [second] = await queue.claimDue("worker-b", 10, 60_000);
+      expect(second).toMatchObject({ id: mission.id, attempt: 2 });
+      expect(await queue.complete(mission.id, "worker-a", 1, { late: true })).toBe(false);
+      expect(await queue.complete(mission.id, "worker-b", 2, { onTime: true })).toBe(true);
+      expect((await queue.get(mission.id))?.result).toEqual({ onTime: true });
+    });
+
+    // One PGlite serves one process; Postgres is where instances race for missions.
+    it.skipIf(name !== "Postgres")(
+      "gives concurrent claimers disjoint missions: each due mission is claimed once",
+      async () => {
+        const ledger = createSettlementLedger(db);
+        const ids = new Set<string>();
+        for (let i = 0; i < 40; i++) {
+          const claim = claimOf();
+          await ledger.claim(claim);
+          await ledger.markSettled(claim.paymentKey, `0x${"9a".repeat(32)}`, new Date());
+          const mission = await createMissionQueue(db).add({
+            tokenId: 3,
+            tool: "intel",
+            params: {},
+            caller: null,
+            requestedBy: PAYER,
+            paymentKey: claim.paymentKey,
+            runAt: new Date(Date.now() - 1000),
+          });
+          ids.add(mission.id);
+        }
+        // Four connections, each claiming three at a time until nothing is left.
+        const workers = await Promise.all([0, 1, 2, 3].map(() => open()));
+        others.push(...workers);
+        const taken = await Promise.all(
+          workers.map(async (worker, index) => {
+            const queue = createMissionQueue(worker);
+            const mine: string[] = [];
+            for (;;) {
+              const batch = await queue.claimDue(`worker-${index}`, 3, 60_000);
+              if (batch.length === 0) return mine;
+              mine.push(...batch.map((m) => m.id));
+            }
+          }),
+        );
+        const all = taken.flat().filter((id) => ids.has(id));
+        expect(all.length).toBe(ids.size);
+        expect(new Set(all).size).toBe(ids.size);
+        expect(taken.filter((mine) => mine.length > 0).length).toBeGreaterThan(1);
+      },
+    );
+  },
+);
+
+describe("PGlite's data directory", () => {
+  const dir = mkdtempSync(join(tmpdir(), "agent-tools-store-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("keeps the records across a close and a reopen", async () => {
+    const first = await openPglite(dir);
+    await migrate(first);
+    const claim = claimOf();
+    await createSettlementLedger(first).claim(claim);
+    await first.close();
+    const again = await openPglite(dir);
+    try {
+      expect(await migrate(again)).toEqual([]);
+      expect(await createSettlementLedger(again).claim(claim)).toBe("in_use");
+    } finally {
+      await again.close();
+    }
+  }, 60_000);
+
+  it("refuses a second process while one holds it, and takes over a stale lock", async () => {
+    const holder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 30000)"], { stdio: "ignore" });
+    try {
+      writeFileSync(join(dir, "agent-tools.pid"), String(holder.pid));
+      await expect(openPglite(dir)).rejects.toThrow(DataDirectoryInUseError);
+      await expect(openPglite(dir)).rejects.toThrow(`in use by process ${holder.pid}`);
+    } finally {
+      holder.kill("SIGKILL");
+    }
+    await new Promise((resolve) => holder.once("exit", resolve));
+    const db = await openPglite(dir);
+    await db.close();
+  }, 60_000);
+});
