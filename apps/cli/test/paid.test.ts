@@ -4,7 +4,13 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
-import { paidRoutes, toolRoutes } from "@agent-tools/sdk";
+import {
+  dispatchResponseSchema,
+  ledgerReportSchema,
+  listMissionsResponseSchema,
+  paidRoutes,
+  toolRoutes,
+} from "@agent-tools/sdk";
 import { type EmbeddedProcess, spawnEmbeddedService } from "@agent-tools/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -110,6 +116,85 @@ describe("agent-tools against the embedded default", () => {
     expect(agent.stdout).toMatch(/Agent #1 · \w+ \(rank \d+ of 6000/);
     const catalog = await cli(["catalog", "--json"]);
     expect(JSON.parse(catalog.stdout).items).toHaveLength(Object.keys(paidRoutes).length);
+  });
+});
+
+/** The Elite token the embedded default names at start, and the demo account holding it. */
+function eliteToken(): { tokenId: number; account: number } {
+  const match = /Elite\s+clearance: token (\d+), held by account #(\d+)/.exec(service.output());
+  if (!match) throw new Error(`the embedded default named no Elite token:\n${service.output()}`);
+  return { tokenId: Number(match[1]), account: Number(match[2]) };
+}
+
+describe("missions and the ledger against the embedded default", () => {
+  /** Transactions of the payments these tests made, from the CLI's stderr. */
+  const transactions: string[] = [];
+  const paidTx = (stderr: string) => {
+    const tx = /paid [\d.]+ USD from 0x[0-9a-fA-F]{40} · tx (0x[0-9a-f]{64})/.exec(stderr)?.[1];
+    if (tx) transactions.push(tx);
+    return tx;
+  };
+  let missionId: string;
+
+  it("an Elite holder queues an intel mission at the holder price", async () => {
+    const elite = eliteToken();
+    const result = await cli(["dispatch", "intel", "--token-id", String(elite.tokenId), "--json"], elite.account);
+    expect(result.stderr).toMatch(/paid 0\.01 USD/);
+    expect(result.status).toBe(0);
+    const { mission } = dispatchResponseSchema.parse(JSON.parse(result.stdout));
+    expect(mission).toMatchObject({ tokenId: elite.tokenId, tool: "intel", status: "queued" });
+    expect(mission.requestedBy).toBe(DEVNET_ACCOUNTS[elite.account]!.address);
+    expect(paidTx(result.stderr)).toBeDefined();
+    missionId = mission.id;
+  });
+
+  it("missions shows it done after a short wait", async () => {
+    const elite = eliteToken();
+    let found: { status: string; result: Record<string, unknown> | null } | undefined;
+    for (let attempt = 0; attempt < 20 && found?.status !== "done"; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 500));
+      const result = await cli(["missions", "--token-id", String(elite.tokenId), "--json"], elite.account);
+      expect(result.status).toBe(0);
+      paidTx(result.stderr);
+      found = listMissionsResponseSchema.parse(JSON.parse(result.stdout)).missions.find((m) => m.id === missionId);
+      expect(found).toBeDefined();
+    }
+    expect(found!.status).toBe("done");
+    expect(found!.result).toMatchObject({ tokenId: elite.tokenId });
+    const table = await cli(["missions", "--token-id", String(elite.tokenId), "--status", "done"], elite.account);
+    expect(table.status).toBe(0);
+    paidTx(table.stderr);
+    expect(table.stdout).toMatch(new RegExp(`${missionId.slice(0, 8)}\\s+intel\\s+done`));
+  });
+
+  it("an unrevealed token (6001) exits 4", async () => {
+    // Token 6001 belongs to demo account ((6001 - 1) mod 9) + 1 = 7.
+    const result = await cli(["dispatch", "intel", "--token-id", "6001"], 7);
+    expect(result.status).toBe(4);
+    expect(result.stderr).toMatch(/Missions are for revealed agents/);
+    expect(result.stderr).not.toMatch(/paid \d/);
+  });
+
+  it("the ledger, read with the operator's key #0, shows the payments made", async () => {
+    const result = await cli(["ledger", "--limit", "500", "--json"], 0);
+    expect(result.stderr).toBe("");
+    expect(result.status).toBe(0);
+    const report = ledgerReportSchema.parse(JSON.parse(result.stdout));
+    const settled = new Set(report.entries.map((e) => e.transaction));
+    expect(transactions.length).toBeGreaterThan(1);
+    for (const tx of transactions) expect(settled).toContain(tx);
+    expect(report.byRoute.map((r) => r.route)).toContain("/dispatch");
+    const human = await cli(["ledger"], 0);
+    expect(human.status).toBe(0);
+    expect(human.stdout).toMatch(/by route\nroute\s+payments\s+usd/);
+    expect(human.stdout).toMatch(/\/dispatch\s+\d+\s+\d+\.\d{2}/);
+    expect(human.stdout + human.stderr).not.toContain(DEVNET_ACCOUNTS[0]!.privateKey.slice(2));
+  });
+
+  it("the ledger with a key that is not the operator's exits 4", async () => {
+    const result = await cli(["ledger"], 1);
+    expect(result.status).toBe(4);
+    expect(result.stderr).toMatch(/Use the operator's key/);
   });
 });
 
