@@ -8,6 +8,7 @@ import {
   ForbiddenError,
   NotFoundError,
   PaymentRequiredError,
+  UnauthorizedError,
   ValidationError,
 } from "../src/index.js";
 
@@ -90,5 +91,63 @@ describe("paid tools", () => {
     const error = await client.dropRadar({ tokenId: 0, limit: 99 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).fields.sort()).toEqual(["limit", "tokenId"]);
+  });
+});
+
+describe("missions and the operator ledger", () => {
+  /** The Elite token the embedded default names at start, and the demo account holding it. */
+  const elite = () => {
+    const match = /Elite\s+clearance: token (\d+), held by account #(\d+)/.exec(service.output());
+    if (!match) throw new Error(`no Elite token named:\n${service.output()}`);
+    return { tokenId: Number(match[1]), account: holder(Number(match[2])) };
+  };
+  const paid: string[] = [];
+
+  it("an Elite holder queues a mission (202) and sees it done", async () => {
+    const { tokenId, account } = elite();
+    const client = createAgentToolsClient({ baseUrl: service.url, account });
+    const queued = await client.dispatch({ tokenId, mission: { tool: "intel" } });
+    expect(queued.data.mission).toMatchObject({ tokenId, tool: "intel", status: "queued" });
+    expect(queued.payment).toMatchObject({ amount: "10000", payer: account.address });
+    paid.push(queued.payment!.transaction);
+    let status = queued.data.mission.status;
+    for (let attempt = 0; attempt < 20 && status !== "done"; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const list = await client.missions({ tokenId, limit: 5 });
+      paid.push(list.payment!.transaction);
+      status = list.data.missions.find((m) => m.id === queued.data.mission.id)?.status ?? "missing";
+    }
+    expect(status).toBe("done");
+  });
+
+  it("an unrevealed agent gets ForbiddenError agent_not_revealed", async () => {
+    const error = await createAgentToolsClient({ baseUrl: service.url, account: holder(7) })
+      .dispatch({ tokenId: 6001, mission: { tool: "intel" } })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ForbiddenError);
+    expect((error as ForbiddenError).code).toBe("agent_not_revealed");
+  });
+
+  it("the operator (account 0) reads the ledger with the payments made", async () => {
+    const report = await createAgentToolsClient({ baseUrl: service.url, account: holder(0) }).ledger({ limit: 500 });
+    const settled = report.entries.map((e) => e.transaction);
+    expect(paid.length).toBeGreaterThan(0);
+    for (const tx of paid) expect(settled).toContain(tx);
+  });
+
+  it("another account gets ForbiddenError not_operator; no account, UnauthorizedError", async () => {
+    const error = await createAgentToolsClient({ baseUrl: service.url, account: holder(1) })
+      .ledger()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ForbiddenError);
+    expect((error as ForbiddenError).code).toBe("not_operator");
+    await expect(createAgentToolsClient({ baseUrl: service.url }).ledger()).rejects.toBeInstanceOf(UnauthorizedError);
+  });
+
+  it("the service answers 401 with the SIWX challenge to a request without a sign-in", async () => {
+    const res = await fetch(`${service.url}/operator/ledger`);
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toMatch(/^SIWX realm="agent-tools operator", chains="eip155:\d+/);
+    expect((await res.json()).error.code).toBe("sign_in_required");
   });
 });
