@@ -110,7 +110,7 @@ describe("missions and the operator ledger", () => {
     expect(queued.data.mission).toMatchObject({ tokenId, tool: "intel", status: "queued" });
     expect(queued.payment).toMatchObject({ amount: "10000", payer: account.address });
     paid.push(queued.payment!.transaction);
-    let status = queued.data.mission.status;
+    let status: string = queued.data.mission.status;
     for (let attempt = 0; attempt < 20 && status !== "done"; attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 500));
       const list = await client.missions({ tokenId, limit: 5 });
