@@ -1,11 +1,6 @@
 import { createInProcessDevnet, type InProcessDevnet } from "@agent-tools/devnet";
 import { simWalletAccessToken, startUpstreamSims, type UpstreamSims } from "@agent-tools/upstream-sim";
-import { x402Client } from "@x402/core/client";
-import { encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
-import { toClientEvmSigner } from "@x402/evm";
-import { registerExactEvmScheme } from "@x402/evm/exact/client";
-import { createSIWxPayload, encodeSIWxHeader } from "@x402/extensions/sign-in-with-x";
 import pino from "pino";
 import type { PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -27,6 +22,7 @@ import { createMissionQueue, type MissionQueue } from "../../src/store/mission-q
 import { createSettlementLedger, type SettlementLedger } from "../../src/store/settlement-ledger.js";
 import { createTools, type ToolDeps } from "../../src/tools/index.js";
 import { openTestDatabase } from "./test-database.js";
+import { paymentHeader, signInHeader } from "./x402-client.js";
 
 export const PUBLIC_URL = "http://127.0.0.1:8402";
 
@@ -171,33 +167,20 @@ export async function startPaidTestServer(
         functionName: "balanceOf",
         args: [address],
       }),
-    async signIn(index, path, overrides = {}) {
-      const account = privateKeyToAccount(accounts[index]!.privateKey);
-      const url = `${PUBLIC_URL}${path}`;
-      const payload = await createSIWxPayload(
-        {
-          domain: overrides.domain ?? new URL(PUBLIC_URL).host,
-          uri: overrides.uri ?? url,
-          version: "1",
-          nonce: overrides.nonce ?? crypto.randomUUID().replaceAll("-", ""),
-          issuedAt: overrides.issuedAt ?? new Date().toISOString(),
-          chainId: overrides.chainId ?? `eip155:${devnet.l1.chainId}`,
-          type: "eip191",
-          resources: [url],
-        },
-        account,
-        overrides.uri ?? url,
-      );
-      return encodeSIWxHeader(payload);
-    },
-    async pay(index, paymentRequired) {
-      const account = privateKeyToAccount(accounts[index]!.privateKey);
-      const client = new x402Client();
-      registerExactEvmScheme(client, { signer: toClientEvmSigner(account, devnet.l2.publicClient as never) });
-      client.setSpendControls({ allowedAssets: [{ network: `eip155:${devnet.l2.chainId}`, asset: usd }] });
-      const payload = await client.createPaymentPayload(paymentRequired);
-      return encodePaymentSignatureHeader(payload);
-    },
+    signIn: (index, path, overrides = {}) =>
+      signInHeader(
+        privateKeyToAccount(accounts[index]!.privateKey),
+        `${PUBLIC_URL}${path}`,
+        overrides.chainId ?? `eip155:${devnet.l1.chainId}`,
+        overrides,
+      ),
+    pay: (index, paymentRequired) =>
+      paymentHeader(
+        privateKeyToAccount(accounts[index]!.privateKey),
+        devnet.l2.publicClient as unknown as PublicClient,
+        paymentRequired,
+        { network: `eip155:${devnet.l2.chainId}`, asset: usd },
+      ),
     async resetUpstream() {
       sims.marketplace.faults.clear();
       sims.marketData.faults.clear();

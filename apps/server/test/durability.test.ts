@@ -1,0 +1,345 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { usdTokenAbi } from "@agent-tools/contracts";
+import { type RunningDevnet, startDevnet } from "@agent-tools/devnet";
+import {
+  dispatchResponseSchema,
+  type LedgerReport,
+  ledgerReportSchema,
+  listMissionsResponseSchema,
+} from "@agent-tools/schema";
+import { startUpstreamSims, type UpstreamSims } from "@agent-tools/upstream-sim";
+import type { PaymentRequired } from "@x402/core/types";
+import pg from "pg";
+import {
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  http,
+  type PrivateKeyAccount,
+  type PublicClient,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CollectionIndex, createCollectionIndex } from "../src/chain/collection-index.js";
+import { freePort } from "../src/embedded-process.js";
+import { openPglite } from "../src/store/pglite.js";
+import { startTestFacilitator, type TestFacilitator } from "./helpers/http-facilitator.js";
+import { skipPostgres, startTestPostgres, type TestPostgres } from "./helpers/test-postgres.js";
+import { paymentHeader, signInHeader } from "./helpers/x402-client.js";
+
+/**
+ * The durable records under real processes: the built server (`dist/main.js`) against chains, simulators and an
+ * HTTP facilitator run by the test, killed and restarted.
+ */
+const mainScript = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+
+let devnet: RunningDevnet;
+let sims: UpstreamSims;
+let facilitator: TestFacilitator;
+let collection: CollectionIndex;
+let l2: PublicClient;
+let baseEnv: Record<string, string>;
+const temp = mkdtempSync(join(tmpdir(), "agent-tools-durability-"));
+
+const account = (index: number): PrivateKeyAccount =>
+  privateKeyToAccount(devnet.deployment.accounts[index]!.privateKey);
+
+beforeAll(async () => {
+  devnet = await startDevnet({ l1Port: 0, l2Port: 0 });
+  sims = await startUpstreamSims({ host: "127.0.0.1" });
+  const { deployment } = devnet;
+  const l2Chain = defineChain({
+    id: deployment.l2.chainId,
+    name: "l2",
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [deployment.l2.rpcUrl!] } },
+  });
+  l2 = createPublicClient({ chain: l2Chain, transport: http(deployment.l2.rpcUrl!) }) as PublicClient;
+  facilitator = await startTestFacilitator(
+    createWalletClient({
+      account: account(0),
+      chain: l2Chain,
+      transport: http(deployment.l2.rpcUrl!),
+      pollingInterval: 50,
+    }),
+    `eip155:${deployment.l2.chainId}`,
+  );
+  collection = createCollectionIndex({
+    client: createPublicClient({ transport: http(deployment.l1.rpcUrl!) }) as PublicClient,
+    collection: deployment.addresses.collection,
+  });
+  await collection.sync();
+  baseEnv = {
+    L1_RPC_URL: deployment.l1.rpcUrl!,
+    L2_RPC_URL: deployment.l2.rpcUrl!,
+    COLLECTION_ADDRESS: deployment.addresses.collection,
+    IDENTITY_REGISTRY_ADDRESS: deployment.addresses.identityRegistry,
+    PAYMENT_NETWORK: `eip155:${deployment.l2.chainId}`,
+    PAYMENT_ASSET: deployment.addresses.usdToken,
+    PAY_TO: deployment.accounts[0]!.address,
+    MARKETPLACE_URL: sims.urls.marketplace,
+    MARKET_DATA_URL: sims.urls.marketData,
+    FACILITATOR_URL: facilitator.url,
+    DISPATCH_POLL_MS: "50",
+  };
+}, 120_000);
+afterAll(async () => {
+  await facilitator?.close();
+  await sims?.close();
+  await devnet?.close();
+  rmSync(temp, { recursive: true, force: true });
+});
+
+interface ServerProcess {
+  url: string;
+  child: ChildProcess;
+  output: () => string;
+  stop(): Promise<void>;
+}
+
+async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+  const port = env.PORT ?? String(await freePort());
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, [mainScript], {
+    env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "warn", ...baseEnv, PORT: port, PUBLIC_URL: url, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let text = "";
+  child.stdout?.on("data", (chunk) => {
+    text += chunk;
+  });
+  child.stderr?.on("data", (chunk) => {
+    text += chunk;
+  });
+  const deadline = Date.now() + 60_000;
+  while (!text.includes("Agent Tools API on")) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`the server did not start:\n${text}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    url,
+    child,
+    output: () => text,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, "exit");
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+/** The first revealed token with this clearance held by account `index`. */
+function tokenOf(index: number, clearance: "Elite" | "Holder"): number {
+  const owner = devnet.deployment.accounts[index]!.address;
+  for (let id = 1; id <= 6000; id++) {
+    const token = collection.token(id);
+    if (token?.owner === owner && token.clearance === clearance && token.revealed) return id;
+  }
+  throw new Error(`account ${index} holds no ${clearance} token`);
+}
+
+/** A paid call: request, 402, pay from `payer`, the same request with the payment (signed in when `signIn`). */
+async function paidCall(
+  server: ServerProcess,
+  request: { method: "GET" | "POST"; path: string; body?: unknown },
+  payer: PrivateKeyAccount,
+  options: { signIn?: boolean } = {},
+): Promise<{ res: Response; payment: string }> {
+  const url = `${server.url}${request.path}`;
+  const signIn: Record<string, string> = options.signIn
+    ? { "SIGN-IN-WITH-X": await signInHeader(payer, url, `eip155:${devnet.deployment.l1.chainId}`) }
+    : {};
+  const send = (headers: Record<string, string>) =>
+    fetch(url, {
+      method: request.method,
+      headers: { "content-type": "application/json", ...signIn, ...headers },
+      ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+    });
+  const challenge = await send({});
+  expect(challenge.status).toBe(402);
+  const payment = await paymentHeader(payer, l2, (await challenge.json()) as PaymentRequired, {
+    network: `eip155:${devnet.deployment.l2.chainId}`,
+    asset: devnet.deployment.addresses.usdToken,
+  });
+  return { res: await send({ "PAYMENT-SIGNATURE": payment }), payment };
+}
+
+async function ledgerOf(server: ServerProcess): Promise<LedgerReport> {
+  const url = `${server.url}/operator/ledger?limit=500`;
+  const res = await fetch(url, {
+    headers: { "SIGN-IN-WITH-X": await signInHeader(account(0), url, `eip155:${devnet.deployment.l1.chainId}`) },
+  });
+  expect(res.status).toBe(200);
+  return ledgerReportSchema.parse(await res.json());
+}
+
+const balanceOf = (address: Address) =>
+  l2.readContract({
+    address: devnet.deployment.addresses.usdToken,
+    abi: usdTokenAbi,
+    functionName: "balanceOf",
+    args: [address],
+  });
+
+describe("a crash right after a settlement (PGlite)", () => {
+  it("keeps the payment in the ledger once, refuses its replay, and runs the queued mission once after the restart", async () => {
+    const dataDir = join(temp, "crash");
+    const port = String(await freePort());
+    const holder = account(3);
+    const tokenId = tokenOf(3, "Elite");
+    const first = await startServer({ DATA_DIR: dataDir, PORT: port });
+
+    // A mission due after the restart.
+    const runAt = new Date(Date.now() + 8000).toISOString();
+    const queued = await paidCall(
+      first,
+      { method: "POST", path: "/dispatch", body: { tokenId, mission: { tool: "intel" }, runAt } },
+      holder,
+      { signIn: true },
+    );
+    expect(queued.res.status).toBe(202);
+    const { mission } = dispatchResponseSchema.parse(await queued.res.json());
+    const before = await balanceOf(holder.address);
+
+    // The next settlement goes through on chain, then the server dies before it hears back.
+    facilitator.afterNextSettlement(async (): Promise<"drop"> => {
+      const exited = once(first.child, "exit");
+      first.child.kill("SIGKILL");
+      await exited;
+      return "drop";
+    });
+    const cut = paidCall(first, { method: "POST", path: "/intel", body: { tokenId } }, holder, { signIn: true });
+    await expect(cut).rejects.toThrow(/fetch failed/);
+    expect(first.child.signalCode, first.output()).toBe("SIGKILL");
+    const taken = facilitator.settlements.at(-1)!;
+    expect(taken.success).toBe(true);
+    expect(await balanceOf(holder.address)).toBe(before - 10_000n);
+
+    const second = await startServer({ DATA_DIR: dataDir, PORT: port });
+    try {
+      const ledger = await ledgerOf(second);
+      const intel = ledger.entries.filter((entry) => entry.route === "/intel");
+      expect(intel).toEqual([
+        expect.objectContaining({
+          transaction: taken.transaction,
+          tokenId,
+          payer: holder.address,
+          caller: holder.address,
+          pricePoint: "discounted",
+          amount: "10000",
+        }),
+      ]);
+      expect(ledger.entries.filter((entry) => entry.route === "/dispatch")).toHaveLength(1);
+      expect(ledger.unconfirmed).toBe(0);
+
+      // The mission runs once its time comes, on the restarted server.
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(runAt) - Date.now()) + 1500));
+      const listed = await paidCall(second, { method: "GET", path: `/dispatch?tokenId=${tokenId}` }, holder, {
+        signIn: true,
+      });
+      const missions = listMissionsResponseSchema.parse(await listed.res.json()).missions;
+      expect(missions.find((m) => m.id === mission.id)).toMatchObject({ status: "done", attempts: 1 });
+    } finally {
+      await second.stop();
+    }
+
+    // Read the store itself once the server is gone: one row per payment, one run of the mission.
+    const db = await openPglite(dataDir);
+    try {
+      const rows = await db.query<{ route: string; n: number }>(
+        "SELECT route, count(*)::int AS n FROM settlements WHERE status = 'settled' GROUP BY route ORDER BY route",
+      );
+      expect(rows).toEqual([
+        { route: "/dispatch", n: 2 },
+        { route: "/intel", n: 1 },
+      ]);
+      const runs = await db.query<{ attempt: number; outcome: string }>(
+        "SELECT attempt, outcome FROM mission_runs WHERE mission_id = $1",
+        [mission.id],
+      );
+      expect(runs).toEqual([{ attempt: 1, outcome: "done" }]);
+    } finally {
+      await db.close();
+    }
+  }, 120_000);
+});
+
+describe.skipIf(skipPostgres())("two server processes on one Postgres database", () => {
+  let postgres: TestPostgres | undefined;
+  beforeAll(async () => {
+    postgres = await startTestPostgres();
+  }, 60_000);
+  afterAll(async () => {
+    await postgres?.stop();
+  });
+
+  it("run 50 due missions, each exactly once", async () => {
+    const databaseUrl = await postgres!.createDatabase();
+    // One mission at a time each, polling often: both instances are kept busy on the same queue.
+    const env = { DATABASE_URL: databaseUrl, DISPATCH_CONCURRENCY: "1", DISPATCH_POLL_MS: "20" };
+    const servers = await Promise.all([startServer(env), startServer(env)]);
+    try {
+      const runAt = new Date(Date.now() + 6000).toISOString();
+      const ids: string[] = [];
+      for (let batch = 0; batch < 10; batch++) {
+        const answers = await Promise.all(
+          [0, 1, 2, 3, 4].map(async (i) => {
+            const n = batch * 5 + i;
+            const { res } = await paidCall(
+              servers[n % 2]!,
+              { method: "POST", path: "/dispatch", body: { tokenId: 1 + (n % 9), mission: { tool: "intel" }, runAt } },
+              account(1 + (n % 9)),
+            );
+            expect(res.status).toBe(202);
+            return dispatchResponseSchema.parse(await res.json()).mission.id;
+          }),
+        );
+        ids.push(...answers);
+      }
+      expect(new Set(ids).size).toBe(50);
+
+      const db = new pg.Client({ connectionString: databaseUrl });
+      await db.connect();
+      try {
+        const deadline = Date.now() + 60_000;
+        for (;;) {
+          const { rows } = await db.query<{ n: number }>(
+            "SELECT count(*)::int AS n FROM missions WHERE status IN ('done', 'failed')",
+          );
+          if (rows[0]!.n === 50) break;
+          if (Date.now() > deadline) throw new Error(`only ${rows[0]!.n} of 50 missions finished`);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        const missions = await db.query<{ status: string; attempts: number }>(
+          "SELECT status, attempts FROM missions WHERE id = ANY($1::uuid[])",
+          [ids],
+        );
+        expect(missions.rows).toHaveLength(50);
+        expect(missions.rows.every((m) => m.status === "done" && m.attempts === 1)).toBe(true);
+        const runs = await db.query<{ mission_id: string; instance: string }>(
+          "SELECT mission_id, instance FROM mission_runs WHERE mission_id = ANY($1::uuid[])",
+          [ids],
+        );
+        expect(runs.rows).toHaveLength(50);
+        expect(new Set(runs.rows.map((r) => r.mission_id)).size).toBe(50);
+        // Both instances took part.
+        expect(new Set(runs.rows.map((r) => r.instance)).size).toBe(2);
+        for (const server of servers) expect(server.output()).not.toMatch(/"level":(50|60)/);
+      } finally {
+        await db.end();
+      }
+    } finally {
+      await Promise.all(servers.map((server) => server.stop()));
+    }
+  }, 180_000);
+});
