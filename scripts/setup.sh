@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
 # One-time set-up of a fresh machine (Node 20 and npm are all it needs):
 #   pnpm 10, the workspace's dependencies (including the Node 24 runtime the scripts run on), a build of every
-#   package, and with --with-browser Debian's Chromium for the browser tests.
+#   package; with --with-browser Debian's Chromium for the browser tests, and with --with-postgres Debian's
+#   PostgreSQL server for the tests that run the store on Postgres too (they start their own throwaway cluster).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 with_browser=false
+with_postgres=false
 for arg in "$@"; do
   case "$arg" in
     --with-browser) with_browser=true ;;
-    *) echo "setup: unknown option $arg (known: --with-browser)" >&2; exit 2 ;;
+    --with-postgres) with_postgres=true ;;
+    *) echo "setup: unknown option $arg (known: --with-browser, --with-postgres)" >&2; exit 2 ;;
   esac
 done
+
+# Debian packages, installed together (one apt-get update) when asked for and missing.
+apt_packages=()
 
 if ! command -v pnpm >/dev/null 2>&1 || [[ "$(pnpm --version)" != 10.* ]]; then
   echo "setup: installing pnpm 10"
@@ -27,17 +33,20 @@ fi
 # Build every package once now, so that `pnpm start` and `pnpm test` find them built (turbo caches the result).
 pnpm build --output-logs=errors-only
 
-if $with_browser; then
-  chromium_path="${CHROMIUM_PATH:-/usr/bin/chromium}"
-  if [[ ! -x "$chromium_path" ]]; then
-    if [[ "$(id -u)" == "0" ]] && command -v apt-get >/dev/null 2>&1; then
-      echo "setup: installing Debian's chromium for the browser tests"
-      apt-get update -qq
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-    else
-      echo "setup: the browser tests need Chromium at $chromium_path (apt-get install chromium, or set CHROMIUM_PATH)" >&2
-      exit 1
-    fi
+if $with_browser && [[ ! -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ]]; then
+  apt_packages+=(chromium)
+fi
+if $with_postgres && ! compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null; then
+  apt_packages+=(postgresql)
+fi
+if (( ${#apt_packages[@]} > 0 )); then
+  if [[ "$(id -u)" == "0" ]] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing Debian's ${apt_packages[*]} for the tests"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${apt_packages[@]}" >/dev/null
+  else
+    echo "setup: the tests need ${apt_packages[*]} (apt-get install ${apt_packages[*]}; or CHROMIUM_PATH for another Chromium)" >&2
+    exit 1
   fi
 fi
 echo "setup: done"
