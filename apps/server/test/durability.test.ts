@@ -26,6 +26,8 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// The built module: it starts the built embedded default next to it, as `pnpm start` does.
+import { spawnEmbeddedService } from "../dist/index.js";
 import { type CollectionIndex, createCollectionIndex } from "../src/chain/collection-index.js";
 import { freePort } from "../src/embedded-process.js";
 import { openPglite } from "../src/store/pglite.js";
@@ -342,4 +344,49 @@ describe.skipIf(skipPostgres())("two server processes on one Postgres database",
       await Promise.all(servers.map((server) => server.stop()));
     }
   }, 180_000);
+});
+
+describe("the embedded default (pnpm start)", () => {
+  it("keeps its ledger in its data directory between restarts", async () => {
+    const dataDir = join(temp, "embedded");
+    const first = await spawnEmbeddedService({ dataDir });
+    let transaction: string;
+    try {
+      expect(first.output()).toContain(`data           ${dataDir}`);
+      const l2Url = first.output().match(/L2 \(payments\)\s+(http:\/\/\S+)/)?.[1];
+      const usd = first.output().match(/USD token\s+(0x[0-9a-fA-F]{40})/)?.[1];
+      expect(l2Url && usd).toBeTruthy();
+      const embeddedL2 = createPublicClient({ transport: http(l2Url) }) as PublicClient;
+      const url = `${first.url}/intel`;
+      const send = (headers: Record<string, string>) =>
+        fetch(url, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...headers },
+          body: '{"tokenId":1}',
+        });
+      const challenge = await send({});
+      const payment = await paymentHeader(account(1), embeddedL2, (await challenge.json()) as PaymentRequired, {
+        network: "eip155:31338",
+        asset: usd!,
+      });
+      const res = await send({ "PAYMENT-SIGNATURE": payment });
+      expect(res.status).toBe(200);
+      transaction = JSON.parse(Buffer.from(res.headers.get("payment-response")!, "base64").toString()).transaction;
+    } finally {
+      await first.close();
+    }
+
+    const second = await spawnEmbeddedService({ dataDir });
+    try {
+      const url = `${second.url}/operator/ledger`;
+      const res = await fetch(url, {
+        headers: { "SIGN-IN-WITH-X": await signInHeader(account(0), url, "eip155:31337") },
+      });
+      expect(res.status).toBe(200);
+      const report = ledgerReportSchema.parse(await res.json());
+      expect(report.entries.map((e) => e.transaction)).toEqual([transaction]);
+    } finally {
+      await second.close();
+    }
+  }, 120_000);
 });
