@@ -45,6 +45,19 @@ function claimOf(overrides: Partial<SettlementClaim> = {}): SettlementClaim {
   };
 }
 
+/** A mission of intel for token 3, due a second ago, bought by the payment `paymentKey`. */
+function dueMission(paymentKey: string) {
+  return {
+    tokenId: 3,
+    tool: "intel" as const,
+    params: {},
+    caller: null,
+    requestedBy: PAYER,
+    paymentKey,
+    runAt: new Date(Date.now() - 1000),
+  };
+}
+
 /** Each backend the store runs on; Postgres where a server is installed (always in CI). */
 const backends: [string, () => Promise<{ open: () => Promise<Database>; fresh: Database }>][] = [
   [
@@ -124,15 +137,7 @@ describe.each(backends.filter(([name]) => name !== "Postgres" || !withoutPostgre
       const unpaid = claimOf();
       for (const claim of [paid, unpaid]) {
         expect(await ledger.claim(claim)).toBe("claimed");
-        await queue.add({
-          tokenId: 3,
-          tool: "intel",
-          params: {},
-          caller: null,
-          requestedBy: PAYER,
-          paymentKey: claim.paymentKey,
-          runAt: new Date(Date.now() - 1000),
-        });
+        await queue.add(dueMission(claim.paymentKey));
       }
       expect(await queue.claimDue("worker-a", 10, 60_000)).toEqual([]);
       await ledger.markSettled(paid.paymentKey, `0x${"56".repeat(32)}`, new Date());
@@ -153,15 +158,7 @@ describe.each(backends.filter(([name]) => name !== "Postgres" || !withoutPostgre
       const claim = claimOf();
       await ledger.claim(claim);
       await ledger.markSettled(claim.paymentKey, `0x${"78".repeat(32)}`, new Date());
-      const mission = await queue.add({
-        tokenId: 3,
-        tool: "intel",
-        params: {},
-        caller: null,
-        requestedBy: PAYER,
-        paymentKey: claim.paymentKey,
-        runAt: new Date(Date.now() - 1000),
-      });
+      const mission = await queue.add(dueMission(claim.paymentKey));
       const [first] = await queue.claimDue("worker-a", 10, 50);
       expect(first?.id).toBe(mission.id);
       expect(await queue.claimDue("worker-b", 10, 60_000)).toEqual([]);
@@ -183,15 +180,7 @@ describe.each(backends.filter(([name]) => name !== "Postgres" || !withoutPostgre
           const claim = claimOf();
           await ledger.claim(claim);
           await ledger.markSettled(claim.paymentKey, `0x${"9a".repeat(32)}`, new Date());
-          const mission = await createMissionQueue(db).add({
-            tokenId: 3,
-            tool: "intel",
-            params: {},
-            caller: null,
-            requestedBy: PAYER,
-            paymentKey: claim.paymentKey,
-            runAt: new Date(Date.now() - 1000),
-          });
+          const mission = await createMissionQueue(db).add(dueMission(claim.paymentKey));
           ids.add(mission.id);
         }
         // Four connections, each claiming three at a time until nothing is left.
