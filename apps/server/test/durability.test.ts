@@ -229,7 +229,11 @@ describe("a crash right after a settlement (PGlite)", () => {
       () => undefined,
       (reason: Error) => reason,
     );
-    const why = `${error?.message} (${String(error?.cause)})\n${first.output()}`;
+    // The socket closes as the process dies; its exit is reported a moment later.
+    if (first.child.exitCode === null && first.child.signalCode === null) {
+      await Promise.race([once(first.child, "exit"), new Promise((resolve) => setTimeout(resolve, 5000))]);
+    }
+    const why = `${error?.message} (${String(error?.cause)}); exit ${first.child.exitCode} ${first.child.signalCode}\n${first.output()}`;
     expect(killed, why).toBe(true);
     expect(error?.message, why).toMatch(/fetch failed/);
     expect(first.child.signalCode, why).toBe("SIGKILL");
