@@ -148,18 +148,20 @@ export async function composeService(
   const ledger = createSettlementLedger(db);
   const payments = await paymentDeps(config, await l1.getChainId(), ledger);
   const queue = createMissionQueue(db);
-  let worker: MissionWorker | undefined;
+  // The dispatch tool wakes the worker, and the worker runs the tools: the two are tied once both exist.
+  let wakeWorker = () => {};
   const tools = createTools({
     ...toolDeps(config, l2, extras.eligibilityToken),
-    missions: { queue, wake: () => worker?.wake() },
+    missions: { queue, wake: () => wakeWorker() },
   });
-  worker = createMissionWorker({
+  const worker = createMissionWorker({
     queue,
     tools,
     collection: chain.collection,
     logger: logger.child({ component: "missions" }),
     ...config.dispatch,
   });
+  wakeWorker = () => worker.wake();
   const reconciler = createSettlementReconciler({
     ledger,
     reader: createAuthorizationReader(l2),
@@ -167,22 +169,21 @@ export async function composeService(
     logger: logger.child({ component: "ledger" }),
   });
   const app = createApp({ config, logger, chain, payments, tools });
-  const started = worker;
   return {
     app,
     chain,
     db,
-    worker: started,
+    worker,
     async start() {
       // Claims left pending by a crash are settled on chain or given back before new work starts.
       const reconciled = await reconciler.reconcile({ graceMs: 0 });
       if (reconciled.settled + reconciled.dropped > 0) logger.warn(reconciled, "reconciled cut-short settlements");
       reconciler.start(60_000);
-      started.start();
+      worker.start();
     },
     async close() {
       reconciler.stop();
-      await started.stop();
+      await worker.stop();
       await db.close();
     },
   };
