@@ -18,6 +18,44 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** A child process and everything it printed so far (stdout and stderr). */
+export interface ScriptProcess {
+  child: ChildProcess;
+  output: () => string;
+}
+
+/** Runs a Node script in a child process with only `PATH` and `env` in its environment, collecting its output. */
+export function runNodeScript(script: string, env: Record<string, string>): ScriptProcess {
+  const child = spawn(process.execPath, [script], {
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let text = "";
+  const collect = (chunk: Buffer) => {
+    text += chunk;
+  };
+  child.stdout?.on("data", collect);
+  child.stderr?.on("data", collect);
+  return { child, output: () => text };
+}
+
+/** Waits until the process prints `line`; kills it and throws with its output when it exits first or times out. */
+export async function waitForOutput(
+  { child, output }: ScriptProcess,
+  line: string,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!output().includes(line)) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`${what} did not start:\n${output()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 export interface EmbeddedProcess {
   /** Origin of the service, `http://127.0.0.1:<port>` (also its PUBLIC_URL). */
   url: string;
@@ -41,38 +79,20 @@ export async function spawnEmbeddedService(
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "agent-tools-data-"));
   const url = `http://127.0.0.1:${port}`;
   const script = fileURLToPath(new URL("./embedded.js", import.meta.url));
-  const child = spawn(process.execPath, [script], {
-    env: {
-      PATH: process.env.PATH ?? "",
-      PORT: String(port),
-      L1_PORT: String(l1Port),
-      L2_PORT: String(l2Port),
-      PUBLIC_URL: url,
-      LOG_LEVEL: "warn",
-      DATA_DIR: dataDir,
-      ...options.env,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
+  const { child, output } = runNodeScript(script, {
+    PORT: String(port),
+    L1_PORT: String(l1Port),
+    L2_PORT: String(l2Port),
+    PUBLIC_URL: url,
+    LOG_LEVEL: "warn",
+    DATA_DIR: dataDir,
+    ...options.env,
   });
-  let text = "";
-  child.stdout?.on("data", (chunk) => {
-    text += chunk;
-  });
-  child.stderr?.on("data", (chunk) => {
-    text += chunk;
-  });
-  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
-  while (!text.includes("Agent Tools is up")) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error(`the embedded service did not start:\n${text}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await waitForOutput({ child, output }, "Agent Tools is up", options.timeoutMs ?? 60_000, "the embedded service");
   return {
     url,
     dataDir,
-    output: () => text,
+    output,
     child,
     async close() {
       if (child.exitCode === null) {

@@ -10,18 +10,13 @@ import type { PaymentRequired } from "@x402/core/types";
 import type { Address } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
+import { tokenHeldBy } from "./helpers/tokens.js";
 
 let t: PaidTestServer;
 const account = (index: number): Address => t.devnet.deployment.accounts[index]!.address;
 
-/** The first revealed token held by devnet account `index` with this clearance. */
-function tokenOf(index: number, clearance: Clearance): number {
-  for (let id = 1; id <= 6000; id++) {
-    const token = t.chain.collection.token(id);
-    if (token?.owner === account(index) && token.clearance === clearance && token.revealed) return id;
-  }
-  throw new Error(`account ${index} holds no ${clearance} token`);
-}
+/** The first revealed token of devnet account `index` with this clearance. */
+const tokenOf = (index: number, clearance: Clearance) => tokenHeldBy(t.chain.collection, account(index), clearance);
 
 beforeAll(async () => {
   // Two attempts, 50 ms apart: enough to see a retry without waiting for the production backoff.

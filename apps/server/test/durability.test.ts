@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -29,10 +29,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // The built module: it starts the built embedded default next to it, as `pnpm start` does.
 import { spawnEmbeddedService } from "../dist/index.js";
 import { type CollectionIndex, createCollectionIndex } from "../src/chain/collection-index.js";
-import { freePort } from "../src/embedded-process.js";
+import { freePort, runNodeScript, waitForOutput } from "../src/embedded-process.js";
 import { openPglite } from "../src/store/pglite.js";
 import { startTestFacilitator, type TestFacilitator } from "./helpers/http-facilitator.js";
 import { skipPostgres, startTestPostgres, type TestPostgres } from "./helpers/test-postgres.js";
+import { tokenHeldBy } from "./helpers/tokens.js";
 import { paymentHeader, signInHeader } from "./helpers/x402-client.js";
 
 /**
@@ -108,29 +109,13 @@ interface ServerProcess {
 async function startServer(env: Record<string, string>): Promise<ServerProcess> {
   const port = env.PORT ?? String(await freePort());
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [mainScript], {
-    env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "warn", ...baseEnv, PORT: port, PUBLIC_URL: url, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let text = "";
-  child.stdout?.on("data", (chunk) => {
-    text += chunk;
-  });
-  child.stderr?.on("data", (chunk) => {
-    text += chunk;
-  });
-  const deadline = Date.now() + 60_000;
-  while (!text.includes("Agent Tools API on")) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error(`the server did not start:\n${text}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const started = runNodeScript(mainScript, { LOG_LEVEL: "warn", ...baseEnv, PORT: port, PUBLIC_URL: url, ...env });
+  await waitForOutput(started, "Agent Tools API on", 60_000, "the server");
+  const { child } = started;
   return {
     url,
     child,
-    output: () => text,
+    output: started.output,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = once(child, "exit");
@@ -140,15 +125,9 @@ async function startServer(env: Record<string, string>): Promise<ServerProcess> 
   };
 }
 
-/** The first revealed token with this clearance held by account `index`. */
-function tokenOf(index: number, clearance: "Elite" | "Holder"): number {
-  const owner = devnet.deployment.accounts[index]!.address;
-  for (let id = 1; id <= 6000; id++) {
-    const token = collection.token(id);
-    if (token?.owner === owner && token.clearance === clearance && token.revealed) return id;
-  }
-  throw new Error(`account ${index} holds no ${clearance} token`);
-}
+/** The first revealed token of devnet account `index` with this clearance. */
+const tokenOf = (index: number, clearance: "Elite" | "Holder") =>
+  tokenHeldBy(collection, devnet.deployment.accounts[index]!.address, clearance);
 
 /** A paid call: request, 402, pay from `payer`, the same request with the payment (signed in when `signIn`). */
 async function paidCall(

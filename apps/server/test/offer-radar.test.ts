@@ -5,19 +5,14 @@ import type { Address } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
+import { tokenHeldBy } from "./helpers/tokens.js";
 
 let t: PaidTestServer;
 const account = (index: number): Address => t.devnet.deployment.accounts[index]!.address;
 const facts = MARKETPLACE_FACTS.collections;
 
-/** The first token held by devnet account `index` with this clearance. */
-function tokenOf(index: number, clearance: Clearance): number {
-  for (let id = 1; id <= 6000; id++) {
-    const token = t.chain.collection.token(id);
-    if (token?.owner === account(index) && token.clearance === clearance) return id;
-  }
-  throw new Error(`account ${index} holds no ${clearance} token`);
-}
+/** The first revealed token of devnet account `index` with this clearance. */
+const tokenOf = (index: number, clearance: Clearance) => tokenHeldBy(t.chain.collection, account(index), clearance);
 
 beforeAll(async () => {
   // A short upstream timeout for the timeout case; the simulators answer in milliseconds otherwise.

@@ -4,20 +4,15 @@ import type { PaymentRequired } from "@x402/core/types";
 import { type Address, getAddress } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
+import { tokenHeldBy } from "./helpers/tokens.js";
 
 let t: PaidTestServer;
 const account = (index: number): Address => t.devnet.deployment.accounts[index]!.address;
 const WHALE = getAddress(MARKETPLACE_FACTS.wallets.whale);
 const EMPTY = getAddress(MARKETPLACE_FACTS.wallets.empty);
 
-/** The first token of the collection held by devnet account `index` with exactly this clearance. */
-function tokenOf(index: number, clearance: Clearance): number {
-  for (let id = 1; id <= 6000; id++) {
-    const token = t.chain.collection.token(id);
-    if (token?.owner === account(index) && token.clearance === clearance) return id;
-  }
-  throw new Error(`account ${index} holds no ${clearance} token`);
-}
+/** The first revealed token of devnet account `index` with this clearance. */
+const tokenOf = (index: number, clearance: Clearance) => tokenHeldBy(t.chain.collection, account(index), clearance);
 
 /** A fresh wallet the marketplace knows nothing about: its answers are never in the client's cache. */
 function freshWallet(): Address {

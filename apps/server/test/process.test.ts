@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -6,25 +5,13 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type RunningDevnet, startDevnet } from "@agent-tools/devnet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../src/embedded-process.js";
+import { freePort, runNodeScript } from "../src/embedded-process.js";
 
 const mainScript = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), "agent-tools-process-"));
 
-function run(env: Record<string, string>): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, [mainScript], {
-    env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "warn", DATA_DIR: dataDir, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let text = "";
-  child.stdout?.on("data", (chunk) => {
-    text += chunk;
-  });
-  child.stderr?.on("data", (chunk) => {
-    text += chunk;
-  });
-  return { child, output: () => text };
-}
+const run = (env: Record<string, string>) =>
+  runNodeScript(mainScript, { LOG_LEVEL: "warn", DATA_DIR: dataDir, ...env });
 
 async function waitFor(predicate: () => boolean, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -5,6 +5,7 @@ export * from "./json-schema.js";
 export * from "./objects.js";
 export * from "./openapi.js";
 export * from "./operator.js";
+export * from "./paid-routes.js";
 export * from "./pricing.js";
 export * from "./primitives.js";
 export * from "./public.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ToolRoute } from "./routes.js";
+import type { ToolRoute } from "./paid-routes.js";
 
 /** A JSON Schema document as plain JSON. */
 export type JsonSchema = Record<string, unknown>;

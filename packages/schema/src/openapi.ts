@@ -2,9 +2,9 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-ope
 import { z } from "zod";
 import { errorBodySchema } from "./errors.js";
 import { LEDGER_PATH, ledgerQuerySchema, ledgerReportSchema } from "./operator.js";
+import { paidRoutes, type ToolRoute } from "./paid-routes.js";
 import { clearanceWording, formatUsd, type PricePoint, pricePoints } from "./pricing.js";
 import { agentInfoSchema, bindingStatusSchema, healthSchema, registrationFileSchema } from "./public.js";
-import { paidRoutes, type ToolRoute } from "./routes.js";
 import { toolManifestSchema } from "./tool-manifest.js";
 import { type PaymentRequirements, paymentCatalogSchema, paymentRequiredSchema } from "./x402.js";
 

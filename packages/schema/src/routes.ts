@@ -4,18 +4,12 @@ import type { Clearance } from "./primitives.js";
 import { allowlistScanRequestSchema, allowlistScanResponseSchema } from "./tools/allowlist-scan.js";
 import { altchainRadarRequestSchema, altchainRadarResponseSchema } from "./tools/altchain-radar.js";
 import { b20RadarRequestSchema, b20RadarResponseSchema } from "./tools/b20-radar.js";
-import {
-  dispatchRequestSchema,
-  dispatchResponseSchema,
-  listMissionsRequestSchema,
-  listMissionsResponseSchema,
-} from "./tools/dispatch.js";
 import { dropRadarRequestSchema, dropRadarResponseSchema } from "./tools/drop-radar.js";
 import { intelRequestSchema, intelResponseSchema } from "./tools/intel.js";
 import { offerRadarRequestSchema, offerRadarResponseSchema } from "./tools/offer-radar.js";
 import { portfolioRequestSchema, portfolioResponseSchema } from "./tools/portfolio.js";
 
-interface ToolRouteDefinition {
+export interface ToolRouteDefinition {
   /** Route path; the same path answers POST (JSON body) and GET (query parameters) unless `method` says one. */
   path: `/${string}`;
   /** The one method of a route whose POST and GET do different things (`/dispatch`). */
@@ -152,69 +146,6 @@ export const toolRoutes = {
   },
 } as const satisfies Record<string, ToolRouteDefinition>;
 
-/** The mission queue: POST queues a mission, GET lists them. Paid and priced like the tools. */
-export const dispatchRoutes = {
-  dispatch: {
-    path: "/dispatch",
-    method: "post",
-    successStatus: 202,
-    revealedOnly: true,
-    operationId: "serviceDispatch",
-    slug: "dispatch",
-    summary: "Queue a mission",
-    description:
-      "Post-reveal mission queue: queues a deferred run of one of the tools for the agent (for example an allowlist " +
-      "scan at 08:00 UTC) and answers 202 with the mission. The call pays for the run; the result is kept with the " +
-      "mission (`GET /dispatch`). A mission runs once; an upstream failure is retried with backoff before the " +
-      "mission is marked failed. Revealed agents only. Requires an Epic-tier or higher agent token (Elite clearance).",
-    minimumClearance: "Elite",
-    tags: ["missions", "dispatch"],
-    request: dispatchRequestSchema,
-    response: dispatchResponseSchema,
-    sampleInput: {
-      tokenId: 3,
-      mission: { tool: "allowlist-scan", params: { type: "upcoming", limit: 10 } },
-      runAt: "2026-11-23T08:00:00.000Z",
-    },
-    sampleOutput: examples.dispatch,
-  },
-  missions: {
-    path: "/dispatch",
-    method: "get",
-    revealedOnly: true,
-    operationId: "serviceListMissions",
-    slug: "dispatch-missions",
-    summary: "List missions",
-    description:
-      "The agent's missions, newest first, with their status, result or error, and counts by status. A signed-in " +
-      "holder sees every mission of the agent; an anonymous caller sees the missions its own payments queued. " +
-      "Revealed agents only. Requires an Epic-tier or higher agent token (Elite clearance).",
-    minimumClearance: "Elite",
-    tags: ["missions", "dispatch"],
-    request: listMissionsRequestSchema,
-    response: listMissionsResponseSchema,
-    sampleInput: { tokenId: 3, status: "done", limit: 20 },
-    sampleOutput: examples.missions,
-  },
-} as const satisfies Record<string, ToolRouteDefinition>;
-
-/** Every paid route: the tools and the mission queue. */
-export const paidRoutes = { ...toolRoutes, ...dispatchRoutes } as const;
-
 export type ToolName = keyof typeof toolRoutes;
-export type PaidRouteName = keyof typeof paidRoutes;
-/** The definition of any paid route (a tool's, or the mission queue's). */
-export type ToolRoute = (typeof paidRoutes)[PaidRouteName];
-/** Request body a caller sends (defaults may be left out). */
-export type ToolInput<T extends PaidRouteName> = z.input<(typeof paidRoutes)[T]["request"]>;
-/** Request after validation, defaults applied: what a tool receives. */
-export type ToolParams<T extends PaidRouteName> = z.output<(typeof paidRoutes)[T]["request"]>;
-export type ToolOutput<T extends PaidRouteName> = z.output<(typeof paidRoutes)[T]["response"]>;
 
 export const toolNames = Object.keys(toolRoutes) as ToolName[];
-
-/** The HTTP method a catalog or manifest names for a route: its one method, else POST (GET also answers). */
-export function routeMethod(route: ToolRoute): "POST" | "GET" {
-  return "method" in route && route.method === "get" ? "GET" : "POST";
-}
-export const paidRouteNames = Object.keys(paidRoutes) as PaidRouteName[];

@@ -2,9 +2,9 @@ import { z } from "zod";
 import { canonicalize } from "./jcs.js";
 import { requestJsonSchema, responseJsonSchema } from "./json-schema.js";
 import type { PaymentTerms } from "./openapi.js";
+import { paidRoutes, routeMethod, type ToolRoute } from "./paid-routes.js";
 import { clearanceWording, formatUsd, pricePoints } from "./pricing.js";
 import { type Clearance, clearanceMeets, clearances } from "./primitives.js";
-import { paidRoutes, routeMethod, type ToolRoute } from "./routes.js";
 import { PAYMENT_CATALOG_PATH, SERVICE_DISPLAY_NAME, SERVICE_ICON_PATH } from "./service.js";
 
 /*

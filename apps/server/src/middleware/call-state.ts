@@ -17,7 +17,16 @@ export interface CallState {
   /** The one price point that applies to this caller. */
   price: { point: "standard" | "discounted"; requirements: PaymentRequirements };
   /** The verified payment, and the replay key it holds until it settles or is given back. */
-  payment: { payload: PaymentPayload; replayKey: string; payer: Address };
+  payment: {
+    payload: PaymentPayload;
+    replayKey: string;
+    payer: Address;
+    /**
+     * Gives the payment and the sign-in nonce back for another call. `keepClaim` leaves the ledger's claim
+     * pending, for a settlement whose outcome is unknown (the reconciler decides it from the chain).
+     */
+    release(options?: { keepClaim?: boolean }): Promise<void>;
+  };
 }
 
 /** The state of the call this response belongs to (filled step by step). */

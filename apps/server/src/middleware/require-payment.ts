@@ -132,10 +132,14 @@ export function requirePayment(payments: PaymentService): RequestHandler {
           : "payment_in_use: this payment authorization is being used by another request, or its settlement is being confirmed",
       );
     }
-    state.payment = { payload, replayKey: key, payer };
-    res.locals.releasePayment = async () => {
-      giveBack();
-      await payments.ledger.release(key);
+    state.payment = {
+      payload,
+      replayKey: key,
+      payer,
+      async release(options = {}) {
+        giveBack();
+        if (!options.keepClaim) await payments.ledger.release(key);
+      },
     };
     next();
   };

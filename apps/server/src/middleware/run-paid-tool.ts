@@ -46,7 +46,6 @@ export function runPaidTool(
   const { payments, collection } = deps;
   return async (req, res) => {
     const state = callState(res) as CallState;
-    const giveBack = res.locals.releasePayment as () => Promise<void>;
     let output: unknown;
     let started = performance.now();
     try {
@@ -60,7 +59,7 @@ export function runPaidTool(
       // The answer must meet the contract before anyone is charged for it.
       output = state.route.response.parse(result);
     } catch (error) {
-      await giveBack();
+      await state.payment.release();
       throw error;
     } finally {
       recordTiming(res, "tool", performance.now() - started);
@@ -74,8 +73,7 @@ export function runPaidTool(
       recordTiming(res, "settle", performance.now() - started);
       // The settlement may have gone through before the answer was lost: the claim stays pending until the
       // reconciler reads the chain, so the payment is neither recorded twice nor reused meanwhile.
-      payments.payments.release(state.payment.replayKey);
-      if (state.signInNonce) payments.signInNonces.release(state.signInNonce);
+      await state.payment.release({ keepClaim: true });
       req.log?.error({ err: error }, "settlement failed");
       throw new HttpError(
         "upstream_error",
@@ -85,7 +83,7 @@ export function runPaidTool(
     }
     recordTiming(res, "settle", performance.now() - started);
     if (!settlement.success) {
-      await giveBack();
+      await state.payment.release();
       return payments.challenge(
         res,
         state.route,

@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import { paidRoutes, type ToolName, toolNames, toolRoutes } from "@agent-tools/schema";
+import { missionToolName, paidRoutes } from "@agent-tools/schema";
 import type { Logger } from "pino";
 import type { Address } from "viem";
 import type { CollectionIndex } from "../chain/collection-index.js";
@@ -37,9 +37,6 @@ export interface MissionWorker {
   stop(): Promise<void>;
 }
 
-/** The tool of a mission, by its slug. */
-const toolBySlug = new Map<string, ToolName>(toolNames.map((name) => [toolRoutes[name].slug, name]));
-
 /** Upstream trouble (and surprises) may pass: retried. A refusal of the input will not: failed at once. */
 function isRetryable(error: unknown): boolean {
   return !(error instanceof HttpError) || error.status >= 500;
@@ -72,7 +69,7 @@ export function createMissionWorker(options: MissionWorkerOptions): MissionWorke
 
   async function runOne(mission: ClaimedMission): Promise<void> {
     const log = logger.child({ mission: mission.id, tool: mission.tool, attempt: mission.attempt });
-    const name = toolBySlug.get(mission.tool);
+    const name = missionToolName(mission.tool);
     const tool = name ? (tools[name] as Tool<never> | undefined) : undefined;
     try {
       if (!name || !tool) throw new HttpError("not_implemented", `The ${mission.tool} tool is not available.`);

@@ -1,33 +1,21 @@
 import { z } from "zod";
 import { addressSchema, isoDateTimeSchema, tokenIdSchema } from "../primitives.js";
-import { allowlistScanRequestSchema } from "./allowlist-scan.js";
-import { altchainRadarRequestSchema } from "./altchain-radar.js";
-import { b20RadarRequestSchema } from "./b20-radar.js";
+import { type ToolName, toolNames, toolRoutes } from "../routes.js";
 import { briefField, generatedAtField } from "./common.js";
-import { dropRadarRequestSchema } from "./drop-radar.js";
-import { intelRequestSchema } from "./intel.js";
-import { offerRadarRequestSchema } from "./offer-radar.js";
-import { portfolioRequestSchema } from "./portfolio.js";
 
-/**
- * The tools a mission can run, by slug (the route path without its slash), with the request schema its
- * `params` are checked against. `tokenId` is the mission's own and is not repeated in `params`.
- */
-export const missionToolRequests = {
-  intel: intelRequestSchema,
-  "drop-radar": dropRadarRequestSchema,
-  "b20-radar": b20RadarRequestSchema,
-  "altchain-radar": altchainRadarRequestSchema,
-  portfolio: portfolioRequestSchema,
-  "allowlist-scan": allowlistScanRequestSchema,
-  "offer-radar": offerRadarRequestSchema,
-} as const;
-export type MissionTool = keyof typeof missionToolRequests;
-export const missionTools = Object.keys(missionToolRequests) as [MissionTool, ...MissionTool[]];
+/** A tool a mission can run, by its slug (the route path without its slash): any tool of the route table. */
+export type MissionTool = (typeof toolRoutes)[ToolName]["slug"];
+export const missionTools = toolNames.map((name) => toolRoutes[name].slug) as [MissionTool, ...MissionTool[]];
+const toolBySlug = new Map(toolNames.map((name) => [toolRoutes[name].slug as MissionTool, name]));
+
+/** The route-table name of a mission's tool (undefined for a slug no tool has, for example a stored one). */
+export function missionToolName(tool: string): ToolName | undefined {
+  return toolBySlug.get(tool as MissionTool);
+}
 
 /** The request schema of a mission's tool without `tokenId` (the mission names the agent). */
 export function missionParamsSchema(tool: MissionTool): z.ZodObject {
-  return (missionToolRequests[tool] as z.ZodObject).omit({ tokenId: true } as never);
+  return (toolRoutes[missionToolName(tool)!].request as z.ZodObject).omit({ tokenId: true } as never);
 }
 
 /** How far ahead a mission may be scheduled. */
