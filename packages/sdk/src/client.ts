@@ -6,6 +6,7 @@ import {
   type ErrorBody,
   type Health,
   healthSchema,
+  inputToQuery,
   LEDGER_PATH,
   type LedgerQuery,
   type LedgerReport,
@@ -39,7 +40,6 @@ import {
   ValidationError,
 } from "./errors.js";
 import { type Payment, readPayment, signPayment, unitsToUsd, usdToUnits } from "./payment.js";
-import { inputToQuery } from "./query.js";
 import { signInHeader } from "./sign-in.js";
 
 export interface AgentToolsClientOptions {

@@ -2,6 +2,7 @@ export {
   type Clearance,
   dispatchRequestSchema,
   dispatchResponseSchema,
+  inputToQuery,
   LEDGER_PATH,
   type LedgerEntry,
   type LedgerQuery,
@@ -49,4 +50,3 @@ export {
   ValidationError,
 } from "./errors.js";
 export { type Payment, unitsToUsd, usdToUnits } from "./payment.js";
-export { inputToQuery } from "./query.js";
