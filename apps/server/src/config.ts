@@ -42,6 +42,7 @@ const envSchema = z.object({
     .default(8402),
   HOST: z.string().min(1).default("127.0.0.1"),
   PUBLIC_URL: origin.optional(),
+  KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300_000).default(65_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   ANONYMOUS_ACCESS: booleanFlag.default(true),
   PAYMENT_NETWORK: z
@@ -84,7 +85,7 @@ const envSchema = z.object({
   DATA_DIR: z.string().min(1).default(".agent-tools/data"),
   OPERATOR_ADDRESS: address.optional(),
   DISPATCH_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
-  DISPATCH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  DISPATCH_CONCURRENCY: z.coerce.number().int().min(0).max(64).default(4),
   DISPATCH_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(4),
   DISPATCH_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(30_000),
   FACILITATOR_PRIVATE_KEY: z
@@ -98,6 +99,10 @@ export type Config = {
   host: string;
   /** Public origin of the service; SIWE messages and absolute links are bound to it. */
   publicUrl: string;
+  /** True when `PUBLIC_URL` was not given: the origin is the address the server listens on ({@link withListenerUrl}). */
+  publicUrlIsListenerUrl: boolean;
+  /** How long an idle keep-alive connection stays open. */
+  keepAliveTimeoutMs: number;
   logLevel: z.infer<typeof envSchema>["LOG_LEVEL"];
   anonymousAccess: boolean;
   payment: {
@@ -126,7 +131,7 @@ export type Config = {
   store: { kind: "postgres"; url: string } | { kind: "pglite"; dataDir: string };
   /** Who may read the operator views (the ledger); the payment recipient unless set. */
   operatorAddress: string;
-  /** The mission worker. */
+  /** The mission worker; `concurrency` 0 runs no missions in this instance. */
   dispatch: { pollMs: number; concurrency: number; maxAttempts: number; retryBaseMs: number };
   upstream: {
     marketplaceUrl: string;
@@ -163,6 +168,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.PORT,
     host: e.HOST,
     publicUrl: e.PUBLIC_URL ?? `http://${e.HOST.includes(":") ? `[${e.HOST}]` : e.HOST}:${e.PORT}`,
+    publicUrlIsListenerUrl: e.PUBLIC_URL === undefined,
+    keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
     anonymousAccess: e.ANONYMOUS_ACCESS,
     payment: {
@@ -204,4 +211,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           ...(e.FACILITATOR_PRIVATE_KEY ? { privateKey: e.FACILITATOR_PRIVATE_KEY as `0x${string}` } : {}),
         },
   };
+}
+
+/**
+ * The configuration once the server's socket is bound at `listenerUrl`: without `PUBLIC_URL`, the public origin
+ * is that address, so `PORT=0` gives links and sign-in messages the port actually picked.
+ */
+export function withListenerUrl(config: Config, listenerUrl: string): Config {
+  return config.publicUrlIsListenerUrl ? { ...config, publicUrl: listenerUrl } : config;
 }

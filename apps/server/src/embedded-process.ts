@@ -6,7 +6,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** A free TCP port on 127.0.0.1 (asked of the OS, then released). */
+/**
+ * A free TCP port on 127.0.0.1, asked of the OS and released: another process may take it before the caller binds
+ * it, so a caller must be ready to ask again (prefer binding port 0 and reading the address back).
+ */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
@@ -39,21 +42,50 @@ export function runNodeScript(script: string, env: Record<string, string>): Scri
   return { child, output: () => text };
 }
 
-/** Waits until the process prints `line`; kills it and throws with its output when it exits first or times out. */
-export async function waitForOutput(
+/**
+ * Resolves with the first match of `pattern` in what the process printed, as soon as it prints it (each chunk of
+ * output is checked as it arrives). Kills the process and throws with its output when it exits first, or when
+ * `timeoutMs` passes (a cap for a process that hangs, not a wait).
+ */
+export function waitForOutput(
   { child, output }: ScriptProcess,
-  line: string,
+  pattern: string | RegExp,
   timeoutMs: number,
   what: string,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!output().includes(line)) {
-    if (child.exitCode !== null || Date.now() > deadline) {
+): Promise<RegExpExecArray> {
+  const regex = typeof pattern === "string" ? new RegExp(pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")) : pattern;
+  return new Promise((resolve, reject) => {
+    const check = (): boolean => {
+      const match = regex.exec(output());
+      if (match) {
+        done();
+        resolve(match);
+      }
+      return match !== null;
+    };
+    const fail = (why: string) => {
+      done();
       child.kill("SIGKILL");
-      throw new Error(`${what} did not start:\n${output()}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+      reject(new Error(`${what} ${why}:\n${output()}`));
+    };
+    // Output still buffered in the pipes is read before "close": checked once more then.
+    const closed = () => {
+      if (!check()) fail(`exited (code ${child.exitCode}, signal ${child.signalCode}) before printing ${regex}`);
+    };
+    const onData = () => void check();
+    const timer = setTimeout(() => fail(`did not print ${regex} within ${timeoutMs} ms`), timeoutMs);
+    const done = () => {
+      clearTimeout(timer);
+      child.stdout?.off("data", onData);
+      child.stderr?.off("data", onData);
+      child.off("close", closed);
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.once("close", closed);
+    const gone = (child.exitCode !== null || child.signalCode !== null) && child.stdout?.closed && child.stderr?.closed;
+    if (!check() && gone) closed();
+  });
 }
 
 export interface EmbeddedProcess {
@@ -63,39 +95,46 @@ export interface EmbeddedProcess {
   dataDir: string;
   /** Everything the process printed so far. */
   output(): string;
+  /**
+   * Resolves with the first match of `pattern` in what the process printed, as soon as it prints it (see
+   * {@link waitForOutput}; the process is killed if it exits first or `timeoutMs` passes, default 120 s).
+   */
+  printed(pattern: string | RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
   child: ChildProcess;
   /** SIGTERM, then wait for the exit; removes the data directory unless the caller gave it. */
   close(): Promise<void>;
 }
 
 /**
- * Starts the embedded default (local chains, seeded, and the server) as a child process on free loopback
- * ports, for tests of the SDK and the CLI; resolves once it serves.
+ * Starts the embedded default (local chains, seeded, and the server) as a child process on loopback ports the
+ * OS picks (port 0, read back from what it prints), for tests of the SDK and the CLI; resolves once it serves.
  */
 export async function spawnEmbeddedService(
   options: { timeoutMs?: number; dataDir?: string; env?: Record<string, string> } = {},
 ): Promise<EmbeddedProcess> {
-  const [port, l1Port, l2Port] = [await freePort(), await freePort(), await freePort()];
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "agent-tools-data-"));
-  const url = `http://127.0.0.1:${port}`;
   const script = fileURLToPath(new URL("./embedded.js", import.meta.url));
-  const { child, output } = runNodeScript(script, {
-    PORT: String(port),
-    L1_PORT: String(l1Port),
-    L2_PORT: String(l2Port),
-    PUBLIC_URL: url,
+  const started = runNodeScript(script, {
+    PORT: "0",
+    L1_PORT: "0",
+    L2_PORT: "0",
     LOG_LEVEL: "warn",
     DATA_DIR: dataDir,
     ...options.env,
   });
-  await waitForOutput({ child, output }, "Agent Tools is up", options.timeoutMs ?? 60_000, "the embedded service");
+  const { child, output } = started;
+  // The banner's last line: by then the address, the demo accounts and the tokens of each clearance are printed.
+  await waitForOutput(started, /^Try: curl /m, options.timeoutMs ?? 120_000, "the embedded service");
+  const url = /^ {2}API +(http:\/\/\S+)/m.exec(output())?.[1];
+  if (!url) throw new Error(`the embedded service printed no API address:\n${output()}`);
   return {
     url,
     dataDir,
     output,
+    printed: (pattern, timeoutMs = 120_000) => waitForOutput(started, pattern, timeoutMs, "the embedded service"),
     child,
     async close() {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = once(child, "exit");
         child.kill("SIGTERM");
         await exited;

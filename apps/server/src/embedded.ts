@@ -1,19 +1,24 @@
 import { startDevnet } from "@agent-tools/devnet";
 import { simWalletAccessToken, startUpstreamSims } from "@agent-tools/upstream-sim";
 import { composeService } from "./compose.js";
+import { withListenerUrl } from "./config.js";
 import { exitOnStartFailure, loadConfigOrExit, stopOnSignals } from "./lifecycle.js";
 import { createLogger } from "./logger.js";
-import { listen } from "./server.js";
+import { openListener } from "./server.js";
 
 /**
  * The embedded default (`pnpm start`): local chains on loopback, deployed and seeded, and the server wired to
  * them. Everything runs on this machine; nothing reaches a real network.
  */
 async function main(): Promise<void> {
-  const config = loadConfigOrExit();
+  const loaded = loadConfigOrExit();
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const started = Date.now();
   say("Starting the embedded default: local chains, seeded, and the Agent Tools server.");
+  // The server's socket is bound first: its address (PORT=0 picks one) is the public origin the chains are seeded
+  // with, and a port already taken is reported before anything else starts.
+  const running = await openListener(loaded.host, loaded.port, { keepAliveTimeoutMs: loaded.keepAliveTimeoutMs });
+  const config = withListenerUrl(loaded, running.url);
   const devnet = await startDevnet({
     host: "127.0.0.1",
     l1Port: Number(process.env.L1_PORT ?? 8545),
@@ -56,7 +61,7 @@ async function main(): Promise<void> {
     eligibilityToken: (wallet) => simWalletAccessToken(wallet),
   });
   const { app, chain } = service;
-  const running = await listen(app, config.host, config.port);
+  running.serve(app);
   await service.start();
 
   const seconds = ((Date.now() - started) / 1000).toFixed(1);

@@ -1,14 +1,18 @@
 import { composeService } from "./compose.js";
+import { withListenerUrl } from "./config.js";
 import { exitOnStartFailure, loadConfigOrExit, stopOnSignals } from "./lifecycle.js";
 import { createLogger } from "./logger.js";
-import { listen } from "./server.js";
+import { openListener } from "./server.js";
 
 /** Composes the service from validated configuration and runs it until SIGTERM or SIGINT. */
 async function main(): Promise<void> {
-  const config = loadConfigOrExit();
-  const logger = createLogger(config.logLevel);
+  const loaded = loadConfigOrExit();
+  const logger = createLogger(loaded.logLevel);
+  // Bound first, so that PORT=0 is resolved before anything is built on the public origin.
+  const running = await openListener(loaded.host, loaded.port, { keepAliveTimeoutMs: loaded.keepAliveTimeoutMs });
+  const config = withListenerUrl(loaded, running.url);
   const service = await composeService(config, logger);
-  const running = await listen(service.app, config.host, config.port);
+  running.serve(service.app);
   await service.start();
   logger.info(
     { url: running.url, publicUrl: config.publicUrl, store: `${service.db.kind} ${service.db.location}` },

@@ -52,15 +52,23 @@ async function list(holder: number, query: string, options: { anonymous?: boolea
   return paid((headers) => t.get(path, headers), holder, signIn);
 }
 
-/** Waits until the mission reaches one of `statuses` (read from the store, as the worker left it). */
-async function until(id: string, statuses: Mission["status"][], timeoutMs = 10_000): Promise<Mission> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const mission = await t.queue.get(id);
-    if (mission && statuses.includes(mission.status)) return mission;
-    if (Date.now() > deadline) throw new Error(`mission ${id} is ${mission?.status}, not ${statuses.join("/")}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+/**
+ * Resolves with the mission once it is in one of `statuses`, as the worker left it in the store: checked at once
+ * and after each attempt the worker finishes.
+ */
+function until(id: string, statuses: Mission["status"][]): Promise<Mission> {
+  return new Promise((resolve, reject) => {
+    const check = async () => {
+      const mission = await t.queue.get(id);
+      if (!mission || !statuses.includes(mission.status)) return;
+      unsubscribe();
+      resolve(mission);
+    };
+    const unsubscribe = t.worker.onOutcome((outcome) => {
+      if (outcome.id === id) check().catch(reject);
+    });
+    check().catch(reject);
+  });
 }
 
 async function runsOf(id: string): Promise<{ attempt: number; outcome: string | null }[]> {
@@ -95,7 +103,7 @@ describe("POST /dispatch", () => {
 
   it("stores the tool's params with its defaults and waits for runAt", async () => {
     const tokenId = tokenOf(3, "Elite");
-    const runAt = new Date(Date.now() + 1500).toISOString();
+    const runAt = new Date(Date.now() + 3_600_000).toISOString();
     const { res } = await queue(3, {
       tokenId,
       mission: { tool: "drop-radar", params: { type: "upcoming", limit: 3 } },
@@ -112,11 +120,19 @@ describe("POST /dispatch", () => {
       watchSlugs: [],
     });
     expect(mission.runAt).toBe(runAt);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Not due: a whole pass of the worker after the call leaves it queued.
+    await t.worker.wake();
     expect((await t.queue.get(mission.id))?.status).toBe("queued");
-    const done = await until(mission.id, ["done", "failed"]);
+    // Its time comes (the store is told it is due now); the next pass runs it.
+    const [due] = await t.db.query<{ at: number }>(
+      "UPDATE missions SET run_at = now() WHERE id = $1 RETURNING floor(extract(epoch FROM run_at) * 1000)::float8 AS at",
+      [mission.id],
+    );
+    const finished = until(mission.id, ["done", "failed"]);
+    t.worker.wake();
+    const done = await finished;
     expect(done.status).toBe("done");
-    expect(Date.parse(done.startedAt!)).toBeGreaterThanOrEqual(Date.parse(runAt));
+    expect(Date.parse(done.startedAt!)).toBeGreaterThanOrEqual(due!.at);
     expect(dropRadarResponseSchema.parse(done.result).drops.length).toBeLessThanOrEqual(3);
   });
 

@@ -29,7 +29,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // The built module: it starts the built embedded default next to it, as `pnpm start` does.
 import { spawnEmbeddedService } from "../dist/index.js";
 import { type CollectionIndex, createCollectionIndex } from "../src/chain/collection-index.js";
-import { freePort, runNodeScript, waitForOutput } from "../src/embedded-process.js";
+import { runNodeScript, waitForOutput } from "../src/embedded-process.js";
 import { openPglite } from "../src/store/pglite.js";
 import { startTestFacilitator, type TestFacilitator } from "./helpers/http-facilitator.js";
 import { skipPostgres, startTestPostgres, type TestPostgres } from "./helpers/test-postgres.js";
@@ -106,14 +106,13 @@ interface ServerProcess {
   stop(): Promise<void>;
 }
 
+/** Starts the built server on a port the OS picks (its public origin is then that address) and waits until it serves. */
 async function startServer(env: Record<string, string>): Promise<ServerProcess> {
-  const port = env.PORT ?? String(await freePort());
-  const url = `http://127.0.0.1:${port}`;
-  const started = runNodeScript(mainScript, { LOG_LEVEL: "warn", ...baseEnv, PORT: port, PUBLIC_URL: url, ...env });
-  await waitForOutput(started, "Agent Tools API on", 60_000, "the server");
+  const started = runNodeScript(mainScript, { LOG_LEVEL: "warn", ...baseEnv, PORT: "0", ...env });
+  const [, url] = await waitForOutput(started, /Agent Tools API on (http:\/\/\S+)/, 120_000, "the server");
   const { child } = started;
   return {
-    url,
+    url: url!,
     child,
     output: started.output,
     async stop() {
@@ -123,6 +122,29 @@ async function startServer(env: Record<string, string>): Promise<ServerProcess> 
       await exited;
     },
   };
+}
+
+/**
+ * Resolves once the servers have logged the end of every mission of `ids` ("mission done" or "mission failed", at
+ * level info), checking each time one of them prints.
+ */
+function missionsDone(servers: ServerProcess[], ids: string[]): Promise<void> {
+  const finished = () => {
+    const text = servers.map((server) => server.output()).join("\n");
+    const done = new Set(
+      [...text.matchAll(/"mission":"([0-9a-f-]{36})".*"msg":"mission (?:done|failed)"/g)].map((match) => match[1]),
+    );
+    return ids.every((id) => done.has(id));
+  };
+  return new Promise((resolve) => {
+    const check = () => {
+      if (!finished()) return;
+      for (const server of servers) server.child.stdout?.off("data", check);
+      resolve();
+    };
+    for (const server of servers) server.child.stdout?.on("data", check);
+    check();
+  });
 }
 
 /** The first revealed token of devnet account `index` with this clearance. */
@@ -177,16 +199,15 @@ const balanceOf = (address: Address) =>
 describe("a crash right after a settlement (PGlite)", () => {
   it("keeps the payment in the ledger once, refuses its replay, and runs the queued mission once after the restart", async () => {
     const dataDir = join(temp, "crash");
-    const port = String(await freePort());
     const holder = account(3);
     const tokenId = tokenOf(3, "Elite");
-    const first = await startServer({ DATA_DIR: dataDir, PORT: port });
+    // The first process runs no missions (DISPATCH_CONCURRENCY=0): the mission queued here is due at once, and it is
+    // the restarted process that must find it and run it.
+    const first = await startServer({ DATA_DIR: dataDir, DISPATCH_CONCURRENCY: "0" });
 
-    // A mission due after the restart.
-    const runAt = new Date(Date.now() + 8000).toISOString();
     const queued = await paidCall(
       first,
-      { method: "POST", path: "/dispatch", body: { tokenId, mission: { tool: "intel" }, runAt } },
+      { method: "POST", path: "/dispatch", body: { tokenId, mission: { tool: "intel" } } },
       holder,
       { signIn: true },
     );
@@ -208,10 +229,7 @@ describe("a crash right after a settlement (PGlite)", () => {
       () => undefined,
       (reason: Error) => reason,
     );
-    // The socket closes as the process dies; its exit is reported a moment later.
-    if (first.child.exitCode === null && first.child.signalCode === null) {
-      await Promise.race([once(first.child, "exit"), new Promise((resolve) => setTimeout(resolve, 5000))]);
-    }
+    // When the hook ran, it waited for the process's exit before the connection could fail.
     const why = `${error?.message} (${String(error?.cause)}); exit ${first.child.exitCode} ${first.child.signalCode}\n${first.output()}`;
     expect(killed, why).toBe(true);
     expect(error?.message, why).toMatch(/fetch failed/);
@@ -220,8 +238,10 @@ describe("a crash right after a settlement (PGlite)", () => {
     expect(taken.success).toBe(true);
     expect(await balanceOf(holder.address)).toBe(before - 10_000n);
 
-    const second = await startServer({ DATA_DIR: dataDir, PORT: port });
+    const second = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: "info" });
     try {
+      // The restarted process finds the mission queued before the crash and runs it.
+      await missionsDone([second], [mission.id]);
       const ledger = await ledgerOf(second);
       const intel = ledger.entries.filter((entry) => entry.route === "/intel");
       expect(intel).toEqual([
@@ -237,8 +257,6 @@ describe("a crash right after a settlement (PGlite)", () => {
       expect(ledger.entries.filter((entry) => entry.route === "/dispatch")).toHaveLength(1);
       expect(ledger.unconfirmed).toBe(0);
 
-      // The mission runs once its time comes, on the restarted server.
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(runAt) - Date.now()) + 1500));
       const listed = await paidCall(second, { method: "GET", path: `/dispatch?tokenId=${tokenId}` }, holder, {
         signIn: true,
       });
@@ -281,7 +299,7 @@ describe.skipIf(skipPostgres())("two server processes on one Postgres database",
   it("run 50 due missions, each exactly once", async () => {
     const databaseUrl = await postgres!.createDatabase();
     // One mission at a time each, polling often: both instances are kept busy on the same queue.
-    const env = { DATABASE_URL: databaseUrl, DISPATCH_CONCURRENCY: "1", DISPATCH_POLL_MS: "20" };
+    const env = { DATABASE_URL: databaseUrl, DISPATCH_CONCURRENCY: "1", DISPATCH_POLL_MS: "20", LOG_LEVEL: "info" };
     const servers = await Promise.all([startServer(env), startServer(env)]);
     try {
       const runAt = new Date(Date.now() + 6000).toISOString();
@@ -303,18 +321,10 @@ describe.skipIf(skipPostgres())("two server processes on one Postgres database",
       }
       expect(new Set(ids).size).toBe(50);
 
+      await missionsDone(servers, ids);
       const db = new pg.Client({ connectionString: databaseUrl });
       await db.connect();
       try {
-        const deadline = Date.now() + 60_000;
-        for (;;) {
-          const { rows } = await db.query<{ n: number }>(
-            "SELECT count(*)::int AS n FROM missions WHERE status IN ('done', 'failed')",
-          );
-          if (rows[0]!.n === 50) break;
-          if (Date.now() > deadline) throw new Error(`only ${rows[0]!.n} of 50 missions finished`);
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
         const missions = await db.query<{ status: string; attempts: number }>(
           "SELECT status, attempts FROM missions WHERE id = ANY($1::uuid[])",
           [ids],

@@ -1,3 +1,4 @@
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -5,21 +6,13 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type RunningDevnet, startDevnet } from "@agent-tools/devnet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, runNodeScript } from "../src/embedded-process.js";
+import { freePort, runNodeScript, waitForOutput } from "../src/embedded-process.js";
 
 const mainScript = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), "agent-tools-process-"));
 
 const run = (env: Record<string, string>) =>
   runNodeScript(mainScript, { LOG_LEVEL: "warn", DATA_DIR: dataDir, ...env });
-
-async function waitFor(predicate: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 let devnet: RunningDevnet;
 beforeAll(async () => {
@@ -32,17 +25,27 @@ afterAll(async () => {
 
 describe("the server process", () => {
   it("starts on the configured port, serves /healthz and exits 0 on SIGTERM", async () => {
-    const port = await freePort();
-    const { child, output } = run({
-      PORT: String(port),
+    const env = {
       HOST: "127.0.0.1",
       L1_RPC_URL: devnet.deployment.l1.rpcUrl!,
       L2_RPC_URL: devnet.deployment.l2.rpcUrl!,
       // Devnet account 0: the operator's public test key.
       FACILITATOR_PRIVATE_KEY: devnet.deployment.accounts[0]!.privateKey,
-    });
-    await waitFor(() => output().includes("Agent Tools API on"));
-    expect(output()).toContain(`http://127.0.0.1:${port}`);
+    };
+    // A port found free may be taken by another process before the server binds it: then ask for another.
+    let started: { port: number; child: ChildProcess; output: () => string } | undefined;
+    while (!started) {
+      const port = await freePort();
+      const proc = run({ ...env, PORT: String(port) });
+      try {
+        await waitForOutput(proc, "Agent Tools API on", 120_000, "the server");
+        started = { port, ...proc };
+      } catch (error) {
+        if (!proc.output().includes("EADDRINUSE")) throw error;
+      }
+    }
+    const { port, child, output } = started;
+    expect(output()).toContain(`Agent Tools API on http://127.0.0.1:${port}`);
     const res = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(await res.json()).toEqual({ ok: true, service: "agent-tools" });
     const agent = await fetch(`http://127.0.0.1:${port}/agents/info/1`);
@@ -53,23 +56,47 @@ describe("the server process", () => {
     expect(code).toBe(0);
   });
 
+  it("on PORT=0 listens on a port the OS picks and makes that address its public origin", async () => {
+    const proc = run({
+      PORT: "0",
+      L1_RPC_URL: devnet.deployment.l1.rpcUrl!,
+      L2_RPC_URL: devnet.deployment.l2.rpcUrl!,
+      FACILITATOR_PRIVATE_KEY: devnet.deployment.accounts[0]!.privateKey,
+    });
+    const [, url] = await waitForOutput(
+      proc,
+      /Agent Tools API on (http:\/\/127\.0\.0\.1:(\d+))/,
+      120_000,
+      "the server",
+    );
+    try {
+      expect(url).not.toMatch(/:0$/);
+      const openapi = (await (await fetch(`${url}/openapi.json`)).json()) as { servers: { url: string }[] };
+      expect(openapi.servers[0]!.url).toBe(url);
+    } finally {
+      const exited = once(proc.child, "exit");
+      proc.child.kill("SIGTERM");
+      await exited;
+    }
+  });
+
   it("says why it cannot start when the collection chain is unreachable", async () => {
     const { child, output } = run({ PORT: "0", L1_RPC_URL: "http://127.0.0.1:9", RPC_TIMEOUT_MS: "500" });
-    const [code] = await once(child, "exit");
+    const [code] = await once(child, "close");
     expect(code).toBe(1);
     expect(output()).toMatch(/agent-tools failed to start: .*127\.0\.0\.1:9/s);
   });
 
   it("refuses to start without a way to settle payments, and says which variables to set", async () => {
     const { child, output } = run({ PORT: "0", L1_RPC_URL: devnet.deployment.l1.rpcUrl! });
-    const [code] = await once(child, "exit");
+    const [code] = await once(child, "close");
     expect(code).toBe(1);
     expect(output()).toMatch(/FACILITATOR_URL or FACILITATOR_PRIVATE_KEY must be set/);
   });
 
   it("refuses to start on a bad variable and names it", async () => {
     const { child, output } = run({ PORT: "not-a-port" });
-    const [code] = await once(child, "exit");
+    const [code] = await once(child, "close");
     expect(code).toBe(1);
     expect(output()).toMatch(/Invalid configuration: PORT must be a port number/);
   });

@@ -159,10 +159,11 @@ describe.each(backends.filter(([name]) => name !== "Postgres" || !withoutPostgre
       await ledger.claim(claim);
       await ledger.markSettled(claim.paymentKey, `0x${"78".repeat(32)}`, new Date());
       const mission = await queue.add(dueMission(claim.paymentKey));
-      const [first] = await queue.claimDue("worker-a", 10, 50);
+      const [first] = await queue.claimDue("worker-a", 10, 60_000);
       expect(first?.id).toBe(mission.id);
       expect(await queue.claimDue("worker-b", 10, 60_000)).toEqual([]);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // worker-a dies; its lease runs out (the store is told it ended a moment ago).
+      await db.query("UPDATE missions SET lease_until = now() - interval '1 second' WHERE id = $1", [mission.id]);
       const [second] = await queue.claimDue("worker-b", 10, 60_000);
       expect(second).toMatchObject({ id: mission.id, attempt: 2 });
       expect(await queue.complete(mission.id, "worker-a", 1, { late: true })).toBe(false);

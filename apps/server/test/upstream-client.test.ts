@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { startFaultProxy } from "@agent-tools/upstream-sim";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { HttpError } from "../src/http/errors.js";
@@ -61,6 +62,48 @@ describe("upstream client", () => {
     const baseUrl = await serve(() => {});
     const error = await failure(
       createUpstreamClient({ name: "x", baseUrl, timeoutMs: 100, retries: 0 }).get("/x", { schema }),
+    );
+    expect(error!.code).toBe("upstream_timeout");
+  });
+
+  it("sends a request again when its connection is reset under it (as a kept-alive socket closed under it), and answers", async () => {
+    const baseUrl = await serve((req, res) => json(res, 200, { value: Number(req.url?.slice(2)) }));
+    const proxy = await startFaultProxy(baseUrl);
+    try {
+      const client = createUpstreamClient({ name: "x", baseUrl: proxy.url, backoffMs: 1 });
+      expect(await client.get("/x1", { schema })).toEqual({ value: 1 });
+      proxy.resetNext();
+      expect(await client.get("/x2", { schema })).toEqual({ value: 2 });
+      expect(proxy.requests().map((r) => [r.url, r.fate])).toEqual([
+        ["/x1", "forwarded"],
+        ["/x2", "reset"],
+        ["/x2", "forwarded"],
+      ]);
+      expect(hits).toBe(2);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("gives 502 upstream_error for an answer cut off after its headers, after retrying it", async () => {
+    const baseUrl = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": "64" });
+      // The headers and the start of the body go out; the connection drops once they are on their way.
+      res.write('{"value":', () => res.socket?.destroy());
+    });
+    const error = await failure(createUpstreamClient({ name: "x", baseUrl, backoffMs: 1 }).get("/x", { schema }));
+    expect(error!.code).toBe("upstream_error");
+    expect(error!.message).toMatch(/cut its answer short/);
+    expect(hits).toBe(3);
+  });
+
+  it("gives 504 upstream_timeout when the body is slower than the timeout", async () => {
+    const baseUrl = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": "64" });
+      res.write('{"value":');
+    });
+    const error = await failure(
+      createUpstreamClient({ name: "x", baseUrl, timeoutMs: 200, retries: 0 }).get("/x", { schema }),
     );
     expect(error!.code).toBe("upstream_timeout");
   });

@@ -280,8 +280,11 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Run
     const l1Url = await serve("l1", l1Port);
     const l2Url = await serve("l2", l2Port, devnetL2InitialDate());
     log?.(`serving L1 on ${l1Url}, L2 on ${l2Url}; seeding...`);
-    const l1Client = createPublicClient({ chain: devnetL1Chain, transport: http(l1Url, { retryCount: 0 }) });
-    const l2Client = createPublicClient({ chain: devnetL2Chain, transport: http(l2Url, { retryCount: 0 }) });
+    // Hardhat's server closes a connection after 5 s idle, and a request sent as it does so fails: such a request
+    // is sent again (viem retries failures without an answer). Seeding sends signed transactions with explicit
+    // nonces, so a repeated send cannot make a second transaction.
+    const l1Client = createPublicClient({ chain: devnetL1Chain, transport: http(l1Url, { retryCount: 2 }) });
+    const l2Client = createPublicClient({ chain: devnetL2Chain, transport: http(l2Url, { retryCount: 2 }) });
     const started = performance.now();
     const [s1, s2] = await Promise.all([
       seedL1(l1Client, { publicUrl, ...(log ? { log } : {}) }),

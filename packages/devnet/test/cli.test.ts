@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 
 const packageDir = fileURLToPath(new URL("..", import.meta.url));
 
-function startCli(args: string[]): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+function startCli(args: string[]) {
   // The real node binary (not a shell wrapper), so signals reach the CLI itself.
   const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], {
     cwd: packageDir,
@@ -12,22 +12,30 @@ function startCli(args: string[]): { child: ChildProcess; output: () => string; 
     stdio: ["ignore", "pipe", "pipe"],
   });
   let text = "";
-  child.stdout?.on("data", (chunk: Buffer) => {
+  const waiting = new Set<() => void>();
+  const collect = (chunk: Buffer) => {
     text += chunk.toString();
-  });
-  child.stderr?.on("data", (chunk: Buffer) => {
-    text += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { child, output: () => text, exited };
-}
-
-async function waitFor(output: () => string, pattern: RegExp, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!pattern.test(output())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}; output:\n${output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+    for (const check of waiting) check();
+  };
+  child.stdout?.on("data", collect);
+  child.stderr?.on("data", collect);
+  // "close" (not "exit"): the process has ended and its output is read to the end.
+  const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
+  /** Resolves as soon as the output matches `pattern`; rejects, with the output, if the process ends first. */
+  const printed = (pattern: RegExp) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (!pattern.test(text)) return;
+        waiting.delete(check);
+        resolve();
+      };
+      waiting.add(check);
+      check();
+      void exited.then(() => {
+        if (waiting.delete(check)) reject(new Error(`ended before printing ${pattern}; output:\n${text}`));
+      });
+    });
+  return { child, output: () => text, exited, printed };
 }
 
 describe("agent-tools-devnet command", () => {
@@ -39,7 +47,7 @@ describe("agent-tools-devnet command", () => {
   it("prints the chains, contracts and test accounts, and stops cleanly on SIGTERM", async () => {
     const cli = startCli(["--l1-port", "0", "--l2-port", "0", "--public-url", "http://127.0.0.1:9999/", "-q"]);
     running = cli.child;
-    await waitFor(cli.output, /Press Ctrl\+C to stop/, 90_000);
+    await cli.printed(/Press Ctrl\+C to stop/);
     const text = cli.output();
     const l1 = /L1 {2}chain 31337 {2}(http:\/\/127\.0\.0\.1:\d+)/.exec(text)?.[1];
     const l2 = /L2 {2}chain 31338 {2}(http:\/\/127\.0\.0\.1:\d+)/.exec(text)?.[1];

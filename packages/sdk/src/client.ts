@@ -81,7 +81,7 @@ export interface AgentToolsClient extends ToolMethods {
    * now when left out; at most 30 days ahead). Paid like the tools (Elite clearance for the holder price); the
    * service answers 202 with the mission, queued. `mission.params` is checked against the tool's own request
    * fields before anything is sent. An unrevealed agent gets `ForbiddenError` with code `agent_not_revealed`.
-   * Never retried after a payment is signed.
+   * Like every call, sent again after a network failure with the same signed payment: one mission at most.
    */
   dispatch(input: DispatchInput): Promise<ToolResult<DispatchOutput>>;
   /**
@@ -113,7 +113,34 @@ export interface AgentToolsClient extends ToolMethods {
   readonly address: string | undefined;
 }
 
-const PUBLIC_GET_ATTEMPTS = 3;
+/**
+ * Attempts at a request whose connection fails before a whole answer arrives (refused, reset, cut short): a
+ * kept-alive socket that the service or a proxy closes just as a request goes out fails that request, and the
+ * next attempt opens a new connection.
+ */
+const ATTEMPTS = 3;
+
+/** An answer read in full: a body that fails to arrive is a network error, like a request that fails to leave. */
+interface Answer {
+  status: number;
+  headers: Headers;
+  body: unknown;
+}
+
+/**
+ * Runs `exchange` until it gets past the network, {@link ATTEMPTS} times at most, waiting a little longer before
+ * each new attempt. Only a `NetworkError` is retried: an answer, whatever its status, is final.
+ */
+async function withRetries<T>(exchange: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await exchange();
+    } catch (error) {
+      if (!(error instanceof NetworkError) || attempt === ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    }
+  }
+}
 
 /** What an operator's sign-in says. */
 const OPERATOR_STATEMENT = "Sign in as the operator to read the settlement ledger.";
@@ -167,18 +194,19 @@ export function createAgentToolsClient(options: AgentToolsClientOptions): AgentT
   /** Chain the operator routes accept sign-ins on, learnt from their first 401. */
   let operatorChain: string | undefined;
 
-  async function send(url: string, init: RequestInit): Promise<Response> {
+  /** One request and its whole answer; a failure of either on the network is a `NetworkError`. */
+  async function send(url: string, init: RequestInit): Promise<Answer> {
+    let res: Response;
+    let text: string;
     try {
-      return await fetchImpl(url, init);
+      res = await fetchImpl(url, init);
+      text = await res.text();
     } catch (error) {
       throw new NetworkError(`Could not reach ${baseUrl}: ${(error as Error).message}`, { cause: error });
     }
-  }
-
-  async function readJson(res: Response): Promise<unknown> {
-    const text = await res.text();
+    let body: unknown;
     try {
-      return text ? JSON.parse(text) : undefined;
+      body = text ? JSON.parse(text) : undefined;
     } catch {
       throw new UnexpectedResponseError(
         `The service answered ${res.status} with a body that is not JSON.`,
@@ -186,6 +214,7 @@ export function createAgentToolsClient(options: AgentToolsClientOptions): AgentT
         text,
       );
     }
+    return { status: res.status, headers: res.headers, body };
   }
 
   function parseWith<S extends z.ZodType>(schema: S, status: number, body: unknown, what: string): z.output<S> {
@@ -200,29 +229,19 @@ export function createAgentToolsClient(options: AgentToolsClientOptions): AgentT
     return parsed.data;
   }
 
-  /** Public GETs are safe to repeat: retried on network errors. */
+  /** A public GET, safe to repeat: sent again on network errors. */
   async function getPublic<S extends z.ZodType>(path: string, schema: S): Promise<z.output<S>> {
-    let lastError: unknown;
-    for (let attempt = 1; attempt <= PUBLIC_GET_ATTEMPTS; attempt++) {
-      try {
-        const res = await send(`${baseUrl}${path}`, { headers: { accept: "application/json" } });
-        const body = await readJson(res);
-        if (res.status !== 200) throw errorFromBody(res.status, body, res.headers.get("retry-after"));
-        return parseWith(schema, res.status, body, path);
-      } catch (error) {
-        lastError = error;
-        if (!(error instanceof NetworkError) || attempt === PUBLIC_GET_ATTEMPTS) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
-      }
-    }
-    throw lastError;
+    const res = await withRetries(() => send(`${baseUrl}${path}`, { headers: { accept: "application/json" } }));
+    if (res.status !== 200) throw errorFromBody(res.status, res.body, res.headers.get("retry-after"));
+    return parseWith(schema, res.status, res.body, path);
   }
 
   /**
    * One paid call: validate locally, ask (signed in when there is an account), check the quote against the cap,
    * pay, and read the answer. A GET route sends its input as query parameters, other routes as a JSON body; the
-   * route's `successStatus` (200 unless it says 202) is the answer that counts. Never retried after a payment is
-   * signed, so it cannot pay twice.
+   * route's `successStatus` (200 unless it says 202) is the answer that counts. A request that fails on the
+   * network is sent again as it was: the paid one with the same signed payment, which buys one call at most, so
+   * nothing is ever paid twice.
    */
   async function callPaid<N extends PaidRouteName>(name: N, input: ToolInput<N>): Promise<ToolResult<ToolOutput<N>>> {
     const route: ToolRoute = paidRoutes[name];
@@ -232,15 +251,17 @@ export function createAgentToolsClient(options: AgentToolsClientOptions): AgentT
     const successStatus: number = ("successStatus" in route ? route.successStatus : undefined) ?? 200;
     const body = isGet ? undefined : JSON.stringify(input);
     const ask = (headers: Record<string, string>) =>
-      send(
-        url,
-        isGet
-          ? { method: "GET", headers: { accept: "application/json", ...headers } }
-          : {
-              method: "POST",
-              headers: { "content-type": "application/json", accept: "application/json", ...headers },
-              body,
-            },
+      withRetries(() =>
+        send(
+          url,
+          isGet
+            ? { method: "GET", headers: { accept: "application/json", ...headers } }
+            : {
+                method: "POST",
+                headers: { "content-type": "application/json", accept: "application/json", ...headers },
+                body,
+              },
+        ),
       );
     const parseAnswer = (status: number, answer: unknown) =>
       parseWith(route.response, status, answer, name) as ToolOutput<N>;
@@ -252,12 +273,11 @@ export function createAgentToolsClient(options: AgentToolsClientOptions): AgentT
     if (signingIn && !signInChain && res.status === 402) {
       // The first call learns which chain the service takes sign-ins on from its challenge, then asks again
       // signed in; later calls sign in on their first request.
-      const challenge = (await readJson(res)) as PaymentRequired;
-      signInChain = pickSignInChain(challenge);
+      signInChain = pickSignInChain(res.body as PaymentRequired);
       headers = { "SIGN-IN-WITH-X": await signInHeader(account, url, signInChain) };
       res = await ask(headers);
     }
-    const first = await readJson(res);
+    const first = res.body;
     if (res.status === successStatus) return { data: parseAnswer(res.status, first), payment: null };
     if (res.status !== 402) throw errorFromBody(res.status, first, res.headers.get("retry-after"));
 
@@ -288,7 +308,7 @@ export function createAgentToolsClient(options: AgentToolsClientOptions): AgentT
     }
 
     const paid = await ask({ ...headers, "PAYMENT-SIGNATURE": await signPayment(account, quote, cap) });
-    const answer = await readJson(paid);
+    const answer = paid.body;
     if (paid.status === 402) {
       const refused = answer as PaymentRequired;
       throw new PaymentRequiredError(
@@ -337,22 +357,13 @@ export function createAgentToolsClient(options: AgentToolsClientOptions): AgentT
             "sign_in_required",
           );
         }
-        await res.body?.cancel();
         operatorChain = chain;
         res = await ask(operatorChain);
       }
-      const body = await readJson(res);
-      if (res.status !== 200) throw errorFromBody(res.status, body, res.headers.get("retry-after"));
-      return parseWith(ledgerReportSchema, res.status, body, LEDGER_PATH);
+      if (res.status !== 200) throw errorFromBody(res.status, res.body, res.headers.get("retry-after"));
+      return parseWith(ledgerReportSchema, res.status, res.body, LEDGER_PATH);
     };
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await exchange();
-      } catch (error) {
-        if (!(error instanceof NetworkError) || attempt === PUBLIC_GET_ATTEMPTS) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
-      }
-    }
+    return withRetries(exchange);
   }
 
   const tools = Object.fromEntries(

@@ -1,6 +1,7 @@
 import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
 import { paidRouteNames } from "@agent-tools/schema";
 import { type EmbeddedProcess, spawnEmbeddedService } from "@agent-tools/server";
+import { startFaultProxy } from "@agent-tools/upstream-sim";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -16,7 +17,8 @@ let service: EmbeddedProcess;
 const holder = (index: number) => privateKeyToAccount(DEVNET_ACCOUNTS[index]!.privateKey);
 
 beforeAll(async () => {
-  service = await spawnEmbeddedService();
+  // Info-level logs: the tests wait for the service to say it ran a mission.
+  service = await spawnEmbeddedService({ env: { LOG_LEVEL: "info" } });
 });
 afterAll(async () => {
   await service?.close();
@@ -86,6 +88,37 @@ describe("paid tools", () => {
     expect((error as ForbiddenError).requiredClearance).toBe("Elite");
   });
 
+  it("sends a request again when its connection is reset on the way, the paid one with the same payment", async () => {
+    // Anonymous: a sign-in names the service's own origin, and this client reaches it through a proxy.
+    const proxy = await startFaultProxy(service.url);
+    try {
+      const client = createAgentToolsClient({ baseUrl: proxy.url, account: holder(4), signIn: false });
+      proxy.resetNext({ match: (r) => r.headers["payment-signature"] === undefined });
+      const challenged = proxy.requests().length;
+      const first = await client.intel({ tokenId: 4 });
+      expect(first.payment!.amount).toBe("1000000");
+      proxy.resetNext({ match: (r) => r.headers["payment-signature"] !== undefined });
+      const { data, payment } = await client.intel({ tokenId: 4 });
+      expect(data.tokenId).toBe(4);
+      expect(payment).toMatchObject({ amount: "1000000", payer: holder(4).address });
+      expect(payment!.transaction).not.toBe(first.payment!.transaction);
+
+      const seen = proxy.requests().slice(challenged);
+      expect(seen.map((r) => [r.headers["payment-signature"] === undefined ? "ask" : "pay", r.fate])).toEqual([
+        ["ask", "reset"],
+        ["ask", "forwarded"],
+        ["pay", "forwarded"],
+        ["ask", "forwarded"],
+        ["pay", "reset"],
+        ["pay", "forwarded"],
+      ]);
+      // The payment sent twice is one payment: the same signed authorization, served once.
+      expect(seen[5]!.headers["payment-signature"]).toBe(seen[4]!.headers["payment-signature"]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it("throws ValidationError with the fields before sending a bad request", async () => {
     const client = createAgentToolsClient({ baseUrl: "http://127.0.0.1:9", account: holder(1) });
     const error = await client.dropRadar({ tokenId: 0, limit: 99 }).catch((e: unknown) => e);
@@ -110,14 +143,11 @@ describe("missions and the operator ledger", () => {
     expect(queued.data.mission).toMatchObject({ tokenId, tool: "intel", status: "queued" });
     expect(queued.payment).toMatchObject({ amount: "10000", payer: account.address });
     paid.push(queued.payment!.transaction);
-    let status: string = queued.data.mission.status;
-    for (let attempt = 0; attempt < 20 && status !== "done"; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      const list = await client.missions({ tokenId, limit: 5 });
-      paid.push(list.payment!.transaction);
-      status = list.data.missions.find((m) => m.id === queued.data.mission.id)?.status ?? "missing";
-    }
-    expect(status).toBe("done");
+    const { id } = queued.data.mission;
+    await service.printed(new RegExp(`"mission":"${id}".*"msg":"mission done"`));
+    const list = await client.missions({ tokenId, limit: 5 });
+    paid.push(list.payment!.transaction);
+    expect(list.data.missions.find((m) => m.id === id)?.status).toBe("done");
   });
 
   it("an unrevealed agent gets ForbiddenError agent_not_revealed", async () => {

@@ -84,7 +84,7 @@ describe("errors of public routes", () => {
     expect(attempts).toBe(3);
   });
 
-  it("never retries a tool call on a network error", async () => {
+  it("sends a tool call's request again on a network error, three attempts in all, then throws NetworkError", async () => {
     let attempts = 0;
     const failing: typeof fetch = async () => {
       attempts++;
@@ -93,6 +93,26 @@ describe("errors of public routes", () => {
     await expect(
       createAgentToolsClient({ baseUrl: "http://127.0.0.1:9", fetch: failing }).intel({ tokenId: 1 }),
     ).rejects.toBeInstanceOf(NetworkError);
-    expect(attempts).toBe(1);
+    expect(attempts).toBe(3);
+  });
+
+  it("treats an answer cut off in its body as a network error, and asks again", async () => {
+    let attempts = 0;
+    const cutThenWhole: typeof fetch = async () => {
+      attempts++;
+      const body =
+        attempts === 1
+          ? new ReadableStream({
+              start(controller) {
+                controller.enqueue(new TextEncoder().encode('{"ok":'));
+                controller.error(new TypeError("terminated"));
+              },
+            })
+          : JSON.stringify({ ok: true, service: "agent-tools" });
+      return new Response(body, { status: 200, headers: { "content-type": "application/json" } });
+    };
+    const health = await createAgentToolsClient({ baseUrl: "http://127.0.0.1:9", fetch: cutThenWhole }).health();
+    expect(health).toEqual({ ok: true, service: "agent-tools" });
+    expect(attempts).toBe(2);
   });
 });

@@ -1,12 +1,13 @@
 /**
  * @agent-tools/upstream-sim — local HTTP servers speaking the marketplace's (OpenSea API v2) and the market-data
  * aggregator's (DexScreener) wire formats from deterministic fixtures, with injectable latency and faults
- * (DESIGN.md section 5).
+ * (docs/architecture.md, "Upstream services").
  *
  * - `createMarketplaceSim()`: OpenSea v2 drops, drop detail, eligibility, account NFTs, offers received,
  *   collections, stats, best listings and collection offers, behind `x-api-key`.
  * - `createMarketDataSim()`: DexScreener tokens, token pairs, search, pairs, boosts and profiles.
  * - `startUpstreamSims()`: both, for the embedded default.
+ * - `startFaultProxy()`: a reverse proxy in front of any origin that resets chosen requests' connections.
  * - `MARKETPLACE_FACTS`, `MARKET_DATA_FACTS`: what the fixtures contain, for tests.
  */
 export {
@@ -19,6 +20,7 @@ export {
 } from "./core/faults.js";
 export type { Clock, SimRequest, SimServer, SimServerOptions } from "./core/sim-server.js";
 export { DEMO_WALLETS, MARKET_DATA_FACTS, MARKET_THRESHOLDS, MARKETPLACE_FACTS } from "./facts.js";
+export { type FaultProxy, type ProxiedRequest, startFaultProxy } from "./fault-proxy.js";
 export {
   ALT_CHAIN_ID,
   B20_CHAIN_ID,

@@ -14,22 +14,30 @@ function startCli(args: string[], env: Record<string, string> = {}) {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let text = "";
-  child.stdout?.on("data", (chunk: Buffer) => {
+  const waiting = new Set<() => void>();
+  const collect = (chunk: Buffer) => {
     text += chunk.toString();
-  });
-  child.stderr?.on("data", (chunk: Buffer) => {
-    text += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { child, output: () => text, exited };
-}
-
-async function waitFor(output: () => string, pattern: RegExp, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!pattern.test(output())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}; output:\n${output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+    for (const check of waiting) check();
+  };
+  child.stdout?.on("data", collect);
+  child.stderr?.on("data", collect);
+  // "close" (not "exit"): the process has ended and its output is read to the end.
+  const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
+  /** Resolves as soon as the output matches `pattern`; rejects, with the output, if the process ends first. */
+  const printed = (pattern: RegExp) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (!pattern.test(text)) return;
+        waiting.delete(check);
+        resolve();
+      };
+      waiting.add(check);
+      check();
+      void exited.then(() => {
+        if (waiting.delete(check)) reject(new Error(`ended before printing ${pattern}; output:\n${text}`));
+      });
+    });
+  return { child, output: () => text, exited, printed };
 }
 
 describe("agent-tools-upstream-sim command", () => {
@@ -41,7 +49,7 @@ describe("agent-tools-upstream-sim command", () => {
   it("prints both base URLs, serves them, and stops cleanly on SIGTERM", async () => {
     const cli = startCli(["--marketplace-port", "0", "--market-data-port", "0"], { UPSTREAM_SIM_LATENCY_MS: "20" });
     running = cli.child;
-    await waitFor(cli.output, /Press Ctrl\+C to stop/, 30_000);
+    await cli.printed(/Press Ctrl\+C to stop/);
     const text = cli.output();
     const marketplace = /marketplace \(OpenSea API v2\)\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(text)?.[1];
     const marketData = /market data \(DexScreener\)\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(text)?.[1];

@@ -28,11 +28,23 @@ export interface MissionWorkerOptions {
   instance?: string;
 }
 
+/** How one attempt at a mission ended here: its answer kept, a retry scheduled, or failed for good. */
+export interface MissionOutcome {
+  id: string;
+  attempt: number;
+  outcome: "done" | "retry" | "failed";
+}
+
 export interface MissionWorker {
   readonly instance: string;
+  /** Calls `listener` after each attempt this worker finishes (and has recorded); returns the unsubscribe. */
+  onOutcome(listener: (outcome: MissionOutcome) => void): () => void;
   start(): void;
-  /** Runs due missions now instead of at the next poll. */
-  wake(): void;
+  /**
+   * Looks for due missions now instead of at the next poll. Resolves when a pass that began after this call has
+   * claimed what it could (the missions it claimed may still be running).
+   */
+  wake(): Promise<void>;
   /** Stops claiming and waits for the missions running here to finish. */
   stop(): Promise<void>;
 }
@@ -62,9 +74,12 @@ export function createMissionWorker(options: MissionWorkerOptions): MissionWorke
   const instance =
     options.instance ?? `${hostname()}:${process.pid}:${Math.floor(Math.random() * 0xffffff).toString(16)}`;
   const running = new Set<Promise<void>>();
+  const listeners = new Set<(outcome: MissionOutcome) => void>();
+  const report = (outcome: MissionOutcome) => {
+    for (const listener of listeners) listener(outcome);
+  };
   let timer: NodeJS.Timeout | undefined;
   let stopped = true;
-  let polling = false;
   let again = false;
 
   async function runOne(mission: ClaimedMission): Promise<void> {
@@ -86,51 +101,64 @@ export function createMissionWorker(options: MissionWorkerOptions): MissionWorke
           now,
         }),
       );
-      if (await queue.complete(mission.id, instance, mission.attempt, answer)) log.info("mission done");
-      else log.warn("mission finished after its claim was taken over; its answer was not kept");
+      if (await queue.complete(mission.id, instance, mission.attempt, answer)) {
+        log.info("mission done");
+        report({ id: mission.id, attempt: mission.attempt, outcome: "done" });
+      } else log.warn("mission finished after its claim was taken over; its answer was not kept");
     } catch (error) {
       const reason = describe(error);
       if (isRetryable(error) && mission.attempt < maxAttempts) {
         const delay = retryBaseMs * 2 ** (mission.attempt - 1);
         await queue.retry(mission.id, instance, mission.attempt, reason, new Date(now().getTime() + delay));
         log.warn({ err: error, retryInMs: delay }, "mission attempt failed; retrying");
+        report({ id: mission.id, attempt: mission.attempt, outcome: "retry" });
       } else {
         await queue.fail(mission.id, instance, mission.attempt, reason);
         log.warn({ err: error }, "mission failed");
+        report({ id: mission.id, attempt: mission.attempt, outcome: "failed" });
       }
     }
   }
 
-  async function poll(): Promise<void> {
-    if (stopped) return;
-    if (polling) {
+  /** The pass claiming due missions, while one runs: a call during it makes it go round once more. */
+  let pass: Promise<void> | undefined;
+
+  function poll(): Promise<void> {
+    if (stopped) return Promise.resolve();
+    if (pass) {
       again = true;
-      return;
+      return pass;
     }
-    polling = true;
-    try {
-      do {
-        again = false;
-        const free = concurrency - running.size;
-        if (free <= 0) break;
-        const claimed = await queue.claimDue(instance, free, leaseMs);
-        for (const mission of claimed) {
-          const run = runOne(mission)
-            .catch((error) => logger.error({ err: error, mission: mission.id }, "mission bookkeeping failed"))
-            .finally(() => {
-              running.delete(run);
-              // A slot is free: look for more due work at once.
-              if (!stopped) void poll();
-            });
-          running.add(run);
-        }
-        if (claimed.length === free) again = true;
-      } while (again && !stopped);
-    } catch (error) {
-      logger.error({ err: error }, "could not claim missions");
-    } finally {
-      polling = false;
-    }
+    const current = (async () => {
+      try {
+        do {
+          again = false;
+          const free = concurrency - running.size;
+          if (free <= 0) break;
+          const claimed = await queue.claimDue(instance, free, leaseMs);
+          for (const mission of claimed) {
+            const run = runOne(mission)
+              .catch((error) => logger.error({ err: error, mission: mission.id }, "mission bookkeeping failed"))
+              .finally(() => {
+                running.delete(run);
+                // A slot is free: look for more due work at once.
+                if (!stopped) void poll();
+              });
+            running.add(run);
+          }
+          if (claimed.length === free) again = true;
+        } while (again && !stopped);
+      } catch (error) {
+        logger.error({ err: error }, "could not claim missions");
+      }
+    })();
+    // Cleared once settled (a pass with no free slot settles before this line is reached). A call that came as
+    // the pass was ending gets the pass it asked for.
+    pass = current.finally(() => {
+      pass = undefined;
+      if (again && !stopped) return poll();
+    });
+    return pass;
   }
 
   function schedule(): void {
@@ -144,14 +172,19 @@ export function createMissionWorker(options: MissionWorkerOptions): MissionWorke
 
   return {
     instance,
+    onOutcome(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     start() {
-      if (!stopped) return;
+      // Concurrency 0: an instance that serves the API and leaves the missions to others.
+      if (!stopped || concurrency === 0) return;
       stopped = false;
       void poll();
       schedule();
     },
     wake() {
-      void poll();
+      return poll();
     },
     async stop() {
       stopped = true;

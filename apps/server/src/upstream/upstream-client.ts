@@ -118,31 +118,41 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   });
   let requestCount = 0;
 
+  /**
+   * One request, its body read in full under the same timeout. A connection that fails before the answer is
+   * complete (refused, reset, a kept-alive socket closed under the request, a body cut short) is retried, as is a
+   * timeout: every call here is a GET, safe to repeat.
+   */
   async function attempt(url: string, headers: Record<string, string>): Promise<{ status: number; body: unknown }> {
     requestCount++;
-    let res: Response;
+    let res: Response | undefined;
+    let text: string;
+    const timedOut = (error: unknown) =>
+      (error as Error).name === "TimeoutError" || (error as Error).name === "AbortError";
     try {
       res = await fetchImpl(url, {
         headers: { accept: "application/json", ...options.headers, ...headers },
         signal: AbortSignal.timeout(timeoutMs),
       });
+      if (res.status === 429 || res.status >= 500) {
+        await res.body?.cancel();
+        throw new RetryableError(
+          `${options.name} answered ${res.status}`,
+          parseRetryAfter(res.headers.get("retry-after"), now()),
+          res.status === 429 || res.status === 503 ? "unavailable" : "error",
+        );
+      }
+      text = await res.text();
     } catch (error) {
-      const timedOut = (error as Error).name === "TimeoutError" || (error as Error).name === "AbortError";
-      throw new RetryableError(
-        timedOut ? `${options.name} did not answer within ${timeoutMs} ms` : `${options.name} could not be reached`,
-        undefined,
-        timedOut ? "timeout" : "unavailable",
-      );
+      if (error instanceof RetryableError) throw error;
+      if (timedOut(error)) {
+        throw new RetryableError(`${options.name} did not answer within ${timeoutMs} ms`, undefined, "timeout");
+      }
+      // No answer at all: unreachable (503). An answer cut off after its headers: a bad answer (502).
+      throw res === undefined
+        ? new RetryableError(`${options.name} could not be reached`, undefined, "unavailable")
+        : new RetryableError(`${options.name} cut its answer short`, undefined, "error");
     }
-    if (res.status === 429 || res.status >= 500) {
-      await res.body?.cancel();
-      throw new RetryableError(
-        `${options.name} answered ${res.status}`,
-        parseRetryAfter(res.headers.get("retry-after"), now()),
-        res.status === 429 || res.status === 503 ? "unavailable" : "error",
-      );
-    }
-    const text = await res.text();
     try {
       return { status: res.status, body: text ? JSON.parse(text) : undefined };
     } catch {

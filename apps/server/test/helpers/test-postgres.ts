@@ -27,8 +27,27 @@ export interface TestPostgres {
   stop(): Promise<void>;
 }
 
+/** Waits for Postgres to log that it accepts connections, or to exit; with what it logged. */
+function readyOrExited(server: ChildProcess): Promise<{ ready: boolean; log: string }> {
+  return new Promise((resolve) => {
+    let log = "";
+    const onData = (chunk: Buffer) => {
+      log += chunk;
+      if (!log.includes("database system is ready to accept connections")) return;
+      server.off("exit", onExit);
+      resolve({ ready: true, log });
+    };
+    const onExit = () => {
+      server.stderr?.off("data", onData);
+      resolve({ ready: false, log });
+    };
+    server.stderr?.on("data", onData);
+    server.once("exit", onExit);
+  });
+}
+
 /**
- * A throwaway Postgres cluster on 127.0.0.1 (a free port, a temp directory), or undefined when no Postgres
+ * A throwaway Postgres cluster on 127.0.0.1 (a free port, a temp directory), ready when it resolves, or undefined when no Postgres
  * server is installed. As root it runs as the `postgres` user, since Postgres refuses to run as root.
  */
 export async function startTestPostgres(): Promise<TestPostgres | undefined> {
@@ -51,43 +70,33 @@ export async function startTestPostgres(): Promise<TestPostgres | undefined> {
     "--no-sync",
   ]) as [string, string[]];
   execFileSync(initCmd, initArgs, { stdio: "pipe" });
-  const port = await freePort();
-  const [serverCmd, serverArgs] = runAs(join(bin, "postgres"), [
-    "-D",
-    dataDir,
-    "-p",
-    String(port),
-    "-k",
-    dir,
-    "-c",
-    "listen_addresses=127.0.0.1",
-    "-c",
-    "fsync=off",
-    "-c",
-    "max_connections=200",
-  ]) as [string, string[]];
-  const server: ChildProcess = spawn(serverCmd, serverArgs, { stdio: ["ignore", "pipe", "pipe"] });
-  let log = "";
-  server.stderr?.on("data", (chunk) => {
-    log += chunk;
-  });
-  const admin = `postgresql://agent@127.0.0.1:${port}/postgres`;
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const client = new pg.Client({ connectionString: admin });
-    try {
-      await client.connect();
-      await client.end();
-      break;
-    } catch (error) {
-      await client.end().catch(() => undefined);
-      if (server.exitCode !== null || Date.now() > deadline) {
-        server.kill("SIGKILL");
-        throw new Error(`the test Postgres did not start: ${(error as Error).message}\n${log}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
+  // A port found free may be taken by another process before Postgres binds it: then start again on another.
+  let started: { server: ChildProcess; port: number } | undefined;
+  while (!started) {
+    const port = await freePort();
+    const [serverCmd, serverArgs] = runAs(join(bin, "postgres"), [
+      "-D",
+      dataDir,
+      "-p",
+      String(port),
+      "-k",
+      dir,
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "fsync=off",
+      "-c",
+      "max_connections=200",
+    ]) as [string, string[]];
+    const server: ChildProcess = spawn(serverCmd, serverArgs, { stdio: ["ignore", "pipe", "pipe"] });
+    const outcome = await readyOrExited(server);
+    if (outcome.ready) started = { server, port };
+    else if (!/could not (bind|create listen socket)|Address already in use/.test(outcome.log)) {
+      throw new Error(`the test Postgres did not start:\n${outcome.log}`);
     }
   }
+  const { server, port } = started;
+  const admin = `postgresql://agent@127.0.0.1:${port}/postgres`;
   let count = 0;
   return {
     async createDatabase() {

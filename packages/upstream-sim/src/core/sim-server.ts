@@ -46,6 +46,8 @@ export interface SimRequest {
   status?: number;
   /** The fault applied, if any: `"status"`, `"timeout"`, `"malformed"`, `"latency"` or `"rate-limit"`. */
   fault?: "status" | "timeout" | "malformed" | "latency" | "rate-limit";
+  /** Milliseconds the simulator waited before answering: the global latency plus any fault latency. */
+  delayMs: number;
 }
 
 export interface RouteContext {
@@ -92,6 +94,8 @@ export interface SimServer {
   requests(pattern?: RoutePattern): SimRequest[];
   /** Empties the request log. */
   resetRequests(): void;
+  /** Resolves with the next request to arrive whose path matches `pattern` (any path without one). */
+  nextRequest(pattern?: RoutePattern): Promise<SimRequest>;
   /** Sets the global latency added to every answer. */
   setLatency(ms: number): void;
   readonly latencyMs: number;
@@ -172,6 +176,7 @@ export async function startSimServer(service: SimService, options: SimServerOpti
   const log: SimRequest[] = [];
   const sockets = new Set<Socket>();
   const arrivals: number[] = [];
+  const waiting = new Set<{ match: (path: string) => boolean; resolve: (request: SimRequest) => void }>();
   let latencyMs = options.latencyMs ?? 0;
   let seq = 0;
   let closed = false;
@@ -203,11 +208,18 @@ export async function startSimServer(service: SimService, options: SimServerOpti
       time: arrival,
       receivedAt: Date.now(),
       headers: { ...req.headers },
+      delayMs: 0,
     };
     log.push(record);
+    for (const waiter of waiting) {
+      if (!waiter.match(path)) continue;
+      waiting.delete(waiter);
+      waiter.resolve(record);
+    }
 
     const fault: Fault | undefined = faults.take(path);
     const delay = latencyMs + (fault?.latencyMs ?? 0);
+    record.delayMs = delay;
     if (fault?.latencyMs) record.fault = "latency";
     if (delay > 0) await sleep(delay);
     if (closed || req.destroyed) return;
@@ -280,7 +292,10 @@ export async function startSimServer(service: SimService, options: SimServerOpti
       if (!res.headersSent) res.destroy();
     });
   });
-  server.keepAliveTimeout = 5_000;
+  // Idle keep-alive sockets stay open longer than any client keeps them (fetch keeps one a few seconds less than the
+  // server announces). With Node's default of 5 s, a client stalled for a few seconds, as under CPU starvation,
+  // could send its next request just as the server closes the socket, and see ECONNRESET.
+  server.keepAliveTimeout = 65_000;
   server.on("connection", (socket: Socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
@@ -307,6 +322,12 @@ export async function startSimServer(service: SimService, options: SimServerOpti
     },
     resetRequests() {
       log.length = 0;
+    },
+    nextRequest(pattern?: RoutePattern) {
+      const match = pattern === undefined ? () => true : compilePattern(pattern);
+      return new Promise<SimRequest>((resolve) => {
+        waiting.add({ match, resolve });
+      });
     },
     setLatency(ms: number) {
       if (!Number.isFinite(ms) || ms < 0) throw new Error(`latency must be a non-negative number (got ${ms})`);
