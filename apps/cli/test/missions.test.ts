@@ -121,6 +121,7 @@ function cli(args: string[], keyIndex?: number) {
 describe("agent-tools dispatch (fake service)", () => {
   it("POSTs the mission with typed params, takes the 202 and prints the mission and the brief", async () => {
     respond = (_req, res) => send(res, 202, paidRoutes.dispatch.sampleOutput);
+    const before = Date.now();
     const result = await cli([
       "dispatch",
       "allowlist-scan",
@@ -139,7 +140,10 @@ describe("agent-tools dispatch (fake service)", () => {
     expect(seen[0]).toMatchObject({ method: "POST", url: "/dispatch" });
     const body = JSON.parse(seen[0]!.body);
     expect(body.mission).toEqual({ tool: "allowlist-scan", params: { type: "upcoming", limit: 10 } });
-    expect(Math.abs(Date.parse(body.runAt) - Date.now() - 2 * 3_600_000)).toBeLessThan(60_000);
+    // Two hours after the moment the command ran (ISO-8601 keeps milliseconds).
+    const delay = Date.parse(body.runAt) - 2 * 3_600_000;
+    expect(delay).toBeGreaterThanOrEqual(before);
+    expect(delay).toBeLessThanOrEqual(Date.now());
     const mission = paidRoutes.dispatch.sampleOutput.mission;
     expect(result.stdout).toContain(paidRoutes.dispatch.sampleOutput.brief);
     expect(result.stdout).toMatch(new RegExp(`id\\s+${mission.id}`));

@@ -138,18 +138,27 @@ describe("upstream client", () => {
   });
 
   it("keeps at most maxConcurrency requests in flight", async () => {
-    let inFlight = 0;
+    const held: ServerResponse[] = [];
     let peak = 0;
+    let arrived = () => {};
     const baseUrl = await serve((_req, res) => {
-      inFlight++;
-      peak = Math.max(peak, inFlight);
-      setTimeout(() => {
-        inFlight--;
-        json(res, 200, { value: 1 });
-      }, 20);
+      held.push(res);
+      peak = Math.max(peak, held.length);
+      arrived();
     });
     const client = createUpstreamClient({ name: "x", baseUrl, maxConcurrency: 3 });
-    await Promise.all(Array.from({ length: 12 }, (_, i) => client.get(`/p${i}`, { schema })));
+    const all = Promise.all(Array.from({ length: 12 }, (_, i) => client.get(`/p${i}`, { schema })));
+    // The server holds every answer; once three requests are in, it answers one, which lets exactly one more in.
+    for (let answered = 0; answered < 12; answered++) {
+      while (held.length < Math.min(3, 12 - answered)) {
+        await new Promise<void>((resolve) => {
+          arrived = resolve;
+        });
+      }
+      expect(client.requestCount).toBe(answered + held.length);
+      json(held.shift()!, 200, { value: 1 });
+    }
+    await all;
     expect(peak).toBe(3);
   });
 
