@@ -38,14 +38,7 @@ export function describeFailure(error: unknown): { code: number; message: string
     return { code: ExitCode.usage, message: `${error.message}\nFix the flags named above; see --help.` };
   }
   if (error instanceof NotFoundError) return { code: ExitCode.usage, message: error.message };
-  if (error instanceof PaymentRequiredError) {
-    const hint = /maxPaymentPerCall/.test(error.message)
-      ? "Raise --max-price to pay it, or sign in as a holder for the holder price."
-      : /pass an account/.test(error.message)
-        ? "Set AGENT_TOOLS_PRIVATE_KEY or pass --key-file to pay."
-        : "Check the key's balance of the payment token and try again.";
-    return { code: ExitCode.payment, message: `${error.message.replace(/maxPaymentPerCall/, "--max-price")}\n${hint}` };
-  }
+  if (error instanceof PaymentRequiredError) return { code: ExitCode.payment, message: paymentFailure(error) };
   if (error instanceof UnauthorizedError) {
     return {
       code: ExitCode.forbidden,
@@ -79,4 +72,32 @@ export function describeFailure(error: unknown): { code: number; message: string
     return { code: ExitCode.upstream, message: `${error.message}\nIs the service running? Start it with: pnpm start` };
   }
   return { code: ExitCode.upstream, message: error instanceof Error ? error.message : String(error) };
+}
+
+/** What went wrong with a payment, and what to do about it, by the typed reason the SDK gives. */
+function paymentFailure(error: PaymentRequiredError): string {
+  const say = (what: string, hint: string) => `${what}\n${hint}`;
+  switch (error.reason) {
+    case "over_max_payment":
+      // The SDK names its own option; this command's is --max-price.
+      return say(
+        error.message.replace("maxPaymentPerCall", "--max-price"),
+        "Raise --max-price to pay it, or sign in as a holder for the holder price.",
+      );
+    case "no_account":
+      return say(error.message, "Set AGENT_TOOLS_PRIVATE_KEY or pass --key-file to pay.");
+    case "invalid_siwx":
+      return say(error.message, "The sign-in was refused: check the clock of this machine, or use --anonymous.");
+    case "sign_in_required":
+      return say(error.message, "The service serves holders only: drop --anonymous and sign in with a holder's key.");
+    case "payment_in_use":
+    case "payment_already_used":
+      return say(error.message, "Run the command again: it signs a new payment.");
+    case "settlement_failed":
+      return say(error.message, "Nothing was charged; try again shortly.");
+    case "invalid_payment":
+      return say(error.message, "Check the key's balance of the payment token and try again.");
+    default:
+      return say(error.message, "Check the key's balance of the payment token and try again.");
+  }
 }

@@ -47,10 +47,18 @@ async function main(): Promise<void> {
   const db = await openMemoryPglite();
   await migrate(db);
   const payments = await paymentDeps(
-    { ...config, facilitator: { kind: "local", rpcUrl: "http://unused", privateKey: accounts[0]!.privateKey } },
+    {
+      ...config,
+      facilitator: {
+        kind: "local",
+        rpcUrl: "http://unused",
+        privateKeys: [accounts[0]!.privateKey],
+        receiptTimeoutMs: 30_000,
+      },
+    },
     devnet.l1.chainId,
     createSettlementLedger(db),
-    devnet.l2.walletClient(0),
+    { l2: devnet.l2.publicClient as unknown as PublicClient },
   );
   const ours = await listen(
     createApp({ config, logger: pino({ level: "silent" }), chain, payments, tools: { intel: intelTool } }),

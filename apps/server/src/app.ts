@@ -8,6 +8,7 @@ import type { Config } from "./config.js";
 import { errorHandler, notFound } from "./middleware/errors.js";
 import { jsonBody } from "./middleware/json-body.js";
 import { requestId } from "./middleware/request-id.js";
+import { createPaidCalls } from "./payment/paid-call.js";
 import type { PaymentService } from "./payment/payment-service.js";
 import { agentRoutes } from "./routes/agents.js";
 import { discoveryRoutes } from "./routes/discovery.js";
@@ -15,7 +16,8 @@ import { healthRoutes } from "./routes/health.js";
 import { openApiRoutes } from "./routes/openapi.js";
 import { operatorRoutes } from "./routes/operator.js";
 import { referenceRoutes } from "./routes/reference.js";
-import { type ToolSet, toolRoutesRouter } from "./routes/tools.js";
+import { toolRoutesRouter } from "./routes/tools.js";
+import type { ToolSet } from "./tools/types.js";
 
 /** Everything the app needs from outside; tests pass their own. */
 export interface AppDeps {
@@ -66,8 +68,14 @@ export function createApp(deps: AppDeps): Express {
       app.use(
         operatorRoutes({ payments: deps.payments, operator: deps.config.operatorAddress ?? deps.config.payment.payTo }),
       );
+      const paidCalls = createPaidCalls({ payments: deps.payments, collection: deps.chain.collection });
       app.use(
-        toolRoutesRouter({ tools: deps.tools ?? {}, payments: deps.payments, collection: deps.chain.collection }),
+        toolRoutesRouter({
+          tools: deps.tools ?? {},
+          paidCalls,
+          collection: deps.chain.collection,
+          now: deps.payments.now,
+        }),
       );
     }
   }

@@ -1,16 +1,6 @@
 import type { Express } from "express";
 import type { Logger } from "pino";
-import {
-  type Account,
-  type Chain,
-  createPublicClient,
-  createWalletClient,
-  defineChain,
-  http,
-  type PublicClient,
-  type Transport,
-  type WalletClient,
-} from "viem";
+import { createPublicClient, http, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { type AppDeps, createApp } from "./app.js";
 import { createAgentRegistryReader } from "./chain/agent-registry.js";
@@ -18,10 +8,12 @@ import { createB20Scanner } from "./chain/b20-scanner.js";
 import { createCollectionIndex } from "./chain/collection-index.js";
 import { type Config, ConfigError } from "./config.js";
 import { createMissionWorker, type MissionWorker } from "./missions/mission-worker.js";
-import { createHttpFacilitator, createLocalFacilitator, type Facilitator } from "./payment/facilitator.js";
-import { createPaymentService, type PaymentService } from "./payment/payment-service.js";
+import { createExactEvmFacilitator, type ExactEvmFacilitatorOptions } from "./payment/exact-evm-facilitator.js";
+import { createHttpFacilitator, type Facilitator } from "./payment/facilitator.js";
+import type { PaymentService } from "./payment/payment-service.js";
 import { createAuthorizationReader, createSettlementReconciler } from "./payment/reconcile-settlements.js";
 import { createMemoryReplayGuard } from "./payment/replay-guard.js";
+import { createSettlementSender } from "./payment/settlement-sender.js";
 import type { Database } from "./store/database.js";
 import { createMissionQueue } from "./store/mission-queue.js";
 import { openDatabase } from "./store/open-database.js";
@@ -36,18 +28,36 @@ export function rpcClient(url: string, timeoutMs: number): PublicClient {
 }
 
 /** The chain collaborators of the app, from clients the caller made (real RPC, devnet or in-process). */
-export async function chainDeps(l1: PublicClient, config: Pick<Config, "l1">): Promise<NonNullable<AppDeps["chain"]>> {
+export async function chainDeps(
+  l1: PublicClient,
+  config: Pick<Config, "l1"> & Partial<Pick<Config, "chainMaxStalenessMs">>,
+  options: { now?: () => number } = {},
+): Promise<NonNullable<AppDeps["chain"]>> {
   const chainId = await l1.getChainId();
-  const collection = createCollectionIndex({ client: l1, collection: config.l1.collection });
+  const collection = createCollectionIndex({
+    client: l1,
+    collection: config.l1.collection,
+    ...(config.chainMaxStalenessMs !== undefined ? { maxStalenessMs: config.chainMaxStalenessMs } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  });
   const registry = createAgentRegistryReader({
     client: l1,
     chainId,
     collection: config.l1.collection,
     identityRegistry: config.l1.identityRegistry,
+    index: collection,
   });
   // Load the collection before the first request, so no caller waits for it.
   await collection.sync();
   return { collection, registry };
+}
+
+/** A client of the payment chain for the built-in facilitator: concurrent reads go out as one batch. */
+export function paymentChainClient(url: string, timeoutMs: number): PublicClient {
+  return createPublicClient({
+    transport: http(url, { timeout: timeoutMs, retryCount: 2, retryDelay: 200, batch: true }),
+    pollingInterval: 100,
+  });
 }
 
 /** The payment collaborators: the facilitator of the configuration, the ledger, in-memory replay guards. */
@@ -55,38 +65,41 @@ export async function paymentDeps(
   config: Config,
   l1ChainId: number,
   ledger: SettlementLedger,
-  /** A wallet on the payment chain for the built-in facilitator (tests pass an in-process one). */
-  facilitatorWallet?: WalletClient<Transport, Chain, Account>,
+  options: {
+    /** The payment chain for the built-in facilitator (default: `facilitator.rpcUrl`; tests pass an in-process one). */
+    l2?: PublicClient;
+    logger?: Logger;
+    /** The built-in facilitator's signature recovery (tests count it). */
+    recoverSigner?: ExactEvmFacilitatorOptions["recoverSigner"];
+  } = {},
 ): Promise<PaymentService> {
   let facilitator: Facilitator;
-  if (facilitatorWallet) {
-    facilitator = createLocalFacilitator(facilitatorWallet, config.payment.network);
-  } else if (config.facilitator.kind === "http") {
+  if (config.facilitator.kind === "http") {
     facilitator = createHttpFacilitator(config.facilitator.url);
   } else {
-    if (!config.facilitator.privateKey) {
+    if (config.facilitator.privateKeys.length === 0) {
       throw new ConfigError([
         {
           variable: "FACILITATOR_URL",
-          message: "or FACILITATOR_PRIVATE_KEY must be set to verify and settle payments",
+          message: "or FACILITATOR_PRIVATE_KEY must be set (or FACILITATOR_PRIVATE_KEYS) to verify and settle payments",
         },
       ]);
     }
+    const client = options.l2 ?? paymentChainClient(config.facilitator.rpcUrl, config.rpcTimeoutMs);
     const chainId = Number(config.payment.network.split(":")[1]);
-    const wallet = createWalletClient({
-      account: privateKeyToAccount(config.facilitator.privateKey),
-      chain: defineChain({
-        id: chainId,
-        name: `eip155:${chainId}`,
-        nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-        rpcUrls: { default: { http: [config.facilitator.rpcUrl] } },
+    facilitator = createExactEvmFacilitator({
+      client,
+      sender: createSettlementSender({
+        client,
+        chainId,
+        accounts: config.facilitator.privateKeys.map((key) => privateKeyToAccount(key)),
       }),
-      transport: http(config.facilitator.rpcUrl, { timeout: config.rpcTimeoutMs }),
-      pollingInterval: 100,
+      network: config.payment.network,
+      receiptTimeoutMs: config.facilitator.receiptTimeoutMs,
+      ...(options.recoverSigner ? { recoverSigner: options.recoverSigner } : {}),
     });
-    facilitator = createLocalFacilitator(wallet, config.payment.network);
   }
-  return createPaymentService({
+  return {
     publicUrl: config.publicUrl,
     terms: config.payment,
     facilitator,
@@ -97,7 +110,8 @@ export async function paymentDeps(
     signInChains: [...new Set([`eip155:${l1ChainId}`, config.payment.network])],
     anonymousAccess: config.anonymousAccess,
     now: () => new Date(),
-  });
+    ...(options.logger ? { logger: options.logger } : {}),
+  };
 }
 
 /** The market tools' sources: marketplace, market-data aggregator, B20 chain. */
@@ -146,7 +160,9 @@ export async function composeService(
   const chain = await chainDeps(l1, config);
   const db = extras.db ?? (await openDatabase(config.store));
   const ledger = createSettlementLedger(db);
-  const payments = await paymentDeps(config, await l1.getChainId(), ledger);
+  const payments = await paymentDeps(config, await l1.getChainId(), ledger, {
+    logger: logger.child({ component: "payments" }),
+  });
   const queue = createMissionQueue(db);
   // The dispatch tool wakes the worker, and the worker runs the tools: the two are tied once both exist.
   let wakeWorker = () => {};
@@ -169,12 +185,18 @@ export async function composeService(
     logger: logger.child({ component: "ledger" }),
   });
   const app = createApp({ config, logger, chain, payments, tools });
+  const chainLog = logger.child({ component: "chain" });
+  let stopFollowing = () => {};
   return {
     app,
     chain,
     db,
     worker,
     async start() {
+      // Requests answer from the collection snapshot; the follower keeps it younger than the staleness bound.
+      stopFollowing = chain.collection.follow({
+        onError: (error) => chainLog.warn({ err: error }, "could not follow the collection chain"),
+      });
       // Claims left pending by a crash are settled on chain or given back before new work starts.
       const reconciled = await reconciler.reconcile({ graceMs: 0 });
       if (reconciled.settled + reconciled.dropped > 0) logger.warn(reconciled, "reconciled cut-short settlements");
@@ -182,6 +204,7 @@ export async function composeService(
       worker.start();
     },
     async close() {
+      stopFollowing();
       reconciler.stop();
       await worker.stop();
       await db.close();

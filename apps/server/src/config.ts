@@ -19,6 +19,7 @@ const origin = z
   .transform((value) => value.replace(/\/+$/, ""));
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, { error: "must be a 20-byte hex address" });
+const privateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, { error: "must be a 32-byte hex private key" });
 
 /**
  * Addresses of the embedded devnet's L1 contracts: deterministic (deployer account 0, fixed nonces); a test
@@ -61,6 +62,7 @@ const envSchema = z.object({
   COLLECTION_ADDRESS: address.default(DEVNET_L1.collection),
   IDENTITY_REGISTRY_ADDRESS: address.default(DEVNET_L1.identityRegistry),
   RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  CHAIN_MAX_STALENESS_MS: z.coerce.number().int().min(0).max(600_000).default(2000),
   FACILITATOR_URL: z.string().refine(isHttpUrl, { error: "must be an http(s) URL of an x402 facilitator" }).optional(),
   L2_RPC_URL: z
     .string()
@@ -88,10 +90,13 @@ const envSchema = z.object({
   DISPATCH_CONCURRENCY: z.coerce.number().int().min(0).max(64).default(4),
   DISPATCH_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(4),
   DISPATCH_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(30_000),
-  FACILITATOR_PRIVATE_KEY: z
+  FACILITATOR_PRIVATE_KEY: privateKey.optional(),
+  FACILITATOR_PRIVATE_KEYS: z
     .string()
-    .regex(/^0x[0-9a-fA-F]{64}$/, { error: "must be a 32-byte hex private key" })
+    .transform((value) => value.split(",").map((key) => key.trim()))
+    .pipe(z.array(privateKey, { error: "must be comma-separated 32-byte hex private keys" }).min(1))
     .optional(),
+  SETTLEMENT_RECEIPT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
 });
 
 export type Config = {
@@ -120,11 +125,16 @@ export type Config = {
     identityRegistry: `0x${string}`;
   };
   rpcTimeoutMs: number;
+  /** Oldest the collection snapshot may be when a request reads it; a follower keeps it younger. */
+  chainMaxStalenessMs: number;
   /**
    * Who verifies and settles payments: an x402 facilitator over HTTP, or the built-in facilitator sending
-   * settlements on the payment chain from its own key.
+   * settlements on the payment chain from its own keys (used in turn), waiting at most `receiptTimeoutMs` for each
+   * settlement's receipt.
    */
-  facilitator: { kind: "http"; url: string } | { kind: "local"; rpcUrl: string; privateKey?: `0x${string}` };
+  facilitator:
+    | { kind: "http"; url: string }
+    | { kind: "local"; rpcUrl: string; privateKeys: `0x${string}`[]; receiptTimeoutMs: number };
   /** The payment and B20 chain (Base). */
   l2: { rpcUrl: string };
   /** The durable store: a Postgres server (`DATABASE_URL`), else PGlite in `DATA_DIR`. */
@@ -186,6 +196,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       identityRegistry: e.IDENTITY_REGISTRY_ADDRESS as `0x${string}`,
     },
     rpcTimeoutMs: e.RPC_TIMEOUT_MS,
+    chainMaxStalenessMs: e.CHAIN_MAX_STALENESS_MS,
     l2: { rpcUrl: e.L2_RPC_URL },
     store: e.DATABASE_URL ? { kind: "postgres", url: e.DATABASE_URL } : { kind: "pglite", dataDir: e.DATA_DIR },
     operatorAddress: e.OPERATOR_ADDRESS ?? e.PAY_TO,
@@ -208,7 +219,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       : {
           kind: "local",
           rpcUrl: e.L2_RPC_URL,
-          ...(e.FACILITATOR_PRIVATE_KEY ? { privateKey: e.FACILITATOR_PRIVATE_KEY as `0x${string}` } : {}),
+          privateKeys: [
+            ...new Set([
+              ...(e.FACILITATOR_PRIVATE_KEYS ?? []),
+              ...(e.FACILITATOR_PRIVATE_KEY ? [e.FACILITATOR_PRIVATE_KEY] : []),
+            ]),
+          ] as `0x${string}`[],
+          receiptTimeoutMs: e.SETTLEMENT_RECEIPT_TIMEOUT_MS,
         },
   };
 }

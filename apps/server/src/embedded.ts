@@ -52,7 +52,8 @@ async function main(): Promise<void> {
     facilitator: {
       kind: "local" as const,
       rpcUrl: deployment.l2.rpcUrl,
-      privateKey: deployment.accounts[0]!.privateKey,
+      privateKeys: [deployment.accounts[0]!.privateKey],
+      receiptTimeoutMs: loaded.facilitator.kind === "local" ? loaded.facilitator.receiptTimeoutMs : 30_000,
     },
   };
   const logger = createLogger(config.logLevel);

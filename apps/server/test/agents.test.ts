@@ -28,6 +28,8 @@ const firstOfTier = (tier: string) => expectedTable.entries.find((e) => e.tier =
 
 // Flipped by the outage test: the L1 RPC then fails every call, as an unreachable node would.
 let l1Down = false;
+/** JSON-RPC calls the service made to the collection chain. */
+let rpcCalls: string[] = [];
 
 beforeAll(async () => {
   t = await startChainTestServer({
@@ -35,10 +37,12 @@ beforeAll(async () => {
       createPublicClient({
         transport: custom(
           {
-            request: (args) =>
-              l1Down
+            request: (args) => {
+              rpcCalls.push(args.method);
+              return l1Down
                 ? Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:8545"))
-                : devnet.l1.provider.request(args),
+                : devnet.l1.provider.request(args);
+            },
           },
           { retryCount: 0 },
         ),
@@ -161,8 +165,34 @@ describe("GET /agents/:tokenId/binding", () => {
   });
 });
 
-describe("changes on chain are seen on the next request", () => {
-  it("a transfer changes the owner in /agents/info and /binding", async () => {
+describe("public GETs answer from memory in the steady state", () => {
+  it("make no chain call once each record is known, within the staleness bound", async () => {
+    const paths = ["/agents/info/3", "/.well-known/agents/3.json", "/agents/3/binding", "/agents/3/image.svg"];
+    const status = async (path: string) => {
+      const res = await fetch(`${t.server.url}${path}`);
+      await res.arrayBuffer();
+      return res.status;
+    };
+    for (const path of paths) expect(await status(path)).toBe(200);
+    rpcCalls = [];
+    for (let round = 0; round < 20; round++) {
+      for (const path of paths) expect(await status(path)).toBe(200);
+    }
+    expect(rpcCalls).toEqual([]);
+  });
+
+  it("read the chain again, once, when the snapshot is older than the bound", async () => {
+    rpcCalls = [];
+    t.outlastStaleness();
+    const answers = await Promise.all(Array.from({ length: 10 }, () => get("/agents/info/3")));
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    // One sync shared by every waiting request: the block number, and no log query when no block was made.
+    expect(rpcCalls).toEqual(["eth_blockNumber"]);
+  });
+});
+
+describe("changes on chain are seen within the staleness bound", () => {
+  it("a transfer changes the owner in /agents/info and /binding once the snapshot is older than the bound", async () => {
     const tokenId = 10;
     expect((await get(`/agents/info/${tokenId}`)).body.owner).toBe(account(1));
     const wallet = t.devnet.l1.walletClient(1);
@@ -173,11 +203,40 @@ describe("changes on chain are seen on the next request", () => {
       args: [account(1), account(4), BigInt(tokenId)],
     });
     await t.devnet.l1.publicClient.waitForTransactionReceipt({ hash });
+    // Within the bound, the snapshot answers (no chain call); past it, the next request sees the transfer.
+    rpcCalls = [];
+    expect((await get(`/agents/info/${tokenId}`)).body.owner).toBe(account(1));
+    expect(rpcCalls).toEqual([]);
+    t.outlastStaleness();
     expect((await get(`/agents/info/${tokenId}`)).body.owner).toBe(account(4));
     expect((await get(`/agents/${tokenId}/binding`)).body.owner).toBe(account(4));
   });
 
-  it("the operator raising the clearance trait is seen on the next request", async () => {
+  it("an event of the identity registry naming an agent makes its binding be read again", async () => {
+    const tokenId = 5;
+    expect((await get(`/agents/${tokenId}/binding`)).body.bound).toBe(true);
+    rpcCalls = [];
+    expect((await get(`/agents/${tokenId}/binding`)).body.bound).toBe(true);
+    expect(rpcCalls).toEqual([]);
+    // The agent's owner (devnet account 5) sets a metadata entry: MetadataSet names agent 5.
+    const { identityRegistryAbi } = await import("@agent-tools/contracts");
+    const hash = await t.devnet.l1.walletClient(5).writeContract({
+      address: t.devnet.deployment.addresses.identityRegistry,
+      abi: identityRegistryAbi,
+      functionName: "setMetadata",
+      args: [BigInt(tokenId), "note", "0x01"],
+    });
+    await t.devnet.l1.publicClient.waitForTransactionReceipt({ hash });
+    t.outlastStaleness();
+    rpcCalls = [];
+    const after = await get(`/agents/${tokenId}/binding`);
+    expect(after.body.bound).toBe(true);
+    expect(rpcCalls).toContain("eth_call");
+    const block = await t.devnet.l1.publicClient.getBlockNumber();
+    expect(after.body.blockNumber).toBe(block.toString());
+  });
+
+  it("the operator raising the clearance trait is seen once the snapshot is older than the bound", async () => {
     const tokenId = 19;
     const before = await get(`/agents/info/${tokenId}`);
     expect(before.body.clearance).not.toBe("Elite");
@@ -188,13 +247,14 @@ describe("changes on chain are seen on the next request", () => {
       args: [BigInt(tokenId), CLEARANCE_TRAIT_KEY, encodeClearance("Elite")],
     });
     await t.devnet.l1.publicClient.waitForTransactionReceipt({ hash });
+    t.outlastStaleness();
     const after = await get(`/agents/info/${tokenId}`);
     expect(after.body.clearance).toBe("Elite");
     // Raising clearance does not change the rarity tier: the service reads the trait, not the tier.
     expect(after.body.rarity.tier).toBe(before.body.rarity.tier);
   });
 
-  it("a reveal makes the agent visible and re-ranks the collection", async () => {
+  it("a reveal makes the agent visible and re-ranks the collection, once the snapshot is older than the bound", async () => {
     const tokenId = 6001;
     expect((await get(`/agents/info/${tokenId}`)).status).toBe(404);
     const hash = await t.devnet.l1.walletClient(0).writeContract({
@@ -204,6 +264,7 @@ describe("changes on chain are seen on the next request", () => {
       args: [[BigInt(tokenId)], [packTraits(generateCollectionTraits()[tokenId - 1]!)], [1]],
     });
     await t.devnet.l1.publicClient.waitForTransactionReceipt({ hash });
+    t.outlastStaleness();
     const { status, body } = await get(`/agents/info/${tokenId}`);
     expect(status).toBe(200);
     expect(body.rarity.of).toBe(DEVNET_LAST_REVEALED + 1);
@@ -227,8 +288,8 @@ describe("the rarity table", () => {
 
 describe("when the collection chain cannot be read", () => {
   it("answers 503 upstream_unavailable with Retry-After, not a stack trace", async () => {
-    // A new block makes the next request sync, and the sync hits the outage.
-    await t.devnet.l1.provider.request({ method: "evm_mine", params: [] });
+    // A snapshot older than the bound makes the next request sync, and the sync hits the outage.
+    t.outlastStaleness();
     l1Down = true;
     try {
       const { status, body, res } = await get("/agents/info/2");

@@ -15,15 +15,7 @@ import {
 import { startUpstreamSims, type UpstreamSims } from "@agent-tools/upstream-sim";
 import type { PaymentRequired } from "@x402/core/types";
 import pg from "pg";
-import {
-  type Address,
-  createPublicClient,
-  createWalletClient,
-  defineChain,
-  http,
-  type PrivateKeyAccount,
-  type PublicClient,
-} from "viem";
+import { type Address, createPublicClient, defineChain, http, type PrivateKeyAccount, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // The built module: it starts the built embedded default next to it, as `pnpm start` does.
@@ -65,12 +57,8 @@ beforeAll(async () => {
   });
   l2 = createPublicClient({ chain: l2Chain, transport: http(deployment.l2.rpcUrl!) }) as PublicClient;
   facilitator = await startTestFacilitator(
-    createWalletClient({
-      account: account(0),
-      chain: l2Chain,
-      transport: http(deployment.l2.rpcUrl!),
-      pollingInterval: 50,
-    }),
+    createPublicClient({ chain: l2Chain, transport: http(deployment.l2.rpcUrl!), pollingInterval: 50 }) as PublicClient,
+    deployment.accounts[0]!.privateKey,
     `eip155:${deployment.l2.chainId}`,
   );
   collection = createCollectionIndex({

@@ -83,6 +83,10 @@ function fakeIndex(
   const index: FakeIndex = {
     tokenCalls: 0,
     async sync() {},
+    async fresh() {},
+    follow: () => () => {},
+    onSync: () => () => {},
+    watch() {},
     token(tokenId) {
       index.tokenCalls++;
       if (tokenId < 1 || tokenId > size) return undefined;

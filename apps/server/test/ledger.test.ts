@@ -5,7 +5,7 @@ import pino from "pino";
 import { type Address, getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.js";
-import { createPaymentService } from "../src/payment/payment-service.js";
+import type { PaymentService } from "../src/payment/payment-service.js";
 import { createMemoryReplayGuard } from "../src/payment/replay-guard.js";
 import { listen } from "../src/server.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
@@ -94,11 +94,11 @@ describe("settlement ledger", () => {
     const balance = await t.balance(account(3));
 
     // A second instance on the same store, with its own in-memory guards (as another process would have).
-    const second = createPaymentService({
+    const second: PaymentService = {
       ...t.payments,
       payments: createMemoryReplayGuard(60_000),
       signInNonces: createMemoryReplayGuard(60_000),
-    });
+    };
     const app = createApp({
       config: t.config,
       logger: pino({ level: "silent" }),

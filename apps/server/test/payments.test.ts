@@ -1,5 +1,5 @@
 import { agentCollectionAbi, CLEARANCE_TRAIT_KEY, encodeClearance } from "@agent-tools/contracts";
-import { intelResponseSchema, paymentRequiredSchema } from "@agent-tools/schema";
+import { intelResponseSchema, parsePaymentRefusal, paymentRequiredSchema } from "@agent-tools/schema";
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
 import { toClientEvmSigner } from "@x402/evm";
@@ -10,7 +10,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.js";
 import { HttpError } from "../src/http/errors.js";
-import { createPaymentService } from "../src/payment/payment-service.js";
+import type { PaymentService } from "../src/payment/payment-service.js";
 import { listen } from "../src/server.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
 
@@ -74,7 +74,7 @@ describe("anonymous caller", () => {
       .get("server-timing")!
       .split(", ")
       .map((entry) => entry.split(";")[0]);
-    expect(steps).toEqual(["validate", "identify", "policy", "price", "verify", "tool", "settle"]);
+    expect(steps).toEqual(["validate", "identify", "policy", "price", "verify", "claim", "tool", "settle"]);
     expect(await t.balance(payer)).toBe(payerBefore - 1_000_000n);
     expect(await t.balance(payTo())).toBe(payToBefore + 1_000_000n);
   });
@@ -128,7 +128,7 @@ describe("signed-in holder", () => {
     expect(body.error.details[0].requiredClearance).toBe("Elite");
   });
 
-  it("is let through once the operator raises the token's clearance on chain", async () => {
+  it("is let through once the operator raises the token's clearance on chain (within the staleness bound)", async () => {
     const hash = await t.devnet.l1.walletClient(0).writeContract({
       address: t.devnet.deployment.addresses.collection,
       abi: agentCollectionAbi,
@@ -136,6 +136,7 @@ describe("signed-in holder", () => {
       args: [28n, CLEARANCE_TRAIT_KEY, encodeClearance("Elite")],
     });
     await t.devnet.l1.publicClient.waitForTransactionReceipt({ hash });
+    t.outlastStaleness();
     const res = await t.post(
       "/offer-radar",
       { tokenId: 28, slugs: ["night-owls"] },
@@ -168,7 +169,9 @@ describe("invalid sign-in gets 402 with the reason", () => {
   it.each(cases)("%s", async (_name, makeHeader, reason) => {
     const res = await t.post("/intel", { tokenId: 1 }, { "SIGN-IN-WITH-X": await makeHeader("/intel") });
     expect(res.status).toBe(402);
-    expect((await res.json()).error).toMatch(reason);
+    const { error } = await res.json();
+    expect(parsePaymentRefusal(error).reason).toBe("invalid_siwx");
+    expect(error).toMatch(reason);
   });
 
   it("signed by another key (another key's signature on this address's message)", async () => {
@@ -191,7 +194,9 @@ describe("invalid sign-in gets 402 with the reason", () => {
     expect(paid.status).toBe(200);
     const again = await t.post("/intel", { tokenId: 1 }, { "SIGN-IN-WITH-X": signIn });
     expect(again.status).toBe(402);
-    expect((await again.json()).error).toMatch(/nonce/);
+    const { error } = await again.json();
+    expect(parsePaymentRefusal(error).reason).toBe("invalid_siwx");
+    expect(error).toMatch(/nonce/);
   });
 });
 
@@ -228,7 +233,9 @@ describe("nothing is charged for a failed call", () => {
     const cheap = { ...anonymous.json, accepts: [{ ...anonymous.json.accepts[0], amount: "10000" }] };
     const res = await t.post("/intel", { tokenId: 1 }, { "PAYMENT-SIGNATURE": await t.pay(3, cheap) });
     expect(res.status).toBe(402);
-    expect((await res.json()).error).toMatch(/amount/);
+    const { error } = await res.json();
+    expect(parsePaymentRefusal(error).reason).toBe("invalid_payment");
+    expect(error).toMatch(/amount/);
   });
 });
 
@@ -246,7 +253,7 @@ describe("replay", () => {
     expect(await t.balance(address(6))).toBe(before - 1_000_000n);
     const later = await t.post("/intel", { tokenId: 7 }, { "PAYMENT-SIGNATURE": header });
     expect(later.status).toBe(402);
-    expect((await later.json()).error).toMatch(/already/);
+    expect(parsePaymentRefusal((await later.json()).error).reason).toBe("payment_already_used");
   });
 });
 
@@ -297,7 +304,7 @@ describe("any x402 v2 client", () => {
 
 describe("ANONYMOUS_ACCESS=false", () => {
   it("answers an anonymous caller 402 asking to sign in, and still serves a signed-in holder", async () => {
-    const payments = createPaymentService({ ...t.payments, anonymousAccess: false });
+    const payments: PaymentService = { ...t.payments, anonymousAccess: false };
     const app = createApp({
       config: t.config,
       logger: pino({ level: "silent" }),

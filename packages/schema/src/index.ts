@@ -10,6 +10,7 @@ export * from "./pricing.js";
 export * from "./primitives.js";
 export * from "./public.js";
 export * from "./query.js";
+export * from "./refusals.js";
 export * from "./routes.js";
 export * from "./service.js";
 export * from "./tool-manifest.js";

@@ -16,6 +16,7 @@ import {
   type PaymentCatalog,
   type PaymentRequired,
   paidRoutes,
+  parsePaymentRefusal,
   paymentCatalogSchema,
   type RegistrationFile,
   registrationFileSchema,
@@ -282,28 +283,30 @@ export function createAgentToolsClient(options: AgentToolsClientOptions): AgentT
     if (res.status !== 402) throw errorFromBody(res.status, first, res.headers.get("retry-after"));
 
     const quote = first as PaymentRequired;
+    const quoted = parsePaymentRefusal(quote.error);
     const requirement = quote.accepts?.[0];
-    if (!requirement)
+    if (!requirement) {
       throw new PaymentRequiredError(
         `The service asked for payment but quoted no price: ${quote.error ?? ""}`,
         quote,
-        quote.error,
+        quoted.reason ?? "no_price",
       );
-    if (signingIn && quote.error?.startsWith("invalid_siwx")) {
-      throw new PaymentRequiredError(`The service refused the sign-in: ${quote.error}`, quote, quote.error);
+    }
+    if (signingIn && quoted.reason === "invalid_siwx") {
+      throw new PaymentRequiredError(`The service refused the sign-in: ${quoted.message}`, quote, quoted.reason);
     }
     if (BigInt(requirement.amount) > cap) {
       throw new PaymentRequiredError(
         `${name} costs ${unitsToUsd(requirement.amount)} USD, above maxPaymentPerCall ${unitsToUsd(cap)} USD; nothing was paid.`,
         quote,
-        quote.error,
+        "over_max_payment",
       );
     }
     if (!account) {
       throw new PaymentRequiredError(
         `${name} costs ${unitsToUsd(requirement.amount)} USD: pass an account to pay for it.`,
         quote,
-        quote.error,
+        "no_account",
       );
     }
 
@@ -311,10 +314,11 @@ export function createAgentToolsClient(options: AgentToolsClientOptions): AgentT
     const answer = paid.body;
     if (paid.status === 402) {
       const refused = answer as PaymentRequired;
+      const why = parsePaymentRefusal(refused.error);
       throw new PaymentRequiredError(
-        `The payment was refused: ${refused.error ?? "no reason given"}`,
+        `The payment was refused: ${why.message || "no reason given"}`,
         refused,
-        refused.error,
+        why.reason,
       );
     }
     if (paid.status !== successStatus) throw errorFromBody(paid.status, answer, paid.headers.get("retry-after"));
@@ -390,6 +394,8 @@ export function createAgentToolsClient(options: AgentToolsClientOptions): AgentT
 function pickSignInChain(challenge: PaymentRequired): string {
   const siwx = challenge.extensions?.["sign-in-with-x"] as { supportedChains?: { chainId: string }[] } | undefined;
   const chain = siwx?.supportedChains?.find((c) => c.chainId.startsWith("eip155:"))?.chainId;
-  if (!chain) throw new PaymentRequiredError("The service does not offer sign-in with Ethereum.", challenge);
+  if (!chain) {
+    throw new PaymentRequiredError("The service does not offer sign-in with Ethereum.", challenge, "no_sign_in");
+  }
   return chain;
 }

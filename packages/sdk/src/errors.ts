@@ -1,4 +1,4 @@
-import type { Clearance, ErrorBody, PaymentRequired } from "@agent-tools/schema";
+import type { Clearance, ErrorBody, PaymentRefusalReason, PaymentRequired } from "@agent-tools/schema";
 
 /** Base class of every error the client throws. */
 export class AgentToolsError extends Error {
@@ -29,14 +29,24 @@ export class ValidationError extends ServiceError {
   }
 }
 
-/** 402 the client would not or could not pay: over `maxPaymentPerCall`, no account, or the payment was refused. */
+/**
+ * Why the client stopped before paying: the quote is above `maxPaymentPerCall` (`over_max_payment`), there is no
+ * account to pay with (`no_account`), the service quoted no price it could pay (`no_price`), or it offers no
+ * sign-in with Ethereum (`no_sign_in`).
+ */
+export type ClientRefusalReason = "over_max_payment" | "no_account" | "no_price" | "no_sign_in";
+
+/**
+ * 402 the client would not or could not pay. `reason` says why, typed: one of the service's refusal reasons
+ * (`payment_in_use`, `invalid_siwx`, ... from `@agent-tools/schema`), or the client's own ({@link ClientRefusalReason}).
+ */
 export class PaymentRequiredError extends AgentToolsError {
   constructor(
     message: string,
     /** The service's quote (x402 PaymentRequired). */
     readonly quote: PaymentRequired | undefined,
-    /** The service's reason, when it gave one. */
-    readonly reason?: string,
+    /** Why: the service's reason, or the client's; undefined when a service gave none this client knows. */
+    readonly reason?: PaymentRefusalReason | ClientRefusalReason,
   ) {
     super(message);
   }

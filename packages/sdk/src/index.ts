@@ -18,8 +18,11 @@ export {
   missionParamsSchema,
   missionStatuses,
   missionTools,
+  PAYMENT_REFUSAL_REASONS,
   type PaidRouteName,
+  type PaymentRefusalReason,
   paidRoutes,
+  parsePaymentRefusal,
   queryToInput,
   type ToolInput,
   type ToolName,
@@ -39,6 +42,7 @@ export {
 } from "./client.js";
 export {
   AgentToolsError,
+  type ClientRefusalReason,
   ForbiddenError,
   NetworkError,
   NotFoundError,

@@ -10,6 +10,7 @@ import {
   inputToQuery,
   type LedgerReport,
   NetworkError,
+  PaymentRequiredError,
   UnauthorizedError,
   UnexpectedResponseError,
   ValidationError,
@@ -113,6 +114,48 @@ const ledgerReport: LedgerReport = {
 };
 
 const OPERATOR_CHALLENGE = 'SIWX realm="agent-tools operator", chains="eip155:31337 eip155:31338"';
+
+describe("refused payments", () => {
+  it("carry the service's reason, typed, whatever the sentence says", async () => {
+    const { fetch } = fakeFetch((request) =>
+      request.headers.has("payment-signature")
+        ? json(402, {
+            x402Version: 2,
+            error: "payment_in_use: another request holds this authorization",
+            resource: { url: `${BASE}/intel` },
+            accepts: [],
+          })
+        : challenge("1000000"),
+    );
+    const error = await createAgentToolsClient({ baseUrl: BASE, account, signIn: false, fetch })
+      .intel({ tokenId: 1 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PaymentRequiredError);
+    expect((error as PaymentRequiredError).reason).toBe("payment_in_use");
+    expect((error as PaymentRequiredError).message).toBe(
+      "The payment was refused: another request holds this authorization",
+    );
+  });
+
+  it("say why the client itself stopped: a quote over the cap, or no account to pay with", async () => {
+    const { fetch, seen } = fakeFetch(() => challenge("1000000"));
+    const over = await createAgentToolsClient({
+      baseUrl: BASE,
+      account,
+      signIn: false,
+      fetch,
+      maxPaymentPerCall: "0.5",
+    })
+      .intel({ tokenId: 1 })
+      .catch((e: unknown) => e);
+    expect((over as PaymentRequiredError).reason).toBe("over_max_payment");
+    const none = await createAgentToolsClient({ baseUrl: BASE, fetch })
+      .intel({ tokenId: 1 })
+      .catch((e: unknown) => e);
+    expect((none as PaymentRequiredError).reason).toBe("no_account");
+    expect(seen.every((request) => !request.headers.has("payment-signature"))).toBe(true);
+  });
+});
 
 describe("GET query parameters", () => {
   it("writes scalars as text and arrays as repeated parameters, leaving out undefined fields", () => {

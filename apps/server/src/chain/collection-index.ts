@@ -21,6 +21,9 @@ export interface IndexedToken {
   rarity: RarityEntry;
 }
 
+/** Logs of other contracts the index was asked to watch (`watch`), for readers that cache what they read. */
+export type LogListener = (logs: Log[], toBlock: bigint) => void;
+
 export interface CollectionIndex {
   /**
    * Brings the index up to the chain's latest block: the first call loads the whole collection, later calls
@@ -28,6 +31,20 @@ export interface CollectionIndex {
    * callers share one sync.
    */
   sync(): Promise<void>;
+  /**
+   * Resolves at once when the snapshot is at most `maxStalenessMs` old (no chain call), else after one sync,
+   * shared by every caller waiting for it. What requests call: with a follower running, they never wait.
+   */
+  fresh(): Promise<void>;
+  /**
+   * Follows the chain in the background: a sync every `intervalMs` (default half the staleness bound), each
+   * starting when the last ends. Returns the stop. One follower per process is enough.
+   */
+  follow(options?: { intervalMs?: number; onError?: (error: unknown) => void }): () => void;
+  /** Calls `listener` after each sync that moved the snapshot to a new block; returns the unsubscribe. */
+  onSync(listener: (block: bigint) => void): () => void;
+  /** Delivers, at each sync, the logs of `address` (another contract) in the blocks it covered. */
+  watch(address: Address, listener: LogListener): void;
   /** The token as of the last sync; undefined when it does not exist (never minted). */
   token(tokenId: number): IndexedToken | undefined;
   /** The rarity table of the collection as of the last sync. */
@@ -43,6 +60,10 @@ export interface CollectionIndexOptions {
   pageSize?: number;
   /** Most blocks asked for in one eth_getLogs call (providers cap the range). */
   maxLogRange?: bigint;
+  /** Oldest a snapshot may be when a request reads it, in milliseconds (default 2,000). */
+  maxStalenessMs?: number;
+  /** The clock, in milliseconds (tests move it). */
+  now?: () => number;
 }
 
 interface TraitSchema {
@@ -55,6 +76,8 @@ export function createCollectionIndex(options: CollectionIndexOptions): Collecti
   const { client, collection } = options;
   const pageSize = options.pageSize ?? 1000;
   const maxLogRange = options.maxLogRange ?? 10_000n;
+  const maxStalenessMs = options.maxStalenessMs ?? 2000;
+  const now = options.now ?? Date.now;
   const contract = { address: collection, abi: agentCollectionAbi } as const;
 
   const owners: Address[] = new Array(MAX_SUPPLY).fill(zeroAddress);
@@ -63,8 +86,12 @@ export function createCollectionIndex(options: CollectionIndexOptions): Collecti
   let table: RarityTable | undefined;
   const cache = new Map<number, IndexedToken>();
   let lastBlock = -1n;
+  /** When the block number of the snapshot was read: the snapshot is the chain as of then. */
+  let syncedAt = Number.NEGATIVE_INFINITY;
   let inFlight: Promise<void> | undefined;
   let queued: Promise<void> | undefined;
+  const syncListeners = new Set<(block: bigint) => void>();
+  const watched = new Map<string, LogListener[]>();
 
   async function readSchema(blockNumber: bigint): Promise<TraitSchema> {
     const names = [...(await client.readContract({ ...contract, functionName: "traitTypes", blockNumber }))];
@@ -116,18 +143,32 @@ export function createCollectionIndex(options: CollectionIndexOptions): Collecti
     recomputeRarity();
   }
 
+  /** The logs of the collection and of every watched contract, in one eth_getLogs call per range. */
   async function fetchLogs(fromBlock: bigint, toBlock: bigint): Promise<Log[]> {
     const logs: Log[] = [];
+    const addresses = [collection, ...([...watched.keys()] as Address[])];
     for (let start = fromBlock; start <= toBlock; start += maxLogRange) {
       const end = start + maxLogRange - 1n < toBlock ? start + maxLogRange - 1n : toBlock;
-      logs.push(...(await client.getLogs({ address: collection, fromBlock: start, toBlock: end })));
+      logs.push(...(await client.getLogs({ address: addresses, fromBlock: start, toBlock: end })));
     }
     return logs;
   }
 
-  /** Applies the collection's events of (lastBlock, toBlock]; returns whether anything changed. */
+  /** Hands each watched contract's logs to its listeners. */
+  function deliverWatched(logs: Log[], toBlock: bigint): void {
+    for (const [address, listeners] of watched) {
+      const mine = logs.filter((log) => log.address.toLowerCase() === address);
+      if (mine.length === 0) continue;
+      for (const listener of listeners) listener(mine, toBlock);
+    }
+  }
+
+  /** Applies the collection's events of (lastBlock, toBlock]. */
   async function applyEvents(toBlock: bigint): Promise<void> {
-    const events = parseEventLogs({ abi: agentCollectionAbi, logs: await fetchLogs(lastBlock + 1n, toBlock) });
+    const logs = await fetchLogs(lastBlock + 1n, toBlock);
+    deliverWatched(logs, toBlock);
+    const own = logs.filter((log) => log.address.toLowerCase() === collection.toLowerCase());
+    const events = parseEventLogs({ abi: agentCollectionAbi, logs: own });
     if (events.length === 0) return;
     const reread = new Set<number>();
     let revealedAny = false;
@@ -180,18 +221,55 @@ export function createCollectionIndex(options: CollectionIndexOptions): Collecti
   }
 
   async function runSync(): Promise<void> {
+    const readAt = now();
     const latest = await client.getBlockNumber({ cacheTime: 0 });
     if (lastBlock < 0n) {
       await loadAll(latest);
     } else if (latest > lastBlock) {
       await applyEvents(latest);
     } else {
+      syncedAt = readAt;
       return;
     }
     lastBlock = latest;
+    syncedAt = readAt;
+    for (const listener of syncListeners) listener(latest);
   }
 
-  return {
+  const index: CollectionIndex = {
+    fresh() {
+      if (lastBlock >= 0n && now() - syncedAt <= maxStalenessMs) return Promise.resolve();
+      // One sync for every waiter: a sync already under way is as fresh as any.
+      return inFlight ?? index.sync();
+    },
+    follow({ intervalMs = Math.max(50, Math.floor(maxStalenessMs / 2)), onError } = {}) {
+      let stopped = false;
+      let timer: NodeJS.Timeout | undefined;
+      const tick = () => {
+        timer = setTimeout(() => {
+          index
+            .sync()
+            .catch((error: unknown) => onError?.(error))
+            .finally(() => {
+              if (!stopped) tick();
+            });
+        }, intervalMs);
+        timer.unref();
+      };
+      tick();
+      return () => {
+        stopped = true;
+        clearTimeout(timer);
+      };
+    },
+    onSync(listener) {
+      syncListeners.add(listener);
+      return () => syncListeners.delete(listener);
+    },
+    watch(address, listener) {
+      const key = address.toLowerCase();
+      watched.set(key, [...(watched.get(key) ?? []), listener]);
+    },
     sync() {
       if (!inFlight) {
         inFlight = runSync().finally(() => {
@@ -205,7 +283,7 @@ export function createCollectionIndex(options: CollectionIndexOptions): Collecti
         .catch(() => undefined)
         .then(() => {
           queued = undefined;
-          return this.sync();
+          return index.sync();
         });
       return queued;
     },
@@ -235,4 +313,5 @@ export function createCollectionIndex(options: CollectionIndexOptions): Collecti
     },
     syncedBlock: () => lastBlock,
   };
+  return index;
 }

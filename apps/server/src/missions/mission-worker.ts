@@ -4,9 +4,9 @@ import type { Logger } from "pino";
 import type { Address } from "viem";
 import type { CollectionIndex } from "../chain/collection-index.js";
 import { HttpError } from "../http/errors.js";
-import type { ToolSet } from "../routes/tools.js";
 import type { ClaimedMission, MissionError, MissionQueue } from "../store/mission-queue.js";
-import type { Tool } from "../tools/types.js";
+import { runTool } from "../tools/run-tool.js";
+import type { Tool, ToolSet } from "../tools/types.js";
 
 export interface MissionWorkerOptions {
   queue: MissionQueue;
@@ -88,19 +88,17 @@ export function createMissionWorker(options: MissionWorkerOptions): MissionWorke
     const tool = name ? (tools[name] as Tool<never> | undefined) : undefined;
     try {
       if (!name || !tool) throw new HttpError("not_implemented", `The ${mission.tool} tool is not available.`);
-      await collection.sync();
+      await collection.fresh();
       const token = collection.token(mission.tokenId);
       if (!token) throw new HttpError("token_not_found", `Token ${mission.tokenId} does not exist.`);
       const route = paidRoutes[name];
       const params = route.request.parse({ ...mission.params, tokenId: mission.tokenId });
-      const answer = route.response.parse(
-        await tool(params as never, {
-          ...(mission.caller ? { caller: mission.caller as Address } : {}),
-          token,
-          collection,
-          now,
-        }),
-      );
+      const answer = await runTool(route, tool, params as { tokenId: number }, {
+        ...(mission.caller ? { caller: mission.caller as Address } : {}),
+        token,
+        collection,
+        now,
+      });
       if (await queue.complete(mission.id, instance, mission.attempt, answer)) {
         log.info("mission done");
         report({ id: mission.id, attempt: mission.attempt, outcome: "done" });

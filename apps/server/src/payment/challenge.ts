@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import type { PaymentRequired, PaymentRequirements, ToolRoute } from "@agent-tools/schema";
 import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import { buildSIWxSchema } from "@x402/extensions/sign-in-with-x";
-import type { Response } from "express";
 import { z } from "zod";
 
 export interface ChallengeContext {
@@ -65,16 +64,4 @@ export function buildPaymentRequired(
       ...discoveryExtension(route),
     },
   };
-}
-
-/**
- * Answers 402 with the PaymentRequired JSON as the body and, base64, in the `PAYMENT-REQUIRED` header. The JSON
- * is serialized once for both; the header is what `encodePaymentRequiredHeader` makes (base64 of the UTF-8
- * JSON), without its byte-by-byte encoder, which cost a third of a challenge's CPU time.
- */
-export function sendPaymentRequired(res: Response, paymentRequired: PaymentRequired): void {
-  const json = JSON.stringify(paymentRequired);
-  res.setHeader("PAYMENT-REQUIRED", Buffer.from(json, "utf8").toString("base64"));
-  res.setHeader("Cache-Control", "no-store");
-  res.status(402).type("application/json").send(json);
 }

@@ -1,11 +1,10 @@
-import { type PaymentTerms, type PricePoint, routePaymentRequirements, type ToolRoute } from "@agent-tools/schema";
-import type { Response } from "express";
+import type { PaymentTerms } from "@agent-tools/schema";
+import type { Logger } from "pino";
 import type { SettlementLedger } from "../store/settlement-ledger.js";
-import { buildPaymentRequired, sendPaymentRequired } from "./challenge.js";
 import type { Facilitator } from "./facilitator.js";
 import type { ReplayGuard } from "./replay-guard.js";
 
-/** Everything the payment steps share: terms, facilitator, replay guards, sign-in settings. */
+/** Everything the payment steps share: terms, facilitator, ledger, replay guards, sign-in settings. */
 export interface PaymentService {
   publicUrl: string;
   terms: PaymentTerms;
@@ -20,31 +19,6 @@ export interface PaymentService {
   signInChains: string[];
   anonymousAccess: boolean;
   now: () => Date;
-  /**
-   * Answers 402 quoting `point` of `route` (the standard point for an anonymous caller when `point` is
-   * undefined, or the discounted point when anonymous access is off).
-   */
-  challenge(res: Response, route: ToolRoute, point: PricePoint | undefined, error: string): void;
-}
-
-export type PaymentServiceOptions = Omit<PaymentService, "challenge">;
-
-export function createPaymentService(options: PaymentServiceOptions): PaymentService {
-  return {
-    ...options,
-    challenge(res, route, point, error) {
-      const quoted = point ?? (options.anonymousAccess ? "standard" : "discounted");
-      const paymentRequired = buildPaymentRequired(
-        route,
-        [routePaymentRequirements(options.terms, route, quoted)],
-        error,
-        {
-          publicUrl: options.publicUrl,
-          signInChains: options.signInChains,
-          now: options.now,
-        },
-      );
-      sendPaymentRequired(res, paymentRequired);
-    },
-  };
+  /** Where settlement trouble is reported. */
+  logger?: Logger;
 }

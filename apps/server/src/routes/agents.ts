@@ -6,7 +6,7 @@ import {
   toolRoutes,
 } from "@agent-tools/schema";
 import { Router } from "express";
-import type { AgentRegistryReader } from "../chain/agent-registry.js";
+import type { AgentRegistryReader, LiveBinding } from "../chain/agent-registry.js";
 import type { CollectionIndex, IndexedToken } from "../chain/collection-index.js";
 import { HttpError, validationError } from "../http/errors.js";
 import { agentImageSvg } from "./agent-image.js";
@@ -29,9 +29,9 @@ function parseTokenId(raw: string): number {
   return parsed.data;
 }
 
-/** The token as of the chain's latest block; 404 when it was never minted. */
+/** The token as of the snapshot (at most the staleness bound old); 404 when it was never minted. */
 async function existingToken(collection: CollectionIndex, tokenId: number): Promise<IndexedToken> {
-  await collection.sync();
+  await collection.fresh();
   const token = collection.token(tokenId);
   if (!token) throw new HttpError("token_not_found", `Token ${tokenId} does not exist.`);
   return token;
@@ -43,6 +43,19 @@ async function revealedToken(collection: CollectionIndex, tokenId: number): Prom
     throw new HttpError("agent_not_revealed", `Agent ${tokenId} is not revealed yet: its identity appears at reveal.`);
   }
   return token;
+}
+
+/** Whether two readings of a binding say the same (the block they hold at aside). */
+function sameBinding(a: LiveBinding, b: LiveBinding): boolean {
+  return (
+    a.bound === b.bound &&
+    a.owner === b.owner &&
+    a.agentId === b.agentId &&
+    a.agentRegistry === b.agentRegistry &&
+    a.bindingContract === b.bindingContract &&
+    a.tokenContract === b.tokenContract &&
+    a.boundTokenId === b.boundTokenId
+  );
 }
 
 function withArticle(word: string): string {
@@ -64,11 +77,22 @@ function describe(token: IndexedToken): string {
 export function agentRoutes(deps: AgentRoutesDeps): Router {
   const { collection, registry, publicUrl } = deps;
   const router = Router();
+  /**
+   * Identity records, each built once and kept while its inputs stay the same objects: the index makes a new
+   * token object when anything of the token changes (owner, traits, clearance, rarity), and the registry reader a
+   * new binding when an event touches the agent.
+   */
+  const records = new WeakMap<IndexedToken, { binding: LiveBinding; json: string }>();
 
   router.get("/agents/info/:tokenId", async (req, res) => {
     const tokenId = parseTokenId(req.params.tokenId);
     const token = await revealedToken(collection, tokenId);
     const binding = await registry.readBinding(tokenId);
+    const kept = records.get(token);
+    if (kept && sameBinding(kept.binding, binding)) {
+      res.type("application/json").send(kept.json);
+      return;
+    }
     const table = collection.rarityTable();
     const body: AgentInfo = {
       tokenId,
@@ -86,7 +110,9 @@ export function agentRoutes(deps: AgentRoutesDeps): Router {
         binding: { bound: binding.bound, standard: "ERC-8217", statusUrl: `${publicUrl}/agents/${tokenId}/binding` },
       },
     };
-    res.json(body);
+    const json = JSON.stringify(body);
+    records.set(token, { binding, json });
+    res.type("application/json").send(json);
   });
 
   router.get("/.well-known/agents/:file", async (req, res) => {

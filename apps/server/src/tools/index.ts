@@ -1,5 +1,4 @@
 import type { B20Scanner } from "../chain/b20-scanner.js";
-import type { ToolSet } from "../routes/tools.js";
 import type { MissionQueue } from "../store/mission-queue.js";
 import type { UpstreamClient } from "../upstream/upstream-client.js";
 import { createAllowlistScanTool } from "./allowlist-scan.js";
@@ -11,6 +10,7 @@ import { intelTool } from "./intel.js";
 import { createListMissionsTool } from "./list-missions.js";
 import { createOfferRadarTool } from "./offer-radar.js";
 import { createPortfolioTool } from "./portfolio.js";
+import type { ToolSet } from "./types.js";
 
 /** What the market tools read from: the marketplace, the market-data aggregator and the B20 chain. */
 export interface ToolDeps {

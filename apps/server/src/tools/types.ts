@@ -21,3 +21,6 @@ export interface ToolContext {
  * 502/503/504 for upstream trouble); a failed tool call is never charged.
  */
 export type Tool<N extends PaidRouteName> = (params: ToolParams<N>, context: ToolContext) => Promise<ToolOutput<N>>;
+
+/** The tools of the paid routes, by route name (a route without one answers 501 after its checks). */
+export type ToolSet = { [N in PaidRouteName]?: Tool<N> };

@@ -5,6 +5,7 @@ import { type AppDeps, createApp } from "../../src/app.js";
 import { chainDeps } from "../../src/compose.js";
 import { loadConfig } from "../../src/config.js";
 import { listen, type RunningServer } from "../../src/server.js";
+import { createTestClock } from "./test-clock.js";
 
 export const PUBLIC_URL = "http://127.0.0.1:8402";
 
@@ -12,6 +13,8 @@ export interface ChainTestServer {
   devnet: InProcessDevnet;
   server: RunningServer;
   chain: NonNullable<AppDeps["chain"]>;
+  /** Moves the collection index's clock past its staleness bound: the next request reads the chain again. */
+  outlastStaleness(): void;
   close(): Promise<void>;
 }
 
@@ -28,12 +31,14 @@ export async function startChainTestServer(
     PAYMENT_ASSET: devnet.deployment.addresses.usdToken,
   });
   const l1 = options.l1Client?.(devnet) ?? (devnet.l1.publicClient as unknown as PublicClient);
-  const chain = await chainDeps(l1, config);
+  const clock = createTestClock();
+  const chain = await chainDeps(l1, config, { now: clock.now });
   const server = await listen(createApp({ config, logger: pino({ level: "silent" }), chain }), "127.0.0.1", 0);
   return {
     devnet,
     server,
     chain,
+    outlastStaleness: () => clock.advance(config.chainMaxStalenessMs + 1),
     async close() {
       await server.close();
       await devnet.close();

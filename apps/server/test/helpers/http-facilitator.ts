@@ -1,7 +1,9 @@
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from "@x402/core/types";
 import express from "express";
-import type { Account, Chain, Transport, WalletClient } from "viem";
-import { createLocalFacilitator } from "../../src/payment/facilitator.js";
+import type { PublicClient } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { createExactEvmFacilitator } from "../../src/payment/exact-evm-facilitator.js";
+import { createSettlementSender } from "../../src/payment/settlement-sender.js";
 import { listen, type RunningServer } from "../../src/server.js";
 
 export interface TestFacilitator {
@@ -16,15 +18,23 @@ export interface TestFacilitator {
 }
 
 /**
- * An x402 facilitator over HTTP (`/verify`, `/settle`, `/supported`), as `FACILITATOR_URL` expects, settling on
- * the devnet's L2 from `wallet`. One facilitator for several server processes sends their transactions one at
- * a time from one account.
+ * An x402 facilitator over HTTP (`/verify`, `/settle`, `/supported`), as `FACILITATOR_URL` expects: the built-in
+ * facilitator, settling on the devnet's L2 from `privateKey`'s account, for several server processes at once.
  */
 export async function startTestFacilitator(
-  wallet: WalletClient<Transport, Chain, Account>,
+  client: PublicClient,
+  privateKey: `0x${string}`,
   network: string,
 ): Promise<TestFacilitator> {
-  const facilitator = createLocalFacilitator(wallet, network);
+  const facilitator = createExactEvmFacilitator({
+    client,
+    sender: createSettlementSender({
+      client,
+      chainId: Number(network.split(":")[1]),
+      accounts: [privateKeyToAccount(privateKey)],
+    }),
+    network,
+  });
   const settlements: SettleResponse[] = [];
   let hook: Parameters<TestFacilitator["afterNextSettlement"]>[0] | undefined;
   const app = express();

@@ -15,12 +15,13 @@ import {
   createSettlementReconciler,
   type ReconcileResult,
 } from "../../src/payment/reconcile-settlements.js";
-import type { ToolSet } from "../../src/routes/tools.js";
 import { listen, type RunningServer } from "../../src/server.js";
 import type { Database } from "../../src/store/database.js";
 import { createMissionQueue, type MissionQueue } from "../../src/store/mission-queue.js";
 import { createSettlementLedger, type SettlementLedger } from "../../src/store/settlement-ledger.js";
 import { createTools, type ToolDeps } from "../../src/tools/index.js";
+import type { ToolSet } from "../../src/tools/types.js";
+import { createTestClock } from "./test-clock.js";
 import { openTestDatabase } from "./test-database.js";
 import { paymentHeader, signInHeader } from "./x402-client.js";
 
@@ -39,6 +40,8 @@ export interface PaidTestServer {
   ledger: SettlementLedger;
   queue: MissionQueue;
   worker: MissionWorker;
+  /** Moves the collection index's clock past its staleness bound: the next request reads the chain again. */
+  outlastStaleness(): void;
   /** One pass of the settlement reconciler (every pending claim, whatever its age). */
   reconcile(): Promise<ReconcileResult>;
   /** GETs a path of the server. */
@@ -70,6 +73,10 @@ export async function startPaidTestServer(
     tools?: ToolSet;
     env?: Record<string, string>;
     simLatencyMs?: number;
+    /** Devnet accounts whose keys the built-in facilitator settles with, in turn (default: account 0). */
+    facilitatorKeys?: number[];
+    /** Options of the payment collaborators (the built-in facilitator's signature recovery, ...). */
+    payments?: Parameters<typeof paymentDeps>[3];
     /** The mission worker's settings (default: polls every 100 ms, retries after 50 ms, 100 ms, ...). */
     worker?: Partial<Parameters<typeof createMissionWorker>[0]>;
   } = {},
@@ -94,12 +101,21 @@ export async function startPaidTestServer(
     MARKET_DATA_URL: sims.urls.marketData,
     ...options.env,
   });
-  const chain = await chainDeps(devnet.l1.publicClient as unknown as PublicClient, config);
+  const clock = createTestClock();
+  const chain = await chainDeps(devnet.l1.publicClient as unknown as PublicClient, config, { now: clock.now });
   const payments = await paymentDeps(
-    { ...config, facilitator: { kind: "local", rpcUrl: "http://unused", privateKey: accounts[0]!.privateKey } },
+    {
+      ...config,
+      facilitator: {
+        kind: "local",
+        rpcUrl: "http://unused",
+        privateKeys: (options.facilitatorKeys ?? [0]).map((index) => accounts[index]!.privateKey),
+        receiptTimeoutMs: config.facilitator.kind === "local" ? config.facilitator.receiptTimeoutMs : 30_000,
+      },
+    },
     devnet.l1.chainId,
     ledger,
-    devnet.l2.walletClient(0),
+    { l2: devnet.l2.publicClient as unknown as PublicClient, ...options.payments },
   );
   const deps = toolDeps(config, devnet.l2.publicClient as unknown as PublicClient, (wallet) =>
     simWalletAccessToken(wallet),
@@ -144,6 +160,7 @@ export async function startPaidTestServer(
     ledger,
     queue,
     worker,
+    outlastStaleness: () => clock.advance(config.chainMaxStalenessMs + 1),
     reconcile: () => reconciler.reconcile({ graceMs: 0 }),
     get: (path, headers = {}) => fetch(`${server.url}${path}`, { headers }),
     post: (path, body, headers = {}) =>

@@ -1,0 +1,81 @@
+/**
+ * The HTTP face of a paid call: reads the request into the transport-free core (payment/paid-call.ts), runs the
+ * tool, and writes what the core decided: 402 with x402's `PaymentRequired`, or the answer with `PAYMENT-RESPONSE`.
+ */
+import type { PaymentRequired, ToolRoute } from "@agent-tools/schema";
+import { encodePaymentResponseHeader } from "@x402/core/http";
+import type { RequestHandler, Response } from "express";
+import type { CollectionIndex } from "../chain/collection-index.js";
+import type { PaidCalls, StepTimings } from "../payment/paid-call.js";
+import { runTool } from "../tools/run-tool.js";
+import type { Tool } from "../tools/types.js";
+import { HttpError } from "./errors.js";
+
+/**
+ * Answers 402 with the PaymentRequired JSON as the body and, base64, in the `PAYMENT-REQUIRED` header (serialized
+ * once for both: what `encodePaymentRequiredHeader` makes, without its byte-by-byte encoder).
+ */
+export function sendPaymentRequired(res: Response, paymentRequired: PaymentRequired): void {
+  const json = JSON.stringify(paymentRequired);
+  res.setHeader("PAYMENT-REQUIRED", Buffer.from(json, "utf8").toString("base64"));
+  res.setHeader("Cache-Control", "no-store");
+  res.status(402).type("application/json").send(json);
+}
+
+/** `validate;dur=0.12, identify;dur=1.51, ...` */
+export function serverTiming(timings: StepTimings): string {
+  return timings.map(([name, ms]) => `${name};dur=${ms.toFixed(2)}`).join(", ");
+}
+
+export interface PaidRouteDeps {
+  paidCalls: PaidCalls;
+  collection: CollectionIndex;
+  now: () => Date;
+}
+
+/** One paid route, POST (JSON body) or GET (query parameters). */
+export function paidRoute(route: ToolRoute, tool: Tool<never>, deps: PaidRouteDeps): RequestHandler {
+  return async (req, res) => {
+    const isGet = req.method === "GET";
+    if (!isGet && !req.is("application/json")) {
+      throw new HttpError("invalid_request", "Send the request as a JSON object with Content-Type: application/json.", [
+        { field: "", message: "expected a JSON body" },
+      ]);
+    }
+    const admission = await deps.paidCalls.admit({
+      route,
+      input: isGet ? req.query : req.body,
+      inputFrom: isGet ? "query" : "body",
+      ...(req.get("sign-in-with-x") !== undefined ? { signIn: req.get("sign-in-with-x")! } : {}),
+      ...(req.get("payment-signature") !== undefined ? { payment: req.get("payment-signature")! } : {}),
+      method: isGet ? "GET" : "POST",
+      requestId: String(req.id ?? ""),
+    });
+    if (!admission.admitted) return sendPaymentRequired(res, admission.refusal.paymentRequired);
+    const { call } = admission;
+
+    let output: unknown;
+    const started = performance.now();
+    try {
+      output = await runTool(route, tool, call.params, {
+        ...(call.caller ? { caller: call.caller } : {}),
+        token: call.token,
+        collection: deps.collection,
+        now: deps.now,
+        payment: { key: call.payment.key, payer: call.payment.payer },
+      });
+    } catch (error) {
+      await deps.paidCalls.release(call);
+      throw error;
+    } finally {
+      call.timings.push(["tool", performance.now() - started]);
+    }
+
+    const outcome = await deps.paidCalls.settle(call);
+    if (!outcome.settled) return sendPaymentRequired(res, outcome.refusal.paymentRequired);
+    res.setHeader("PAYMENT-RESPONSE", encodePaymentResponseHeader(outcome.settlement));
+    res.setHeader("Server-Timing", serverTiming(call.timings));
+    res.setHeader("Cache-Control", "no-store");
+    res.status(("successStatus" in route && route.successStatus) || 200).json(output);
+  };
+}

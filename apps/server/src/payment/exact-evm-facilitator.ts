@@ -1,0 +1,284 @@
+/**
+ * The built-in x402 facilitator for the `exact` scheme on EVM chains (EIP-3009 `transferWithAuthorization`),
+ * shaped for one paid call = one signature recovery: `verify` checks everything once (fields, time window, the
+ * signature, the payer's funds and the authorization's state) and `settle` only sends the transfer, through the
+ * settlement sender's pipelined keys, and reads its receipt. The failure reasons are x402's own names.
+ * (docs/architecture.md, "Settlement")
+ */
+import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from "@x402/core/types";
+import {
+  type Address,
+  encodeFunctionData,
+  getAddress,
+  type Hash,
+  type Hex,
+  type PublicClient,
+  parseEventLogs,
+  parseSignature,
+  recoverTypedDataAddress,
+  WaitForTransactionReceiptTimeoutError,
+} from "viem";
+import type { Facilitator } from "./facilitator.js";
+import { type Eip3009Payload, eip3009PayloadSchema } from "./payment-payload.js";
+import type { SettlementSender } from "./settlement-sender.js";
+
+/** EIP-3009's functions and event as the facilitator uses them (eips.ethereum.org/EIPS/eip-3009; USDC v2.2). */
+export const eip3009Abi = [
+  {
+    type: "function",
+    name: "transferWithAuthorization",
+    stateMutability: "nonpayable",
+    inputs: [
+      { name: "from", type: "address" },
+      { name: "to", type: "address" },
+      { name: "value", type: "uint256" },
+      { name: "validAfter", type: "uint256" },
+      { name: "validBefore", type: "uint256" },
+      { name: "nonce", type: "bytes32" },
+      { name: "v", type: "uint8" },
+      { name: "r", type: "bytes32" },
+      { name: "s", type: "bytes32" },
+    ],
+    outputs: [],
+  },
+  {
+    type: "function",
+    name: "transferWithAuthorization",
+    stateMutability: "nonpayable",
+    inputs: [
+      { name: "from", type: "address" },
+      { name: "to", type: "address" },
+      { name: "value", type: "uint256" },
+      { name: "validAfter", type: "uint256" },
+      { name: "validBefore", type: "uint256" },
+      { name: "nonce", type: "bytes32" },
+      { name: "signature", type: "bytes" },
+    ],
+    outputs: [],
+  },
+  {
+    type: "function",
+    name: "authorizationState",
+    stateMutability: "view",
+    inputs: [
+      { name: "authorizer", type: "address" },
+      { name: "nonce", type: "bytes32" },
+    ],
+    outputs: [{ type: "bool" }],
+  },
+  {
+    type: "function",
+    name: "balanceOf",
+    stateMutability: "view",
+    inputs: [{ name: "account", type: "address" }],
+    outputs: [{ type: "uint256" }],
+  },
+  {
+    type: "event",
+    name: "AuthorizationUsed",
+    inputs: [
+      { name: "authorizer", type: "address", indexed: true },
+      { name: "nonce", type: "bytes32", indexed: true },
+    ],
+  },
+] as const;
+
+const transferWithAuthorizationTypes = {
+  TransferWithAuthorization: [
+    { name: "from", type: "address" },
+    { name: "to", type: "address" },
+    { name: "value", type: "uint256" },
+    { name: "validAfter", type: "uint256" },
+    { name: "validBefore", type: "uint256" },
+    { name: "nonce", type: "bytes32" },
+  ],
+} as const;
+
+/** Seconds before `validBefore` under which an authorization is too close to expiry to be settled (x402's margin). */
+const EXPIRY_MARGIN_SECONDS = 6;
+/** Seconds of clock skew allowed past `maxTimeoutSeconds` for `validBefore`. */
+const CLOCK_SKEW_SECONDS = 60;
+
+export interface ExactEvmFacilitatorOptions {
+  /** Reads on the payment chain (a client that batches concurrent calls makes verify one round trip). */
+  client: PublicClient;
+  sender: SettlementSender;
+  /** CAIP-2 id of the payment chain, `eip155:<chainId>`. */
+  network: string;
+  /** How long `settle` waits for a receipt before reporting the settlement as sent but unconfirmed. */
+  receiptTimeoutMs?: number;
+  /** Recovers a typed-data signer; the one recovery of a paid call (replaceable to count it). */
+  recoverSigner?: typeof recoverTypedDataAddress;
+  /** The clock, in milliseconds. */
+  now?: () => number;
+}
+
+type Parsed = { ok: true; payload: Eip3009Payload } | { ok: false; response: VerifyResponse };
+
+export function createExactEvmFacilitator(options: ExactEvmFacilitatorOptions): Facilitator {
+  const { client, sender, network } = options;
+  const chainId = Number(network.split(":")[1]);
+  const recover = options.recoverSigner ?? recoverTypedDataAddress;
+  const now = options.now ?? Date.now;
+  const receiptTimeoutMs = options.receiptTimeoutMs ?? 30_000;
+
+  function parse(payload: PaymentPayload, requirements: PaymentRequirements): Parsed {
+    const parsed = eip3009PayloadSchema.safeParse(payload.payload);
+    const payer = parsed.data?.authorization.from;
+    const invalid = (invalidReason: string, invalidMessage?: string): Parsed => ({
+      ok: false,
+      response: {
+        isValid: false,
+        invalidReason,
+        ...(invalidMessage ? { invalidMessage } : {}),
+        ...(payer ? { payer } : {}),
+      },
+    });
+    if (!parsed.success)
+      return invalid("invalid_payload", "the payload is not an EIP-3009 authorization and signature");
+    if (payload.accepted?.scheme !== "exact" || requirements.scheme !== "exact")
+      return invalid("invalid_exact_evm_scheme");
+    if (payload.accepted.network !== network || requirements.network !== network) {
+      return invalid("invalid_network", `this facilitator settles on ${network}`);
+    }
+    return { ok: true, payload: parsed.data };
+  }
+
+  return {
+    async verify(payload, requirements) {
+      const parsed = parse(payload, requirements);
+      if (!parsed.ok) return parsed.response;
+      const { authorization, signature } = parsed.payload;
+      const payer = getAddress(authorization.from);
+      const invalid = (invalidReason: string, invalidMessage?: string): VerifyResponse => ({
+        isValid: false,
+        invalidReason,
+        ...(invalidMessage ? { invalidMessage } : {}),
+        payer,
+      });
+      const extra = requirements.extra as { name?: string; version?: string } | undefined;
+      if (!extra?.name || !extra.version) return invalid("invalid_exact_evm_missing_eip712_domain");
+      if (getAddress(authorization.to) !== getAddress(requirements.payTo)) {
+        return invalid("invalid_exact_evm_recipient_mismatch");
+      }
+      if (BigInt(authorization.value) !== BigInt(requirements.amount)) {
+        return invalid("invalid_exact_evm_payload_authorization_value_mismatch");
+      }
+      const seconds = Math.floor(now() / 1000);
+      if (BigInt(authorization.validAfter) > BigInt(seconds)) {
+        return invalid("invalid_exact_evm_payload_authorization_valid_after", "the authorization is not valid yet");
+      }
+      const validBefore = BigInt(authorization.validBefore);
+      if (validBefore < BigInt(seconds + EXPIRY_MARGIN_SECONDS)) {
+        return invalid("invalid_exact_evm_payload_authorization_valid_before", "the authorization has expired");
+      }
+      if (validBefore > BigInt(seconds + requirements.maxTimeoutSeconds + CLOCK_SKEW_SECONDS)) {
+        return invalid(
+          "invalid_exact_evm_payload_authorization_valid_before",
+          `the authorization is valid for longer than the ${requirements.maxTimeoutSeconds} s the price allows`,
+        );
+      }
+      const asset = getAddress(requirements.asset);
+      let signer: Address;
+      try {
+        signer = await recover({
+          domain: { name: extra.name, version: extra.version, chainId, verifyingContract: asset },
+          types: transferWithAuthorizationTypes,
+          primaryType: "TransferWithAuthorization",
+          message: {
+            from: payer,
+            to: getAddress(authorization.to),
+            value: BigInt(authorization.value),
+            validAfter: BigInt(authorization.validAfter),
+            validBefore,
+            nonce: authorization.nonce as Hex,
+          },
+          signature: signature as Hex,
+        });
+      } catch {
+        return invalid("invalid_exact_evm_signature", "the signature cannot be read");
+      }
+      if (signer !== payer)
+        return invalid("invalid_exact_evm_signature", "the authorization is not signed by its payer");
+      const [balance, used] = await Promise.all([
+        client.readContract({ address: asset, abi: eip3009Abi, functionName: "balanceOf", args: [payer] }),
+        client.readContract({
+          address: asset,
+          abi: eip3009Abi,
+          functionName: "authorizationState",
+          args: [payer, authorization.nonce as Hex],
+        }),
+      ]);
+      if (used) return invalid("invalid_exact_evm_nonce_already_used", "the authorization was already used");
+      if (balance < BigInt(authorization.value)) {
+        return invalid("invalid_exact_evm_insufficient_balance", "the payer's balance does not cover the price");
+      }
+      return { isValid: true, payer };
+    },
+
+    async settle(payload, requirements) {
+      const parsed = parse(payload, requirements);
+      if (!parsed.ok) {
+        return {
+          success: false,
+          errorReason: parsed.response.invalidReason ?? "invalid_payload",
+          transaction: "",
+          network: requirements.network,
+          ...(parsed.response.payer ? { payer: parsed.response.payer } : {}),
+        } as SettleResponse;
+      }
+      const { authorization, signature } = parsed.payload;
+      const payer = getAddress(authorization.from);
+      const asset = getAddress(requirements.asset);
+      const args = [
+        payer,
+        getAddress(authorization.to),
+        BigInt(authorization.value),
+        BigInt(authorization.validAfter),
+        BigInt(authorization.validBefore),
+        authorization.nonce as Hex,
+      ] as const;
+      // A 65-byte ECDSA signature goes as (v, r, s), which every EIP-3009 token has; anything else as bytes.
+      const data =
+        signature.length === 132
+          ? (() => {
+              const { r, s, v, yParity } = parseSignature(signature as Hex);
+              return encodeFunctionData({
+                abi: eip3009Abi,
+                functionName: "transferWithAuthorization",
+                args: [...args, Number(v ?? BigInt(yParity + 27)), r, s],
+              });
+            })()
+          : encodeFunctionData({
+              abi: eip3009Abi,
+              functionName: "transferWithAuthorization",
+              args: [...args, signature as Hex],
+            });
+      const sent = await sender.send({ to: asset, data });
+      const result = (errorReason?: string): SettleResponse =>
+        ({
+          success: errorReason === undefined,
+          transaction: sent.hash,
+          network: requirements.network,
+          payer,
+          ...(errorReason ? { errorReason } : {}),
+        }) as SettleResponse;
+      let receipt: Awaited<ReturnType<typeof client.waitForTransactionReceipt>>;
+      try {
+        receipt = await client.waitForTransactionReceipt({ hash: sent.hash as Hash, timeout: receiptTimeoutMs });
+      } catch (error) {
+        // Sent, not seen through: the caller keeps the claim for reconciliation (the chain decides).
+        if (error instanceof WaitForTransactionReceiptTimeoutError) return result("settlement_pending");
+        throw error;
+      }
+      if (receipt.status !== "success") return result("invalid_exact_evm_transaction_failed");
+      const used = parseEventLogs({ abi: eip3009Abi, eventName: "AuthorizationUsed", logs: receipt.logs }).some(
+        (log) =>
+          getAddress(log.address) === asset &&
+          getAddress(log.args.authorizer) === payer &&
+          log.args.nonce.toLowerCase() === authorization.nonce.toLowerCase(),
+      );
+      return used ? result() : result("invalid_exact_evm_transfer_event_mismatch");
+    },
+  };
+}

@@ -1,0 +1,392 @@
+/**
+ * The paid call, free of any transport: `admit` takes a request through validate, identify, policy, price and
+ * pay (docs/architecture.md, "A paid call"); the caller runs the tool; `settle` takes the payment, or `release`
+ * gives everything back when the tool failed. HTTP routes (and any other transport) are thin switches on what
+ * these return: an admitted call, a refusal carrying the x402 `PaymentRequired` to answer 402 with, or a thrown
+ * `HttpError` (400, 403, 404) for a request no payment can make right.
+ */
+import {
+  clearanceMeets,
+  type PaymentRefusalReason,
+  type PaymentRequired,
+  type PaymentRequirements,
+  type PricePoint,
+  paymentRefusal,
+  queryToInput,
+  routePaymentRequirements,
+  type ToolRoute,
+} from "@agent-tools/schema";
+import type { PaymentPayload, SettleResponse } from "@x402/core/types";
+import { type Address, getAddress } from "viem";
+import type { CollectionIndex, IndexedToken } from "../chain/collection-index.js";
+import { HttpError, validationError } from "../http/errors.js";
+import { buildPaymentRequired } from "./challenge.js";
+import { decodePayment, eip3009PayloadSchema, paymentKey, requirementMismatch } from "./payment-payload.js";
+import type { PaymentService } from "./payment-service.js";
+import { verifySignIn } from "./verify-sign-in.js";
+
+/** A request for a paid route, as any transport hands it over. */
+export interface PaidCallRequest {
+  route: ToolRoute;
+  /** The request's fields: a JSON body, or query parameters (strings, coerced by the route's schema). */
+  input: unknown;
+  inputFrom: "body" | "query";
+  /** The `SIGN-IN-WITH-X` value (base64 JSON), when the caller signed in. */
+  signIn?: string;
+  /** The payment: a `PAYMENT-SIGNATURE` value (base64 JSON) or the payload object itself. */
+  payment?: string | Record<string, unknown>;
+  method: "GET" | "POST";
+  /** Kept with the ledger's row. */
+  requestId: string;
+}
+
+/** Milliseconds each step took, in order (`Server-Timing`). */
+export type StepTimings = [step: string, ms: number][];
+
+/** A call that passed every step: its payment is verified and claimed until it is settled or released. */
+export interface AdmittedCall {
+  route: ToolRoute;
+  /** The request validated by the route's schema, defaults applied. */
+  params: { tokenId: number } & Record<string, unknown>;
+  /** The signed-in caller, when a valid sign-in came with the request. */
+  caller?: Address;
+  token: IndexedToken;
+  price: { point: PricePoint; requirements: PaymentRequirements };
+  payment: { payload: PaymentPayload; key: string; payer: Address };
+  timings: StepTimings;
+  /** The sign-in nonce, spent once the call is served. */
+  signInNonce?: string;
+}
+
+/** Why a call was answered 402, and the x402 `PaymentRequired` to answer with. */
+export interface Refusal {
+  reason: PaymentRefusalReason;
+  paymentRequired: PaymentRequired;
+}
+
+export type Admission = { admitted: true; call: AdmittedCall } | { admitted: false; refusal: Refusal };
+export type Settlement = { settled: true; settlement: SettleResponse } | { settled: false; refusal: Refusal };
+
+export interface PaidCalls {
+  /** Validate, identify, policy, price, pay. Throws `HttpError` for a request that no payment can make right. */
+  admit(request: PaidCallRequest): Promise<Admission>;
+  /** Takes the payment of a call whose tool answered; the ledger records it before this resolves. */
+  settle(call: AdmittedCall): Promise<Settlement>;
+  /** Gives the payment and the sign-in back: the tool failed, so the call costs nothing. */
+  release(call: AdmittedCall): Promise<void>;
+}
+
+export interface PaidCallDeps {
+  payments: PaymentService;
+  collection: CollectionIndex;
+}
+
+/** x402's reason for an EIP-3009 authorization the token reports used (`authorizationState`). */
+const AUTHORIZATION_USED = "invalid_exact_evm_nonce_already_used";
+
+/** Tries a ledger write a few times: the payment was taken, so its record is worth a short wait. */
+async function recordSettlement(payments: PaymentService, key: string, transaction: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await payments.ledger.markSettled(key, transaction, payments.now());
+      return;
+    } catch (error) {
+      // After the last attempt the claim stays pending: the reconciler finds the settlement on chain.
+      if (attempt === 3) {
+        payments.logger?.error({ err: error, paymentKey: key, transaction }, "could not record a settlement");
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
+}
+
+export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
+  const { payments, collection } = deps;
+
+  const refuse = (
+    route: ToolRoute,
+    point: PricePoint | undefined,
+    reason: PaymentRefusalReason,
+    sentence: string,
+  ): { admitted: false; settled: false; refusal: Refusal } => {
+    const quoted = point ?? (payments.anonymousAccess ? "standard" : "discounted");
+    const paymentRequired = buildPaymentRequired(
+      route,
+      [routePaymentRequirements(payments.terms, route, quoted)],
+      paymentRefusal(reason, sentence),
+      { publicUrl: payments.publicUrl, signInChains: payments.signInChains, now: payments.now },
+    );
+    return { admitted: false, settled: false, refusal: { reason, paymentRequired } };
+  };
+
+  /** Step 1, validate: never challenged or charged when invalid. */
+  function validate(request: PaidCallRequest): AdmittedCall["params"] {
+    const { route } = request;
+    let input = request.input;
+    if (request.inputFrom === "query") {
+      input = queryToInput(route.request, input as Record<string, string | string[]>);
+    }
+    if (typeof input !== "object" || input === null || Array.isArray(input)) {
+      throw new HttpError("invalid_request", "The request body must be a JSON object.", [
+        { field: "", message: "expected an object" },
+      ]);
+    }
+    const parsed = route.request.safeParse(input);
+    if (!parsed.success) throw validationError(parsed.error);
+    return parsed.data as AdmittedCall["params"];
+  }
+
+  /** Step 3, policy: the token exists; a signed-in caller owns it and its clearance meets the route's. */
+  async function policy(route: ToolRoute, tokenId: number, caller: Address | undefined): Promise<IndexedToken> {
+    await collection.fresh();
+    const token = collection.token(tokenId);
+    if (!token) {
+      throw new HttpError("token_not_found", `Token ${tokenId} does not exist.`, [
+        { field: "tokenId", message: "no such token" },
+      ]);
+    }
+    if ("revealedOnly" in route && route.revealedOnly && !token.revealed) {
+      // Refused before any price is quoted: the route has nothing to do for an agent that is not revealed yet.
+      throw new HttpError(
+        "agent_not_revealed",
+        `${route.path} is for revealed agents; token ${tokenId} is not revealed yet.`,
+        [{ field: "tokenId", message: "not revealed yet" }],
+        {},
+        403,
+      );
+    }
+    if (caller) {
+      if (token.owner !== caller) {
+        throw new HttpError("not_token_owner", `The signed-in address ${caller} does not own token ${tokenId}.`, [
+          { field: "tokenId", message: "not owned by the signed-in caller" },
+        ]);
+      }
+      const needed = route.minimumClearance;
+      if (!clearanceMeets(token.clearance, needed)) {
+        throw new HttpError(
+          "insufficient_clearance",
+          `${route.path} needs ${needed} clearance; token ${tokenId} has ${token.clearance}.`,
+          [{ field: "tokenId", message: `clearance ${token.clearance} is below ${needed}`, requiredClearance: needed }],
+        );
+      }
+    }
+    return token;
+  }
+
+  return {
+    async admit(request) {
+      const { route } = request;
+      const timings: StepTimings = [];
+      let mark = performance.now();
+      const step = (name: string) => {
+        const now = performance.now();
+        timings.push([name, now - mark]);
+        mark = now;
+      };
+
+      const params = validate(request);
+      step("validate");
+
+      // Step 2, identify: a valid sign-in makes the signer the caller; an invalid one is refused with its reason.
+      let caller: Address | undefined;
+      let signInNonce: string | undefined;
+      if (request.signIn !== undefined) {
+        const signIn = await verifySignIn(request.signIn, payments);
+        if (!signIn.ok) return refuse(route, undefined, "invalid_siwx", signIn.reason);
+        caller = signIn.address;
+        signInNonce = signIn.nonce;
+      }
+      step("identify");
+
+      const token = await policy(route, params.tokenId, caller);
+      step("policy");
+
+      // Step 4, price: a signed-in holder pays the discounted point, anyone else the standard one.
+      let point: PricePoint;
+      if (caller) point = "discounted";
+      else if (payments.anonymousAccess) point = "standard";
+      else {
+        return refuse(
+          route,
+          "discounted",
+          "sign_in_required",
+          "anonymous access is off; sign in as a holder with SIGN-IN-WITH-X",
+        );
+      }
+      const requirements = routePaymentRequirements(payments.terms, route, point);
+      step("price");
+
+      // Step 5, pay: an x402 v2 payment of exactly this requirement, unused, verified by the facilitator.
+      if (request.payment === undefined) {
+        return refuse(route, point, "payment_required", "pay with x402 version 2 (PAYMENT-SIGNATURE)");
+      }
+      const decoded = decodePayment(request.payment);
+      if (decoded.kind === "other_version") {
+        return refuse(
+          route,
+          point,
+          "unsupported_x402_version",
+          `this service speaks x402 version 2 and the payment is version ${String(decoded.version)}: ` +
+            "pay with an x402 v2 client such as @x402/fetch or @x402/axios",
+        );
+      }
+      if (decoded.kind === "malformed") {
+        return refuse(route, point, "invalid_payment", `the payment cannot be read: ${decoded.why}`);
+      }
+      const { payload } = decoded;
+      const wrong = requirementMismatch(payload.accepted, requirements);
+      if (wrong) return refuse(route, point, "invalid_payment", wrong);
+
+      const key = paymentKey(payload);
+      if (!payments.payments.claim(key)) {
+        return payments.payments.isUsed(key)
+          ? refuse(route, point, "payment_already_used", "this payment authorization already bought a call")
+          : refuse(route, point, "payment_in_use", "this payment authorization is being used by another request");
+      }
+      if (signInNonce && !payments.signInNonces.claim(signInNonce)) {
+        payments.payments.release(key);
+        return refuse(route, point, "invalid_siwx", "invalid_siwx_nonce: this sign-in nonce is in use by another call");
+      }
+      const giveBack = () => {
+        payments.payments.release(key);
+        if (signInNonce) payments.signInNonces.release(signInNonce);
+      };
+
+      let verified: Awaited<ReturnType<typeof payments.facilitator.verify>>;
+      try {
+        verified = await payments.facilitator.verify(payload, requirements as never);
+      } catch (error) {
+        giveBack();
+        throw error;
+      } finally {
+        step("verify");
+      }
+      if (!verified.isValid) {
+        giveBack();
+        // The chain says the authorization was used: a payment that already bought something (here or elsewhere).
+        if (verified.invalidReason === AUTHORIZATION_USED) {
+          payments.payments.consume(key);
+          return refuse(route, point, "payment_already_used", "this payment authorization was already used on chain");
+        }
+        const why = `${verified.invalidReason ?? "rejected"}${verified.invalidMessage ? `: ${verified.invalidMessage}` : ""}`;
+        return refuse(route, point, "invalid_payment", why);
+      }
+
+      // The durable claim: shared by every instance and kept across restarts, it is also the ledger's row.
+      const authorization = eip3009PayloadSchema.safeParse(payload.payload).data?.authorization;
+      const payer = getAddress(verified.payer ?? authorization?.from ?? "0x0000000000000000000000000000000000000000");
+      let claimed: Awaited<ReturnType<typeof payments.ledger.claim>>;
+      try {
+        claimed = await payments.ledger.claim({
+          paymentKey: key,
+          route: route.path,
+          method: request.method,
+          tokenId: params.tokenId,
+          payer,
+          nonce: authorization?.nonce ?? "",
+          caller: caller ?? null,
+          pricePoint: point,
+          amount: requirements.amount,
+          asset: requirements.asset,
+          network: requirements.network,
+          payTo: requirements.payTo,
+          validBefore: authorization
+            ? new Date(Number(authorization.validBefore) * 1000)
+            : new Date(payments.now().getTime() + requirements.maxTimeoutSeconds * 1000),
+          requestId: request.requestId,
+        });
+      } catch (error) {
+        giveBack();
+        throw error;
+      } finally {
+        step("claim");
+      }
+      if (claimed !== "claimed") {
+        giveBack();
+        if (claimed === "used") {
+          payments.payments.consume(key);
+          return refuse(route, point, "payment_already_used", "this payment authorization already bought a call");
+        }
+        return refuse(
+          route,
+          point,
+          "payment_in_use",
+          "this payment authorization is being used by another request, or its settlement is being confirmed",
+        );
+      }
+      return {
+        admitted: true,
+        call: {
+          route,
+          params,
+          ...(caller ? { caller } : {}),
+          ...(signInNonce ? { signInNonce } : {}),
+          token,
+          price: { point, requirements },
+          payment: { payload, key, payer },
+          timings,
+        },
+      };
+    },
+
+    async settle(call) {
+      const started = performance.now();
+      let settlement: SettleResponse;
+      try {
+        settlement = await payments.facilitator.settle(call.payment.payload, call.price.requirements as never);
+      } catch (error) {
+        call.timings.push(["settle", performance.now() - started]);
+        // The settlement may have gone through before the answer was lost: the claim stays pending until the
+        // reconciler reads the chain, so the payment is neither recorded twice nor reused meanwhile.
+        releaseGuards(call);
+        payments.logger?.error({ err: error, paymentKey: call.payment.key }, "settlement failed");
+        throw unconfirmed();
+      }
+      call.timings.push(["settle", performance.now() - started]);
+      if (!settlement.success) {
+        if (settlement.transaction) {
+          // Sent, but not seen through (a receipt that did not come in time): the payer may be charged, so the
+          // claim is kept for the reconciler, which records it once mined or gives it back once it expires.
+          releaseGuards(call);
+          payments.logger?.warn(
+            { paymentKey: call.payment.key, transaction: settlement.transaction, reason: settlement.errorReason },
+            "settlement not confirmed; left for reconciliation",
+          );
+          throw unconfirmed();
+        }
+        releaseGuards(call);
+        await payments.ledger.release(call.payment.key);
+        return refuse(
+          call.route,
+          call.price.point,
+          "settlement_failed",
+          `${settlement.errorReason ?? "the facilitator refused"}${settlement.errorMessage ? `: ${settlement.errorMessage}` : ""}`,
+        );
+      }
+      await recordSettlement(payments, call.payment.key, settlement.transaction);
+      payments.payments.consume(call.payment.key);
+      if (call.signInNonce) payments.signInNonces.consume(call.signInNonce);
+      return { settled: true, settlement };
+    },
+
+    async release(call) {
+      releaseGuards(call);
+      await payments.ledger.release(call.payment.key);
+    },
+  };
+
+  /** This instance's fast guards; the ledger's claim is the caller's to keep or give back. */
+  function releaseGuards(call: AdmittedCall): void {
+    payments.payments.release(call.payment.key);
+    if (call.signInNonce) payments.signInNonces.release(call.signInNonce);
+  }
+}
+
+function unconfirmed(): HttpError {
+  return new HttpError(
+    "upstream_error",
+    "The payment could not be confirmed, so the call was not answered. Should the chain show it taken, it is " +
+      "recorded and cannot buy another call; try again with a new payment.",
+  );
+}

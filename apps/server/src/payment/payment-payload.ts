@@ -1,0 +1,84 @@
+import { createHash } from "node:crypto";
+import type { PaymentRequirements } from "@agent-tools/schema";
+import type { PaymentPayload } from "@x402/core/types";
+import { z } from "zod";
+
+/** The EIP-3009 authorization an `exact` EVM payment carries, as x402 v2 sends it (integers as decimal strings). */
+export const eip3009PayloadSchema = z.object({
+  signature: z.string().regex(/^0x[0-9a-fA-F]+$/, { error: "must be a hex signature" }),
+  authorization: z.object({
+    from: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
+    to: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
+    value: z.string().regex(/^\d{1,78}$/),
+    validAfter: z.string().regex(/^\d{1,20}$/),
+    validBefore: z.string().regex(/^\d{1,20}$/),
+    nonce: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
+  }),
+});
+export type Eip3009Payload = z.infer<typeof eip3009PayloadSchema>;
+
+const paymentPayloadSchema = z.object({
+  x402Version: z.number(),
+  accepted: z.record(z.string(), z.unknown()),
+  payload: z.record(z.string(), z.unknown()),
+  resource: z.unknown().optional(),
+  extensions: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** What was sent as a payment: a v2 payload, a v1 one (another x402 version), or something that is not a payment. */
+export type DecodedPayment =
+  | { kind: "payment"; payload: PaymentPayload }
+  | { kind: "other_version"; version: unknown }
+  | { kind: "malformed"; why: string };
+
+/**
+ * Reads a payment: the base64 JSON of a `PAYMENT-SIGNATURE` header, or the JSON object itself (as another transport
+ * may carry it). Never throws.
+ */
+export function decodePayment(sent: string | Record<string, unknown>): DecodedPayment {
+  let json: unknown = sent;
+  if (typeof sent === "string") {
+    try {
+      json = JSON.parse(Buffer.from(sent, "base64").toString("utf8"));
+    } catch {
+      return { kind: "malformed", why: "it is not base64 of a JSON object" };
+    }
+  }
+  if (json === null || typeof json !== "object" || Array.isArray(json)) {
+    return { kind: "malformed", why: "it is not a JSON object" };
+  }
+  const version = (json as { x402Version?: unknown }).x402Version;
+  if (version !== 2) return { kind: "other_version", version };
+  const parsed = paymentPayloadSchema.safeParse(json);
+  if (!parsed.success) return { kind: "malformed", why: "it lacks x402 v2's accepted and payload objects" };
+  return { kind: "payment", payload: parsed.data as unknown as PaymentPayload };
+}
+
+/** Why the requirement a payment names (`accepted`) is not the one quoted; undefined when it is. */
+export function requirementMismatch(
+  accepted: PaymentPayload["accepted"] | undefined,
+  quoted: PaymentRequirements,
+): string | undefined {
+  if (!accepted) return "the payment names no accepted requirement";
+  const same = (a: unknown, b: unknown) => String(a).toLowerCase() === String(b).toLowerCase();
+  for (const field of ["scheme", "network", "asset", "amount", "payTo"] as const) {
+    if (!same(accepted[field], quoted[field])) {
+      return `the payment's ${field} is ${String(accepted[field])}, the price quoted has ${quoted[field]}`;
+    }
+  }
+  const extra = (accepted.extra ?? {}) as Record<string, unknown>;
+  if (extra.name !== quoted.extra.name || extra.version !== quoted.extra.version) {
+    return "the payment is signed for another asset domain (extra.name / extra.version)";
+  }
+  return undefined;
+}
+
+/** One key per payment authorization: the EIP-3009 (network, asset, payer, nonce), else a digest of the payload. */
+export function paymentKey(payload: PaymentPayload): string {
+  const parsed = eip3009PayloadSchema.safeParse(payload.payload);
+  if (parsed.success) {
+    const { from, nonce } = parsed.data.authorization;
+    return `eip3009:${payload.accepted.network}:${payload.accepted.asset}:${from}:${nonce}`.toLowerCase();
+  }
+  return `payload:${createHash("sha256").update(JSON.stringify(payload.payload)).digest("hex")}`;
+}

@@ -1,0 +1,128 @@
+/**
+ * Sends the facilitator's transactions without waiting on one another: each is signed here with a nonce assigned
+ * here, from the next key of the pool in turn, and handed to the node in one round trip. Nothing is asked of the
+ * chain per transaction but the send itself (fees are refreshed in the background, gas is a fixed limit); a send
+ * that fails resynchronizes its key's nonce from the chain and is tried once more, so a refused nonce never leaves
+ * a gap.
+ * (docs/architecture.md, "Settlement")
+ */
+import type { Address, Hash, Hex, LocalAccount, PublicClient } from "viem";
+
+/** Gas limit of one settlement: an EIP-3009 `transferWithAuthorization` uses about 60-90k; the rest is not charged. */
+export const SETTLEMENT_GAS = 150_000n;
+
+export interface SettlementSenderOptions {
+  /** The payment chain. */
+  client: PublicClient;
+  chainId: number;
+  /** The facilitator's keys, used in turn; each must hold gas money on the payment chain. */
+  accounts: LocalAccount[];
+  gas?: bigint;
+  /** How long a fee estimate is used before it is refreshed (in the background once one is known). */
+  feesMaxAgeMs?: number;
+  now?: () => number;
+}
+
+export interface SentTransaction {
+  hash: Hash;
+  from: Address;
+  nonce: number;
+}
+
+export interface SettlementSender {
+  /** Signs and sends a transaction from the next key; resolves once the node accepted it. */
+  send(transaction: { to: Address; data: Hex }): Promise<SentTransaction>;
+  /** The keys' addresses, in the order they are used. */
+  readonly addresses: Address[];
+}
+
+type Fees = { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | { gasPrice: bigint };
+
+interface Key {
+  account: LocalAccount;
+  /** The next nonce to assign; undefined until read from the chain (again after a failed send). */
+  next: number | undefined;
+  reading: Promise<void> | undefined;
+}
+
+export function createSettlementSender(options: SettlementSenderOptions): SettlementSender {
+  const { client, chainId } = options;
+  if (options.accounts.length === 0) throw new Error("the settlement sender needs at least one key");
+  const gas = options.gas ?? SETTLEMENT_GAS;
+  const feesMaxAgeMs = options.feesMaxAgeMs ?? 5000;
+  const now = options.now ?? Date.now;
+  const keys: Key[] = options.accounts.map((account) => ({ account, next: undefined, reading: undefined }));
+  let turn = 0;
+  let fees: { value: Fees; at: number } | undefined;
+  let feesReading: Promise<Fees> | undefined;
+
+  function readFees(): Promise<Fees> {
+    feesReading ??= client
+      .estimateFeesPerGas()
+      .then((estimate): Fees => estimate as Fees)
+      .catch(async (): Promise<Fees> => ({ gasPrice: await client.getGasPrice() }))
+      .then((value) => {
+        fees = { value, at: now() };
+        return value;
+      })
+      .finally(() => {
+        feesReading = undefined;
+      });
+    return feesReading;
+  }
+
+  /** Known fees at once (refreshed behind the scenes when old); the first send waits for the first estimate. */
+  async function currentFees(): Promise<Fees> {
+    if (!fees) return readFees();
+    if (now() - fees.at > feesMaxAgeMs) void readFees().catch(() => undefined);
+    return fees.value;
+  }
+
+  async function takeNonce(key: Key): Promise<number> {
+    while (key.next === undefined) {
+      key.reading ??= client
+        .getTransactionCount({ address: key.account.address, blockTag: "pending" })
+        .then((count) => {
+          key.next = count;
+        })
+        .finally(() => {
+          key.reading = undefined;
+        });
+      await key.reading;
+    }
+    return key.next++;
+  }
+
+  async function sendFrom(key: Key, transaction: { to: Address; data: Hex }): Promise<SentTransaction> {
+    const [nonce, fee] = await Promise.all([takeNonce(key), currentFees()]);
+    const serializedTransaction = await key.account.signTransaction!({
+      chainId,
+      nonce,
+      to: transaction.to,
+      data: transaction.data,
+      gas,
+      value: 0n,
+      ...("gasPrice" in fee
+        ? { type: "legacy" as const, gasPrice: fee.gasPrice }
+        : { type: "eip1559" as const, ...fee }),
+    });
+    const hash = await client.sendRawTransaction({ serializedTransaction });
+    return { hash, from: key.account.address, nonce };
+  }
+
+  return {
+    addresses: keys.map((key) => key.account.address),
+    async send(transaction) {
+      const key = keys[turn++ % keys.length]!;
+      try {
+        return await sendFrom(key, transaction);
+      } catch {
+        // The nonce taken for this send is unused (or the key was used elsewhere): read the key's next nonce from
+        // the chain again, so the next send fills the gap, and try once more with it. A second transaction for
+        // an authorization the first one did take would only revert: one authorization moves money once.
+        key.next = undefined;
+        return sendFrom(key, transaction);
+      }
+    },
+  };
+}

@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { PAYMENT_REFUSAL_REASONS, parsePaymentRefusal, paymentRefusal } from "../src/index.js";
+
+describe("payment refusal reasons", () => {
+  it("reads back every reason written with its sentence", () => {
+    for (const reason of Object.keys(PAYMENT_REFUSAL_REASONS) as (keyof typeof PAYMENT_REFUSAL_REASONS)[]) {
+      expect(parsePaymentRefusal(paymentRefusal(reason, "what happened: and more"))).toEqual({
+        reason,
+        message: "what happened: and more",
+      });
+    }
+  });
+
+  it("gives the reason's own sentence for a bare reason, and no reason for anything else", () => {
+    expect(parsePaymentRefusal("payment_required")).toEqual({
+      reason: "payment_required",
+      message: PAYMENT_REFUSAL_REASONS.payment_required,
+    });
+    expect(parsePaymentRefusal("insufficient_funds: something else")).toEqual({
+      reason: undefined,
+      message: "insufficient_funds: something else",
+    });
+    expect(parsePaymentRefusal(undefined)).toEqual({ reason: undefined, message: "" });
+    // A prototype name is not a reason.
+    expect(parsePaymentRefusal("constructor: x").reason).toBeUndefined();
+  });
+});
