@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/cli.ts"],
+  entry: ["src/index.ts", "src/cli.ts", "src/devnet-child.ts"],
   format: ["esm"],
   dts: { entry: "src/index.ts" },
   sourcemap: true,

@@ -1,33 +1,86 @@
 /**
- * The apps the bench compares: a bare Express 5 app, the reference (plain `@x402/express` with a static price on
- * the same local network, asset and facilitator) and ours (createApp with payments, as the paid-server test helper
- * wires it).
+ * The reference apps the bench compares ours with, built from off-the-shelf parts only: a bare Express 5 app, and
+ * plain `@x402/express` (static prices) settling through x402's own facilitator (`x402Facilitator` with
+ * `ExactEvmScheme` of `@x402/evm`) on the payment chain over JSON-RPC, as a service built with x402's packages
+ * would run.
  */
 import { toolRoutes } from "@agent-tools/schema";
+import { x402Facilitator } from "@x402/core/facilitator";
 import type { FacilitatorClient } from "@x402/core/server";
 import type { Network, SupportedResponse } from "@x402/core/types";
+import { toFacilitatorEvmSigner } from "@x402/evm";
+import { ExactEvmScheme as FacilitatorExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { paymentMiddleware, x402ResourceServer } from "@x402/express";
-import express, { type Express } from "express";
-import type { CollectionIndex } from "../src/chain/collection-index.js";
-import type { Facilitator } from "../src/payment/facilitator.js";
-import { intelTool } from "../src/tools/intel.js";
+import {
+  createSIWxResourceServerExtension,
+  declareSIWxExtension,
+  InMemorySIWxStorage,
+  parseSIWxHeader,
+  validateSIWxMessage,
+  verifySIWxSignature,
+} from "@x402/extensions/sign-in-with-x";
+import express, { type Express, type RequestHandler } from "express";
+import { createWalletClient, defineChain, http, publicActions } from "viem";
+import { nonceManager, privateKeyToAccount } from "viem/accounts";
 
-/** `GET /healthz` answering `{ ok: true }`, nothing else. */
-export function bareExpressApp(): Express {
+/** `GET /ping` answering `{ ok: true }`, and `GET /agents/info/:id` answering a fixed body: nothing else. */
+export function bareExpressApp(infoBody: string): Express {
   const app = express();
-  app.get("/healthz", (_req, res) => {
+  app.get("/ping", (_req, res) => {
     res.json({ ok: true });
+  });
+  app.get("/agents/info/:id", (_req, res) => {
+    res.type("application/json").send(infoBody);
   });
   return app;
 }
 
-/** Our facilitator as @x402/core's FacilitatorClient: the same verify and settle, and the one kind it supports. */
-export function asFacilitatorClient(facilitator: Facilitator, network: Network, signer: string): FacilitatorClient {
+export interface ReferenceTerms {
+  network: Network;
+  rpcUrl: string;
+  asset: string;
+  payTo: string;
+  /** The price of an anonymous call and of a signed-in holder's. */
+  amount: string;
+  holderAmount: string;
+  maxTimeoutSeconds: number;
+  /** The key x402's facilitator settles with. */
+  facilitatorKey: `0x${string}`;
+  /** Origin sign-ins must name, and the chains they may be on. */
+  publicUrl: string;
+  signInChains: string[];
+}
+
+/** x402's own facilitator, in process, over a viem wallet on the payment chain's JSON-RPC. */
+export function x402FacilitatorClient(terms: ReferenceTerms): FacilitatorClient {
+  const chainId = Number(terms.network.split(":")[1]);
+  const wallet = createWalletClient({
+    // viem's nonce manager: concurrent settlements take consecutive nonces (without it they collide).
+    account: privateKeyToAccount(terms.facilitatorKey, { nonceManager }),
+    chain: defineChain({
+      id: chainId,
+      name: terms.network,
+      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+      rpcUrls: { default: { http: [terms.rpcUrl] } },
+    }),
+    transport: http(terms.rpcUrl),
+    pollingInterval: 100,
+  }).extend(publicActions);
+  const signer = toFacilitatorEvmSigner({
+    address: wallet.account.address,
+    readContract: (args) => wallet.readContract(args as never),
+    verifyTypedData: (args) => wallet.verifyTypedData(args as never),
+    writeContract: (args) => wallet.writeContract(args as never),
+    sendTransaction: (args) => wallet.sendTransaction(args as never),
+    waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args as never),
+    getCode: (args) => wallet.getCode(args as never),
+  });
+  const facilitator = new x402Facilitator().register(terms.network, new FacilitatorExactEvmScheme(signer));
   const supported: SupportedResponse = {
-    kinds: [{ x402Version: 2, scheme: "exact", network }],
+    kinds: [{ x402Version: 2, scheme: "exact", network: terms.network }],
     extensions: [],
-    signers: { "eip155:*": [signer] },
+    signers: { "eip155:*": [wallet.account.address] },
   };
   return {
     verify: (payload, requirements) => facilitator.verify(payload, requirements),
@@ -36,58 +89,93 @@ export function asFacilitatorClient(facilitator: Facilitator, network: Network, 
   };
 }
 
-export interface ReferenceTerms {
-  network: Network;
-  asset: string;
-  payTo: string;
-  amount: string;
-  maxTimeoutSeconds: number;
+/**
+ * A sign-in check built from x402's own SIWX functions: parse, validate (origin, age, nonce unused), verify the
+ * signature; the nonce is then spent. What a reference service that prices holders apart would do.
+ */
+function requireSignIn(terms: ReferenceTerms): RequestHandler {
+  const spent = new Set<string>();
+  return async (req, res, next) => {
+    const header = req.get("sign-in-with-x");
+    if (!header) return void res.status(401).json({ error: "sign in" });
+    try {
+      const payload = parseSIWxHeader(header);
+      const validation = await validateSIWxMessage(payload, new URL(terms.publicUrl), {
+        maxAge: 5 * 60 * 1000,
+        checkNonce: (nonce) => !spent.has(nonce),
+      });
+      if (!validation.isValid || !terms.signInChains.includes(payload.chainId)) {
+        return void res.status(401).json({ error: "invalid sign-in" });
+      }
+      const verification = await verifySIWxSignature(payload);
+      if (!verification.isValid) return void res.status(401).json({ error: verification.invalidReason });
+      // Spent once the paid retry comes back with the same header (its first request only got the quote).
+      if (req.get("payment-signature")) spent.add(payload.nonce);
+      next();
+    } catch {
+      res.status(401).json({ error: "invalid sign-in" });
+    }
+  };
 }
 
 /**
- * `POST /intel` behind `@x402/express`'s paymentMiddleware with a static AssetAmount price. The handler answers
- * the same JSON as our route (the same intel tool on the same collection index), without our validation,
- * identification, policy or response check.
+ * `POST /intel` (anonymous, standard price, the 402 carrying the SIWX extension) and `POST /intel-holder` (signed
+ * in, holder price) behind `@x402/express`'s paymentMiddleware. The handler answers a fixed intel body: the
+ * reference does no validation, policy or tool work of its own.
  */
-export async function referenceApp(
-  facilitator: FacilitatorClient,
-  terms: ReferenceTerms,
-  collection: CollectionIndex,
-): Promise<Express> {
-  const resourceServer = new x402ResourceServer(facilitator).register(terms.network, new ExactEvmScheme());
-  // Load the supported kinds now, so the middleware need not sync with the facilitator on its first request.
-  await resourceServer.initialize();
+export async function referenceApp(terms: ReferenceTerms, answer: string): Promise<Express> {
+  const facilitator = x402FacilitatorClient(terms);
+  const price = (amount: string) => ({
+    scheme: "exact" as const,
+    network: terms.network,
+    payTo: terms.payTo,
+    price: { amount, asset: terms.asset, extra: { name: "USD Coin", version: "2" } },
+    maxTimeoutSeconds: terms.maxTimeoutSeconds,
+  });
+  const anonymous = new x402ResourceServer(facilitator)
+    .register(terms.network, new ExactEvmScheme())
+    .registerExtension(
+      createSIWxResourceServerExtension({ storage: new InMemorySIWxStorage(), origin: terms.publicUrl }),
+    );
+  const holders = new x402ResourceServer(facilitator).register(terms.network, new ExactEvmScheme());
+  await Promise.all([anonymous.initialize(), holders.initialize()]);
+  const description = toolRoutes.intel.summary;
   const app = express();
   app.use(express.json());
   app.use(
     paymentMiddleware(
       {
         "POST /intel": {
-          accepts: {
-            scheme: "exact",
-            network: terms.network,
-            payTo: terms.payTo,
-            price: { amount: terms.amount, asset: terms.asset, extra: { name: "USD Coin", version: "2" } },
-            maxTimeoutSeconds: terms.maxTimeoutSeconds,
-          },
-          description: toolRoutes.intel.summary,
+          accepts: price(terms.amount),
+          description,
           mimeType: "application/json",
+          extensions: declareSIWxExtension({
+            statement: "Sign in as a holder of the collection to pay the holder price.",
+            network: terms.signInChains,
+          }),
         },
       },
-      resourceServer,
+      anonymous,
       undefined,
       undefined,
       false,
     ),
   );
-  app.post("/intel", async (req, res) => {
-    const tokenId = Number((req.body as { tokenId?: unknown }).tokenId);
-    const token = collection.token(tokenId);
-    if (!token) {
-      res.status(404).json({ error: "no such token" });
-      return;
-    }
-    res.json(await intelTool({ tokenId }, { token, collection, now: () => new Date() }));
-  });
+  const signIn = requireSignIn(terms);
+  app.use((req, res, next) => (req.path === "/intel-holder" ? signIn(req, res, next) : next()));
+  app.use(
+    paymentMiddleware(
+      { "POST /intel-holder": { accepts: price(terms.holderAmount), description, mimeType: "application/json" } },
+      holders,
+      undefined,
+      undefined,
+      false,
+    ),
+  );
+  const reply: RequestHandler = (_req, res) => {
+    res.type("application/json").send(answer);
+  };
+  app.post("/intel", reply);
+  app.post("/intel-holder", reply);
   return app;
 }

@@ -27,6 +27,8 @@ export interface LoadOptions {
   onAnswer?: (status: number, headers: Record<string, string | string[]>) => void;
   /** Reads the servers' process CPU time (µs), to charge the run's CPU time to its answers. */
   serverCpu?: ServerCpu;
+  /** Connections kept busy at once (default {@link CONNECTIONS}). */
+  connections?: number;
 }
 
 export interface LoadResult {
@@ -126,7 +128,7 @@ function run(
     const instance = autocannon(
       {
         url: options.url,
-        connections: CONNECTIONS,
+        connections: options.connections ?? CONNECTIONS,
         ...(options.amount ? { amount: options.amount } : { duration: options.seconds ?? 4 }),
         requests: [
           {

@@ -1,6 +1,6 @@
 /**
- * Line 3: full paid calls, each request with its own pre-signed PAYMENT-SIGNATURE (and, for the signed-in
- * holder, its own SIGN-IN-WITH-X), verified and settled on the in-process chain. A short warm-up run of each
+ * Full paid calls, each request with its own pre-signed PAYMENT-SIGNATURE (and, for the signed-in holder, its own
+ * SIGN-IN-WITH-X), verified and settled on the devnet's payment chain. A short warm-up run of each
  * side sizes its measured rounds to a few seconds in all; the sides then run in alternating rounds. Each round's
  * payments are signed right before it starts, so none nears its `validBefore` (the challenge's
  * maxTimeoutSeconds) while the round lasts.
@@ -34,9 +34,11 @@ export interface PaidOptions {
   url: string;
   body: string;
   signers: Signers;
-  /** Sign in as this devnet account on every call (the holder's discounted price). */
-  signIn?: { index: number; path: string };
+  /** Sign in as this devnet account on every call (the holder's discounted price), naming `origin` + `path`. */
+  signIn?: { index: number; origin: string; path: string };
   serverCpu: ServerCpu;
+  /** Connections kept busy at once (default 10). */
+  connections?: number;
 }
 
 /** The error an x402 answer gives: PaymentRequired's `error`, else the settlement's `errorReason`. */
@@ -51,7 +53,7 @@ function failureReason(paymentRequired: string | undefined, paymentResponse: str
 async function run(options: PaidOptions, count: number, measured: boolean): Promise<PaidRun> {
   const { url, body, signers, signIn } = options;
   const signStart = performance.now();
-  const signInHeaders = signIn ? await signers.signIns(signIn.index, signIn.path, count + 1) : [];
+  const signInHeaders = signIn ? await signers.signIns(signIn.index, signIn.origin, signIn.path, count + 1) : [];
   const quoted = await challenge(url, body, signIn ? { "sign-in-with-x": signInHeaders.pop()! } : {});
   const payments = await signers.payments(quoted, count, signIn ? [signIn.index] : PAYERS);
   const signed = performance.now();
@@ -66,6 +68,7 @@ async function run(options: PaidOptions, count: number, measured: boolean): Prom
     body,
     expect: 200,
     amount: count,
+    ...(options.connections ? { connections: options.connections } : {}),
     ...(measured ? { serverCpu: options.serverCpu } : {}),
     perRequest: () => {
       const i = next++;

@@ -9,7 +9,15 @@ import { toClientEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { createSIWxPayload, encodeSIWxHeader } from "@x402/extensions/sign-in-with-x";
 import { privateKeyToAccount } from "viem/accounts";
-import type { HostInfo } from "./protocol.js";
+/** What the paying side needs to know of the chains and the service it pays. */
+export interface PayingSide {
+  /** The devnet accounts' well-known keys (0 = operator, 1..9 = holders). */
+  privateKeys: `0x${string}`[];
+  /** CAIP-2 payment network and asset. */
+  network: `${string}:${string}`;
+  asset: string;
+  l1ChainId: number;
+}
 
 export const INTEL_BODY = JSON.stringify({ tokenId: 7 });
 /** Token 1 belongs to devnet account 1 (the signed-in holder of the bench). */
@@ -29,7 +37,7 @@ export async function challenge(
   return decodePaymentRequiredHeader(header);
 }
 
-export function createSigners(host: HostInfo) {
+export function createSigners(host: PayingSide) {
   const clients = new Map<number, x402Client>();
   const client = (index: number) => {
     let c = clients.get(index);
@@ -53,15 +61,15 @@ export function createSigners(host: HostInfo) {
       return headers;
     },
 
-    /** `count` SIGN-IN-WITH-X headers of devnet account `index` for `path`, each with its own nonce. */
-    async signIns(index: number, path: string, count: number): Promise<string[]> {
+    /** `count` SIGN-IN-WITH-X headers of devnet account `index` for `origin` + `path`, each with its own nonce. */
+    async signIns(index: number, origin: string, path: string, count: number): Promise<string[]> {
       const account = privateKeyToAccount(host.privateKeys[index]!);
-      const url = `${host.publicUrl}${path}`;
+      const url = `${origin}${path}`;
       const headers: string[] = [];
       for (let i = 0; i < count; i++) {
         const payload = await createSIWxPayload(
           {
-            domain: new URL(host.publicUrl).host,
+            domain: new URL(origin).host,
             uri: url,
             version: "1",
             nonce: crypto.randomUUID().replaceAll("-", ""),

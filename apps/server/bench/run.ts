@@ -1,23 +1,30 @@
 /**
- * `pnpm bench`: starts the servers in a child process (bench/host.ts: fresh devnet, our app, a bare Express app,
- * the reference @x402/express app, all on 127.0.0.1 with ephemeral ports), loads them from this process with
- * autocannon (10 connections; the two sides of each comparison in alternating rounds) and prints one table. It
- * prints; it asserts nothing.
+ * `pnpm bench`: the service as shipped, next to references built from off-the-shelf parts, in one run on
+ * loopback. It prints; it asserts nothing.
  *
- *   --only=healthz,challenge,paid,market   run some lines only
- *   --cpu-prof[=dir]                write a CPU profile of the servers' process (default: a temporary directory)
+ * - The devnet runs in a process of its own (as `pnpm start` runs it), serving JSON-RPC over HTTP.
+ * - Ours: `node apps/server/dist/main.js` reaching the chains over HTTP, PGlite on disk, info-level logs to a file,
+ *   the built-in facilitator.
+ * - References, in another process: a bare Express 5 app, and plain `@x402/express` with x402's own facilitator
+ *   settling on the same chain over HTTP (bench/apps.ts).
+ * - This process only generates the load (autocannon, 10 connections), the two sides of each comparison in
+ *   alternating rounds, and reads each server process's CPU time from /proc.
+ * - Then, with every chain call held 100 ms by a proxy (a remote RPC), ours again: public GET and 402 latency,
+ *   and paid calls per second next to what settlements sent one at a time would allow.
+ *
+ *   --only=healthz,info,challenge,paid,remote,market   run some lines only
+ *   --cpu-prof[=dir]                                   write CPU profiles of our server (default ./bench-profiles)
  */
-import { type ChildProcess, fork } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { benchChallenge } from "./challenge.js";
-import { benchHealthz } from "./healthz.js";
+import { spawnDevnetProcess } from "@agent-tools/devnet";
+import { toolRoutes } from "@agent-tools/schema";
+import { alternate, combine, type LoadOptions, type LoadResult, load, type ServerCpu } from "./load.js";
 import { benchMarket, type MarketLine, printMarket } from "./market.js";
 import { benchPaid } from "./paid.js";
 import { createSigners, HOLDER_BODY, HOLDER_INDEX, INTEL_BODY } from "./payments.js";
-import type { FromHost, HostCpu, HostInfo, HostReport } from "./protocol.js";
+import { type OurServer, processCpuMicros, startOurServer, startReferenceHost } from "./processes.js";
 import { printTable, type Row } from "./table.js";
 
 const args = process.argv.slice(2);
@@ -26,148 +33,246 @@ const only = args
   ?.slice(7)
   .split(",");
 const wants = (line: string) => !only || only.includes(line);
-const cpuProf = args.find((a) => a.startsWith("--cpu-prof"));
-const profileDir = cpuProf?.includes("=")
-  ? cpuProf.slice(cpuProf.indexOf("=") + 1)
-  : join(tmpdir(), "agent-tools-bench-profiles");
-
 const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
-/** CPU time (µs) all processes of the machine have used so far (Linux /proc/stat), or undefined elsewhere. */
-function machineBusyMicros(): number | undefined {
-  try {
-    // user, nice, system, idle, iowait, irq, softirq, steal: processes' time and what other VMs took (steal);
-    // interrupt time (the loopback traffic itself) is left out.
-    const [user = 0, nice = 0, system = 0, , , , , steal = 0] = readFileSync("/proc/stat", "utf8")
-      .split("\n")[0]!
-      .trim()
-      .split(/\s+/)
-      .slice(1)
-      .map(Number);
-    return ((user + nice + system + steal) * 1_000_000) / 100; // USER_HZ is 100 on Linux
-  } catch {
-    return undefined;
-  }
-}
+/** Latency the proxy adds to every chain call in the remote lines. */
+const REMOTE_RPC_MS = 100;
+/** Connections of the remote paid line: pipelined settlements show with calls in flight, not one at a time. */
+const REMOTE_PAID_CONNECTIONS = 64;
+const ROUNDS = 2;
+const SECONDS_PER_ROUND = 3;
+/** The origin the reference app binds sign-ins to. */
+const REFERENCE_ORIGIN = "http://reference.bench";
 
-const ownCpuMicros = () => {
-  const { user, system } = process.cpuUsage();
-  return user + system;
-};
-
-function nextMessage(child: ChildProcess): Promise<FromHost> {
-  return new Promise((resolve, reject) => {
-    const onExit = (code: number | null) => reject(new Error(`the servers' process exited (${code}) early`));
-    child.once("exit", onExit);
-    child.once("message", (message: FromHost) => {
-      child.off("exit", onExit);
-      if (message.type === "failed") reject(new Error(`the servers' process failed: ${message.message}`));
-      else resolve(message);
-    });
-  });
+/** Two sides of a comparison, each warmed up, then measured in alternating rounds. */
+async function compare<K extends string>(sides: Record<K, LoadOptions>): Promise<Record<K, LoadResult>> {
+  for (const options of Object.values(sides) as LoadOptions[]) await load({ ...options, seconds: 1 });
+  const runs = await alternate(
+    ROUNDS,
+    Object.fromEntries(
+      (Object.entries(sides) as [K, LoadOptions][]).map(([key, options]) => [
+        key,
+        () => load({ ...options, seconds: SECONDS_PER_ROUND }),
+      ]),
+    ) as Record<K, () => Promise<LoadResult>>,
+  );
+  return Object.fromEntries((Object.keys(sides) as K[]).map((key) => [key, combine(runs[key])])) as Record<
+    K,
+    LoadResult
+  >;
 }
 
 async function main(): Promise<void> {
   const started = performance.now();
-  const machineBefore = machineBusyMicros();
-  const ownBefore = ownCpuMicros();
-  let hostCpu = 0;
-  progress("starting the devnet and the servers");
-  const child = fork(fileURLToPath(new URL("./host.ts", import.meta.url)), [], {
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-    execArgv: [...process.execArgv, ...(cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [])],
+  const temp = mkdtempSync(join(tmpdir(), "agent-tools-bench-"));
+  progress("starting the devnet in its own process");
+  const devnet = await spawnDevnetProcess({ l1Port: 0, l2Port: 0 });
+  const { deployment } = devnet;
+  const accounts = deployment.accounts;
+  const network = `eip155:${deployment.l2.chainId}` as const;
+  const ourEnv = (l1: string, l2: string, data: string) => ({
+    L1_RPC_URL: l1,
+    L2_RPC_URL: l2,
+    COLLECTION_ADDRESS: deployment.addresses.collection,
+    IDENTITY_REGISTRY_ADDRESS: deployment.addresses.identityRegistry,
+    PAYMENT_NETWORK: network,
+    PAYMENT_ASSET: deployment.addresses.usdToken,
+    PAY_TO: accounts[0]!.address,
+    FACILITATOR_PRIVATE_KEY: accounts[0]!.privateKey,
+    DATA_DIR: join(temp, data),
   });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const serverCpu = async () => {
-    child.send({ type: "cpu" });
-    hostCpu = ((await nextMessage(child)) as HostCpu).micros;
-    return hostCpu;
-  };
-  let report: HostReport | undefined;
+  const reference = startReferenceHost();
+  let ours: OurServer | undefined;
   const rows: Row[] = [];
   const breakdowns: { label: string; serverTimings: string[] }[] = [];
+  const notes: string[] = [];
   try {
-    const host = (await nextMessage(child)) as HostInfo;
-    progress(`devnet seeded in ${(host.seedMs / 1000).toFixed(1)} s`);
+    progress("starting our server (dist/main.js) and the references");
+    ours = await startOurServer(ourEnv(deployment.l1.rpcUrl, deployment.l2.rpcUrl, "data"), join(temp, "ours.log"));
+    const ourCpu: ServerCpu = async () => processCpuMicros(ours!.pid);
+    const referenceCpu: ServerCpu = async () => processCpuMicros(reference.pid);
+    const infoBody = await (await fetch(`${ours.url}/agents/info/1`)).text();
+    const ready = await reference.ask({
+      type: "start",
+      terms: {
+        network,
+        rpcUrl: deployment.l2.rpcUrl,
+        asset: deployment.addresses.usdToken,
+        payTo: accounts[0]!.address,
+        amount: "1000000",
+        holderAmount: "10000",
+        maxTimeoutSeconds: 120,
+        // x402's facilitator settles from its own key: the two facilitators never share a nonce sequence.
+        facilitatorKey: accounts[9]!.privateKey,
+        publicUrl: REFERENCE_ORIGIN,
+        signInChains: [`eip155:${deployment.l1.chainId}`, network],
+      },
+      infoBody,
+      answer: JSON.stringify(toolRoutes.intel.sampleOutput),
+    });
+    if (ready.type !== "ready") throw new Error("the reference process did not start");
+    const signers = createSigners({
+      privateKeys: accounts.map((a) => a.privateKey),
+      network,
+      asset: deployment.addresses.usdToken,
+      l1ChainId: deployment.l1.chainId,
+    });
 
     if (wants("healthz")) {
-      progress("GET /healthz");
-      const { bare, ours } = await benchHealthz(host, serverCpu);
+      progress("GET /healthz next to bare Express GET /ping");
+      const r = await compare({
+        bare: { url: `${ready.bare}/ping`, expect: 200, serverCpu: referenceCpu },
+        ours: { url: `${ours.url}/healthz`, expect: 200, serverCpu: ourCpu },
+      });
       rows.push(
-        { line: "GET /healthz", app: "bare Express 5", result: bare, anchor: "~11k" },
-        { line: "GET /healthz", app: "ours", result: ours, versus: bare },
+        { line: "GET /healthz", app: "bare Express 5 /ping", result: r.bare },
+        { line: "GET /healthz", app: "ours", result: r.ours, versus: r.bare },
+      );
+    }
+    if (wants("info")) {
+      progress("GET /agents/info/1 next to bare Express answering the same body");
+      const r = await compare({
+        bare: { url: `${ready.bare}/agents/info/1`, expect: 200, serverCpu: referenceCpu },
+        ours: { url: `${ours.url}/agents/info/1`, expect: 200, serverCpu: ourCpu },
+      });
+      rows.push(
+        { line: "GET /agents/info/1", app: "bare Express 5", result: r.bare },
+        { line: "GET /agents/info/1", app: "ours", result: r.ours, versus: r.bare },
       );
     }
     if (wants("challenge")) {
-      progress("402 challenge");
-      const { reference, ours } = await benchChallenge(host, serverCpu);
+      progress("402 challenge next to @x402/express with the SIWX extension");
+      const post = (url: string, serverCpu: ServerCpu): LoadOptions => ({
+        url,
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: INTEL_BODY,
+        expect: 402,
+        serverCpu,
+      });
+      const r = await compare({
+        reference: post(`${ready.reference}/intel`, referenceCpu),
+        ours: post(`${ours.url}/intel`, ourCpu),
+      });
       rows.push(
-        { line: "402 POST /intel", app: "@x402/express", result: reference, anchor: "~7.1k" },
-        { line: "402 POST /intel", app: "ours", result: ours, versus: reference },
+        { line: "402 POST /intel", app: "@x402/express + SIWX", result: r.reference },
+        { line: "402 POST /intel", app: "ours", result: r.ours, versus: r.reference },
       );
     }
     if (wants("paid")) {
-      const signers = createSigners(host);
-      progress("paid POST /intel: reference, ours (anonymous), ours (signed-in holder)");
-      const { reference, ours, holder } = await benchPaid({
-        reference: { url: `${host.urls.reference}/intel`, body: INTEL_BODY, signers, serverCpu },
-        ours: { url: `${host.urls.ours}/intel`, body: INTEL_BODY, signers, serverCpu },
-        holder: {
-          url: `${host.urls.ours}/intel`,
+      progress("paid POST /intel, anonymous: reference, ours");
+      const anonymous = await benchPaid({
+        reference: { url: `${ready.reference}/intel`, body: INTEL_BODY, signers, serverCpu: referenceCpu },
+        ours: { url: `${ours.url}/intel`, body: INTEL_BODY, signers, serverCpu: ourCpu },
+      });
+      progress("paid POST /intel, signed-in holder: reference, ours");
+      const holder = await benchPaid({
+        reference: {
+          url: `${ready.reference}/intel-holder`,
           body: HOLDER_BODY,
           signers,
-          signIn: { index: HOLDER_INDEX, path: "/intel" },
-          serverCpu,
+          signIn: { index: HOLDER_INDEX, origin: REFERENCE_ORIGIN, path: "/intel-holder" },
+          serverCpu: referenceCpu,
+        },
+        ours: {
+          url: `${ours.url}/intel`,
+          body: HOLDER_BODY,
+          signers,
+          signIn: { index: HOLDER_INDEX, origin: ours.url, path: "/intel" },
+          serverCpu: ourCpu,
         },
       });
       rows.push(
         {
-          line: "paid POST /intel",
+          line: "paid, anonymous",
           app: "@x402/express",
-          result: reference.result,
-          anchor: "~200",
-          failures: reference.failures,
+          result: anonymous.reference.result,
+          failures: anonymous.reference.failures,
         },
         {
-          line: "paid POST /intel",
-          app: "ours, anonymous",
-          result: ours.result,
-          versus: reference.result,
-          failures: ours.failures,
+          line: "paid, anonymous",
+          app: "ours",
+          result: anonymous.ours.result,
+          versus: anonymous.reference.result,
+          failures: anonymous.ours.failures,
         },
         {
-          line: "paid POST /intel",
-          app: "ours, signed-in holder",
-          result: holder.result,
-          versus: reference.result,
-          failures: holder.failures,
+          line: "paid, signed-in holder",
+          app: "@x402/express + SIWX",
+          result: holder.reference.result,
+          failures: holder.reference.failures,
+        },
+        {
+          line: "paid, signed-in holder",
+          app: "ours",
+          result: holder.ours.result,
+          versus: holder.reference.result,
+          failures: holder.ours.failures,
         },
       );
       breakdowns.push(
-        { label: "ours, anonymous", serverTimings: ours.serverTimings },
-        { label: "ours, signed-in holder", serverTimings: holder.serverTimings },
+        { label: "ours, anonymous", serverTimings: anonymous.ours.serverTimings },
+        { label: "ours, signed-in holder", serverTimings: holder.ours.serverTimings },
       );
-      const runs = [reference, ours, holder];
-      progress(
-        `payments signed in ${runs.map((r) => r.signSeconds.toFixed(1)).join(" / ")} s; oldest payment ` +
-          `${Math.max(...runs.map((r) => r.oldestPaymentAgeSeconds)).toFixed(1)} s old at the end of its round ` +
-          `(valid for ${host.maxTimeoutSeconds} s)`,
+    }
+
+    if (wants("remote")) {
+      progress(`our server again, every chain call held ${REMOTE_RPC_MS} ms by a proxy`);
+      await ours.stop();
+      const delayed = await reference.ask({
+        type: "delay",
+        targets: { l1: deployment.l1.rpcUrl, l2: deployment.l2.rpcUrl },
+        delayMs: REMOTE_RPC_MS,
+      });
+      if (delayed.type !== "delayed") throw new Error("the delaying proxy did not start");
+      ours = await startOurServer(
+        ourEnv(delayed.urls.l1!, delayed.urls.l2!, "data-remote"),
+        join(temp, "ours-remote.log"),
+      );
+      const remoteCpu: ServerCpu = async () => processCpuMicros(ours!.pid);
+      const info = await compare({ ours: { url: `${ours.url}/agents/info/1`, expect: 200, serverCpu: remoteCpu } });
+      const quote = await compare({
+        ours: {
+          url: `${ours.url}/intel`,
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: INTEL_BODY,
+          expect: 402,
+          serverCpu: remoteCpu,
+        },
+      });
+      const paid = await benchPaid({
+        ours: {
+          url: `${ours.url}/intel`,
+          body: INTEL_BODY,
+          signers,
+          serverCpu: remoteCpu,
+          connections: REMOTE_PAID_CONNECTIONS,
+        },
+      });
+      const oneAtATime = 1000 / REMOTE_RPC_MS;
+      rows.push(
+        { line: `RPC +${REMOTE_RPC_MS} ms: GET /agents/info/1`, app: "ours", result: info.ours },
+        { line: `RPC +${REMOTE_RPC_MS} ms: 402 POST /intel`, app: "ours", result: quote.ours },
+        {
+          line: `RPC +${REMOTE_RPC_MS} ms: paid, ${REMOTE_PAID_CONNECTIONS} conns`,
+          app: "ours",
+          result: paid.ours.result,
+          failures: paid.ours.failures,
+        },
+      );
+      breakdowns.push({ label: `ours, RPC +${REMOTE_RPC_MS} ms`, serverTimings: paid.ours.serverTimings });
+      notes.push(
+        `With every chain call ${REMOTE_RPC_MS} ms away, settlements sent one at a time (each waiting for the last ` +
+          `send's round trip) allow at most ${oneAtATime.toFixed(0)} paid calls/s; ours served ` +
+          `${paid.ours.result.rps.toFixed(1)}/s (${(paid.ours.result.rps / oneAtATime).toFixed(1)}x).`,
       );
     }
   } finally {
-    if (child.connected) {
-      await serverCpu().catch(() => undefined);
-      child.send({ type: "close" });
-      report = (await nextMessage(child).catch(() => undefined)) as HostReport | undefined;
-    }
-    // The servers' process exits once everything in it is closed; one that does not is stopped and reported.
-    const stuck = setTimeout(() => {
-      progress("the servers' process did not exit within 15 s of closing; stopping it");
-      child.kill("SIGKILL");
-    }, 15_000);
-    const code = await exited;
-    clearTimeout(stuck);
-    if (code !== 0) process.exitCode = 1;
+    await ours?.stop();
+    await reference.close();
+    await devnet.close();
+    rmSync(temp, { recursive: true, force: true });
   }
 
   let market: MarketLine[] = [];
@@ -176,20 +281,10 @@ async function main(): Promise<void> {
     market = await benchMarket(progress);
   }
 
-  const seconds = (performance.now() - started) / 1000;
-  const machineAfter = machineBusyMicros();
-  // What the rest of the machine used meanwhile: all its CPU time minus this process's and the servers'.
-  const othersShare =
-    machineBefore === undefined || machineAfter === undefined
-      ? undefined
-      : Math.max(0, machineAfter - machineBefore - (ownCpuMicros() - ownBefore) - hostCpu) /
-        (seconds * 1_000_000 * cpus().length);
   printTable(rows, breakdowns, {
-    environment: `Node ${process.version}, ${cpus().length} CPUs, 127.0.0.1, autocannon 8, 10 connections`,
-    chain: report,
-    seconds,
-    ...(othersShare === undefined ? {} : { othersShare }),
-    ...(cpuProf ? { profileDir } : {}),
+    environment: `Node ${process.version}, ${cpus().length} CPUs, 127.0.0.1, autocannon 8, 10 connections unless said`,
+    seconds: (performance.now() - started) / 1000,
+    notes,
   });
   if (market.length > 0) printMarket(market);
 }

@@ -1,14 +1,11 @@
 /** Prints the bench's table. */
 import { breakdown, STEPS } from "./breakdown.js";
 import type { LoadResult } from "./load.js";
-import type { HostReport } from "./protocol.js";
 
 export interface Row {
   line: string;
   app: string;
   result: LoadResult;
-  /** The anchor measured on this machine kind (ENVIRONMENT.md). */
-  anchor?: string;
   /** The reference row this one is compared with. */
   versus?: LoadResult;
   /** Why answers were not of the expected status, with counts. */
@@ -43,11 +40,9 @@ export function printTable(
   breakdowns: { label: string; serverTimings: string[] }[],
   info: {
     environment: string;
-    chain: HostReport | undefined;
     seconds: number;
-    /** Share of the machine's CPU other processes used during the bench. */
-    othersShare?: number;
-    profileDir?: string;
+    /** Lines said under the table. */
+    notes: string[];
   },
 ): void {
   const out: string[] = [`Agent Tools bench: ${info.environment}`, ""];
@@ -62,13 +57,12 @@ export function printTable(
         "counted",
         "other answers",
         "CPU ms/answer",
-        "anchor req/s",
         "ours/ref req/s",
         "ours/ref p50",
         "ours/ref CPU",
       ],
-      rows.map(({ line, app, result, anchor, versus }) => {
-        const expected = line.startsWith("402") ? "402" : "200";
+      rows.map(({ line, app, result, versus }) => {
+        const expected = line.includes("402") ? "402" : "200";
         return [
           line,
           app,
@@ -78,7 +72,6 @@ export function printTable(
           `${fmt(result.ok)}×${expected}`,
           others(result, expected),
           fmt(result.cpuMsPerAnswer ?? Number.NaN, 3),
-          anchor ?? "",
           versus ? `${fmt(result.rps / versus.rps, 2)}×` : "",
           versus ? `${fmt(result.p50 / versus.p50, 2)}×` : "",
           versus ? `${fmt((result.cpuMsPerAnswer ?? Number.NaN) / (versus.cpuMsPerAnswer ?? Number.NaN), 2)}×` : "",
@@ -109,29 +102,12 @@ export function printTable(
       ),
     );
   }
-  out.push("");
+  out.push("", ...info.notes);
   out.push(
-    "Anchors (ENVIRONMENT.md, this machine kind, 10 connections): bare Express 5 ~11k req/s; " +
-      "@x402/express 402 challenge ~7.1k; full paid call on an in-process EDR chain ~200/s.",
+    "Each comparison alternates its sides in 2 rounds and adds the rounds up. req/s counts only answers of the " +
+      "expected status (200; 402 for a challenge); latencies are theirs. CPU ms/answer: the serving process " +
+      "(all its threads) during the run, per counted answer; the chains run in a process of their own.",
   );
-  out.push(
-    "Each comparison alternates its sides in 2 rounds and adds the rounds up. " +
-      "req/s counts only answers of the expected status (200; 402 for the challenge); latencies are theirs. " +
-      "CPU ms/answer: the servers' process (all threads, devnet included) during the run, per counted answer.",
-  );
-  if (info.chain) {
-    out.push(
-      `Payment chain: ${fmt(info.chain.blocks)} blocks during the bench, block time advanced ` +
-        `${fmt(info.chain.chainTimeAdvancedSeconds)} s, ends ${fmt(info.chain.chainTimeAheadSeconds)} s from the wall clock.`,
-    );
-  }
-  if (info.profileDir) out.push(`CPU profile of the servers' process: ${info.profileDir}`);
-  out.push(
-    `Whole bench: ${fmt(info.seconds, 1)} s` +
-      (info.othersShare === undefined
-        ? "."
-        : `; other processes used ${fmt(info.othersShare * 100)}% of the machine's CPU meanwhile ` +
-          "(figures are only comparable between runs when that is near 0)."),
-  );
+  out.push(`Whole bench: ${fmt(info.seconds, 1)} s.`);
   process.stdout.write(`${out.join("\n")}\n`);
 }

@@ -1,18 +1,18 @@
+import type { RequestListener } from "node:http";
 import { buildOpenApiDocument } from "@agent-tools/schema";
 import express, { type Express } from "express";
 import type { Logger } from "pino";
-import { pinoHttp } from "pino-http";
 import type { AgentRegistryReader } from "./chain/agent-registry.js";
 import type { CollectionIndex } from "./chain/collection-index.js";
 import type { Config } from "./config.js";
 import { errorHandler, notFound } from "./middleware/errors.js";
 import { jsonBody } from "./middleware/json-body.js";
-import { requestId } from "./middleware/request-id.js";
+import { requestLog } from "./middleware/request-log.js";
 import { createPaidCalls } from "./payment/paid-call.js";
 import type { PaymentService } from "./payment/payment-service.js";
 import { agentRoutes } from "./routes/agents.js";
 import { discoveryRoutes } from "./routes/discovery.js";
-import { healthRoutes } from "./routes/health.js";
+import { answerHealth, healthRoutes } from "./routes/health.js";
 import { openApiRoutes } from "./routes/openapi.js";
 import { operatorRoutes } from "./routes/operator.js";
 import { referenceRoutes } from "./routes/reference.js";
@@ -37,37 +37,15 @@ export function createApp(deps: AppDeps): Express {
   app.set("etag", false);
   app.set("query parser", "simple");
 
-  app.use(
-    pinoHttp({
-      logger: deps.logger,
-      genReqId: requestId,
-      quietReqLogger: true,
-      // Method, path and status only: payment and sign-in headers are credentials and never logged.
-      serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-    }),
-  );
+  // Method, path and status only: payment and sign-in headers are credentials and never logged.
+  app.use(requestLog(deps.logger));
   app.use(jsonBody());
 
-  const openapi = buildOpenApiDocument({ serverUrl: deps.config.publicUrl, payment: deps.config.payment });
+  // The routes asked most come first: health, the agents' public records, the paid tools.
   app.use(healthRoutes());
-  app.use(openApiRoutes(openapi));
-  app.use(referenceRoutes());
-  app.use(
-    discoveryRoutes({
-      publicUrl: deps.config.publicUrl,
-      payment: deps.config.payment,
-      ...(deps.config.l1 ? { collection: deps.config.l1.collection } : {}),
-    }),
-  );
   if (deps.chain) {
     app.use(agentRoutes({ ...deps.chain, publicUrl: deps.config.publicUrl }));
     if (deps.payments) {
-      app.use(
-        operatorRoutes({ payments: deps.payments, operator: deps.config.operatorAddress ?? deps.config.payment.payTo }),
-      );
       const paidCalls = createPaidCalls({ payments: deps.payments, collection: deps.chain.collection });
       app.use(
         toolRoutesRouter({
@@ -77,10 +55,34 @@ export function createApp(deps: AppDeps): Express {
           now: deps.payments.now,
         }),
       );
+      app.use(
+        operatorRoutes({ payments: deps.payments, operator: deps.config.operatorAddress ?? deps.config.payment.payTo }),
+      );
     }
   }
+  const openapi = buildOpenApiDocument({ serverUrl: deps.config.publicUrl, payment: deps.config.payment });
+  app.use(openApiRoutes(openapi));
+  app.use(
+    discoveryRoutes({
+      publicUrl: deps.config.publicUrl,
+      payment: deps.config.payment,
+      ...(deps.config.l1 ? { collection: deps.config.l1.collection } : {}),
+    }),
+  );
+  app.use(referenceRoutes());
 
   app.use(notFound());
-  app.use(errorHandler());
+  app.use(errorHandler(deps.logger));
   return app;
+}
+
+/**
+ * The app behind a fast path for `GET /healthz`: health probes (load balancers ask every few seconds) are answered
+ * before the app, unlogged. The app answers the same on its own route (docs/architecture.md, "Request path").
+ */
+export function withHealthCheck(app: Express): RequestListener {
+  return (req, res) => {
+    if (req.method === "GET" && req.url === "/healthz") return answerHealth(res);
+    app(req, res);
+  };
 }

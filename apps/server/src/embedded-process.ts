@@ -39,6 +39,10 @@ export function runNodeScript(script: string, env: Record<string, string>): Scri
   };
   child.stdout?.on("data", collect);
   child.stderr?.on("data", collect);
+  // A child never outlives the process that started it, even when a test times out before it could stop it.
+  const killChild = () => child.kill("SIGKILL");
+  process.once("exit", killChild);
+  child.once("exit", () => process.off("exit", killChild));
   return { child, output: () => text };
 }
 
@@ -126,7 +130,10 @@ export async function spawnEmbeddedService(
   // The banner's last line: by then the address, the demo accounts and the tokens of each clearance are printed.
   await waitForOutput(started, /^Try: curl /m, options.timeoutMs ?? 120_000, "the embedded service");
   const url = /^ {2}API +(http:\/\/\S+)/m.exec(output())?.[1];
-  if (!url) throw new Error(`the embedded service printed no API address:\n${output()}`);
+  if (!url) {
+    child.kill("SIGKILL");
+    throw new Error(`the embedded service printed no API address:\n${output()}`);
+  }
   return {
     url,
     dataDir,

@@ -1,5 +1,6 @@
-import { startDevnet } from "@agent-tools/devnet";
+import { spawnDevnetProcess } from "@agent-tools/devnet";
 import { simWalletAccessToken, startUpstreamSims } from "@agent-tools/upstream-sim";
+import { withHealthCheck } from "./app.js";
 import { composeService } from "./compose.js";
 import { withListenerUrl } from "./config.js";
 import { exitOnStartFailure, loadConfigOrExit, stopOnSignals } from "./lifecycle.js";
@@ -19,7 +20,8 @@ async function main(): Promise<void> {
   // with, and a port already taken is reported before anything else starts.
   const running = await openListener(loaded.host, loaded.port, { keepAliveTimeoutMs: loaded.keepAliveTimeoutMs });
   const config = withListenerUrl(loaded, running.url);
-  const devnet = await startDevnet({
+  // The chains run in a process of their own: their EVM works on the other core, never in this event loop.
+  const devnet = await spawnDevnetProcess({
     host: "127.0.0.1",
     l1Port: Number(process.env.L1_PORT ?? 8545),
     l2Port: Number(process.env.L2_PORT ?? 8546),
@@ -62,7 +64,7 @@ async function main(): Promise<void> {
     eligibilityToken: (wallet) => simWalletAccessToken(wallet),
   });
   const { app, chain } = service;
-  running.serve(app);
+  running.serve(withHealthCheck(app));
   await service.start();
 
   const seconds = ((Date.now() - started) / 1000).toFixed(1);

@@ -1,3 +1,4 @@
+import { withHealthCheck } from "./app.js";
 import { composeService } from "./compose.js";
 import { withListenerUrl } from "./config.js";
 import { exitOnStartFailure, loadConfigOrExit, stopOnSignals } from "./lifecycle.js";
@@ -12,7 +13,7 @@ async function main(): Promise<void> {
   const running = await openListener(loaded.host, loaded.port, { keepAliveTimeoutMs: loaded.keepAliveTimeoutMs });
   const config = withListenerUrl(loaded, running.url);
   const service = await composeService(config, logger);
-  running.serve(service.app);
+  running.serve(withHealthCheck(service.app));
   await service.start();
   logger.info(
     { url: running.url, publicUrl: config.publicUrl, store: `${service.db.kind} ${service.db.location}` },

@@ -18,6 +18,7 @@ import {
   toolRoutes,
 } from "@agent-tools/schema";
 import express from "express";
+import pino from "pino";
 import { encodeAbiParameters, keccak256, toBytes, toFunctionSelector } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEVNET_L1 } from "../src/config.js";
@@ -47,7 +48,7 @@ beforeAll(async () => {
   app.use(express.json());
   app.use(discoveryRoutes({ publicUrl: PUBLIC_URL, payment, now: () => clock, collection }));
   app.use(notFound());
-  app.use(errorHandler());
+  app.use(errorHandler(pino({ level: "silent" })));
   server = await listen(app, "127.0.0.1", 0);
 });
 afterAll(async () => {

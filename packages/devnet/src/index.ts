@@ -6,7 +6,7 @@
  * - L2 (chain 31338): the EIP-3009 USD token (payment asset), Multicall3, the B20 factory surface and 40 B20 tokens.
  *
  * `createInProcessDevnet()` gives a fresh seeded pair of in-process chains (tests); `startDevnet()` serves them
- * over JSON-RPC on loopback; `seedL1` / `seedL2` seed any fresh Hardhat-compatible node through a viem client.
+ * over JSON-RPC on loopback; `spawnDevnetProcess()` does the same in a child process (the embedded default); `seedL1` / `seedL2` seed any fresh Hardhat-compatible node through a viem client.
  */
 export {
   B20_BLOCK_SECONDS,
@@ -57,6 +57,7 @@ export {
   startDevnet,
   type UnseededInProcessDevnet,
 } from "./devnet.js";
+export { type DevnetProcess, spawnDevnetProcess } from "./devnet-process.js";
 export { devnetHardhat, devnetNetworkConfig } from "./hardhat.js";
 export {
   type DevnetCollectionSeed,

@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from "express";
+import type { Logger } from "pino";
 import { ContractFunctionExecutionError, BaseError as ViemError } from "viem";
 import { HttpError, sendError } from "../http/errors.js";
 import { MAX_BODY_BYTES } from "./json-body.js";
@@ -22,7 +23,7 @@ interface BodyParserError extends Error {
  * Turns every error into a JSON error body: the body parser's failures into 400/413/415, an HttpError into its
  * own status, anything else into 500 with no stack trace (the stack goes to the log).
  */
-export function errorHandler(): ErrorRequestHandler {
+export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     if (res.headersSent) return;
     if (err instanceof HttpError) return sendError(res, err);
@@ -48,7 +49,7 @@ export function errorHandler(): ErrorRequestHandler {
     }
     if (err instanceof ViemError && !(err instanceof ContractFunctionExecutionError)) {
       // The chain's RPC endpoint failed or timed out: the service cannot answer from chain right now.
-      req.log?.warn({ err: err.shortMessage }, "chain read failed");
+      logger.warn({ reqId: req.id, err: err.shortMessage }, "chain read failed");
       return sendError(
         res,
         new HttpError("upstream_unavailable", "The chain could not be read right now; try again shortly.", [], {
@@ -56,7 +57,7 @@ export function errorHandler(): ErrorRequestHandler {
         }),
       );
     }
-    req.log?.error({ err }, "unhandled error");
+    logger.error({ reqId: req.id, err }, "unhandled error");
     sendError(res, new HttpError("internal_error", "The server failed to answer this request; it has been logged."));
   };
 }

@@ -15,11 +15,12 @@ import {
   type PublicClient,
   parseEventLogs,
   parseSignature,
-  recoverTypedDataAddress,
+  type TypedDataDefinition,
   WaitForTransactionReceiptTimeoutError,
 } from "viem";
 import type { Facilitator } from "./facilitator.js";
 import { type Eip3009Payload, eip3009PayloadSchema } from "./payment-payload.js";
+import { recoverTypedDataSigner } from "./recover-signer.js";
 import type { SettlementSender } from "./settlement-sender.js";
 
 /** EIP-3009's functions and event as the facilitator uses them (eips.ethereum.org/EIPS/eip-3009; USDC v2.2). */
@@ -108,7 +109,7 @@ export interface ExactEvmFacilitatorOptions {
   /** How long `settle` waits for a receipt before reporting the settlement as sent but unconfirmed. */
   receiptTimeoutMs?: number;
   /** Recovers a typed-data signer; the one recovery of a paid call (replaceable to count it). */
-  recoverSigner?: typeof recoverTypedDataAddress;
+  recoverSigner?: (parameters: TypedDataDefinition & { signature: Hex }) => Promise<Address>;
   /** The clock, in milliseconds. */
   now?: () => number;
 }
@@ -118,7 +119,7 @@ type Parsed = { ok: true; payload: Eip3009Payload } | { ok: false; response: Ver
 export function createExactEvmFacilitator(options: ExactEvmFacilitatorOptions): Facilitator {
   const { client, sender, network } = options;
   const chainId = Number(network.split(":")[1]);
-  const recover = options.recoverSigner ?? recoverTypedDataAddress;
+  const recover = options.recoverSigner ?? recoverTypedDataSigner;
   const now = options.now ?? Date.now;
   const receiptTimeoutMs = options.receiptTimeoutMs ?? 30_000;
 

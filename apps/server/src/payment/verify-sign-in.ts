@@ -4,8 +4,20 @@ import {
   validateSIWxMessage,
   verifySIWxSignature,
 } from "@x402/extensions/sign-in-with-x";
-import { type Address, getAddress } from "viem";
+import { type Address, getAddress, type Hex } from "viem";
 import type { PaymentService } from "./payment-service.js";
+import { recoverMessageSigner } from "./recover-signer.js";
+
+/** x402's message check, with the recovery done natively (payment/recover-signer.ts). */
+const nativeMessageVerifier = async ({
+  address,
+  message,
+  signature,
+}: {
+  address: string;
+  message: string;
+  signature: string;
+}): Promise<boolean> => (await recoverMessageSigner(message, signature as Hex)) === getAddress(address);
 
 /** How old a sign-in message may be. */
 export const SIGN_IN_MAX_AGE_MS = 5 * 60 * 1000;
@@ -38,7 +50,7 @@ export async function verifySignIn(
     checkNonce: (nonce) => !payments.signInNonces.isUsed(nonce),
   });
   if (!validation.isValid) return { ok: false, reason: `${validation.invalidReason}: ${validation.invalidMessage}` };
-  const verification = await verifySIWxSignature(payload);
+  const verification = await verifySIWxSignature(payload, { evmVerifier: nativeMessageVerifier });
   if (!verification.isValid) {
     return { ok: false, reason: `${verification.invalidReason}: ${verification.invalidMessage}` };
   }

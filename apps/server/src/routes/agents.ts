@@ -5,7 +5,7 @@ import {
   tokenIdParamSchema,
   toolRoutes,
 } from "@agent-tools/schema";
-import { Router } from "express";
+import { type Response, Router } from "express";
 import type { AgentRegistryReader, LiveBinding } from "../chain/agent-registry.js";
 import type { CollectionIndex, IndexedToken } from "../chain/collection-index.js";
 import { HttpError, validationError } from "../http/errors.js";
@@ -82,17 +82,19 @@ export function agentRoutes(deps: AgentRoutesDeps): Router {
    * token object when anything of the token changes (owner, traits, clearance, rarity), and the registry reader a
    * new binding when an event touches the agent.
    */
-  const records = new WeakMap<IndexedToken, { binding: LiveBinding; json: string }>();
+  const records = new WeakMap<IndexedToken, { binding: LiveBinding; json: Buffer }>();
+  const sendJson = (res: Response, json: Buffer) => {
+    res.setHeader("content-type", "application/json; charset=utf-8");
+    res.setHeader("content-length", json.length);
+    res.end(json);
+  };
 
   router.get("/agents/info/:tokenId", async (req, res) => {
     const tokenId = parseTokenId(req.params.tokenId);
     const token = await revealedToken(collection, tokenId);
     const binding = await registry.readBinding(tokenId);
     const kept = records.get(token);
-    if (kept && sameBinding(kept.binding, binding)) {
-      res.type("application/json").send(kept.json);
-      return;
-    }
+    if (kept && sameBinding(kept.binding, binding)) return sendJson(res, kept.json);
     const table = collection.rarityTable();
     const body: AgentInfo = {
       tokenId,
@@ -110,9 +112,9 @@ export function agentRoutes(deps: AgentRoutesDeps): Router {
         binding: { bound: binding.bound, standard: "ERC-8217", statusUrl: `${publicUrl}/agents/${tokenId}/binding` },
       },
     };
-    const json = JSON.stringify(body);
+    const json = Buffer.from(JSON.stringify(body));
     records.set(token, { binding, json });
-    res.type("application/json").send(json);
+    sendJson(res, json);
   });
 
   router.get("/.well-known/agents/:file", async (req, res) => {
