@@ -1,5 +1,5 @@
 /**
- * Fixed facts of the devnet (DESIGN.md section 5): chain ids, the test mnemonic's accounts, batch sizes and the
+ * Fixed facts of the devnet (docs/decisions.md, "Devnet seeding"): chain ids, the test mnemonic's accounts, batch sizes and the
  * addresses every seeded devnet has. Configs default to these.
  */
 import {

@@ -1,6 +1,6 @@
 /**
  * @agent-tools/devnet — the local chains of the embedded default (Hardhat 3 / EDR) and their fixed seeding
- * (DESIGN.md section 5).
+ * (docs/decisions.md, "Devnet seeding").
  *
  * - L1 (chain 31337): the 6666-token collection, the ERC-8004 identity registry, the ERC-8217 bindings, Multicall3.
  * - L2 (chain 31338): the EIP-3009 USD token (payment asset), Multicall3, the B20 factory surface and 40 B20 tokens.

@@ -1,5 +1,5 @@
 /**
- * L1 seeding (DESIGN.md section 5): the collection, the ERC-8004 identity registry and the ERC-8217 bindings,
+ * L1 seeding (docs/decisions.md, "Devnet seeding"): the collection, the ERC-8004 identity registry and the ERC-8217 bindings,
  * deployed and operated by account 0; Multicall3 at its canonical address.
  */
 import {

@@ -1,5 +1,5 @@
 /**
- * What a user of the seeded devnet relies on (DESIGN.md section 5), checked on a fresh in-process devnet.
+ * What a user of the seeded devnet relies on (docs/decisions.md, "Devnet seeding"), checked on a fresh in-process devnet.
  */
 import {
   AGENT_BINDING_METADATA_KEY,

@@ -1,5 +1,5 @@
 /**
- * DexScreener's pair shape as JSON Schema: the fields ENVIRONMENT.md lists (priceUsd, volume.h24, liquidity.usd,
+ * DexScreener's pair shape as JSON Schema: the fields the service reads (priceUsd, volume.h24, liquidity.usd,
  * priceChange.h24, txns.h24.{buys,sells}, marketCap, fdv, url, baseToken, pairCreatedAt) and the rest of the
  * documented Pair (docs.dexscreener.com API reference). Unknown properties are refused, so the simulator cannot
  * invent fields.

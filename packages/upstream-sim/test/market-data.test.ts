@@ -223,7 +223,7 @@ describe("market-data simulator (DexScreener)", () => {
     });
   });
 
-  it("carries every field ENVIRONMENT.md lists, with DexScreener's types", async () => {
+  it("carries every field the service reads, with DexScreener's types", async () => {
     const tokens = facts.alt.community.slice(0, 5);
     const res = await get<DexPairWire[]>(`/tokens/v1/bsc/${tokens.join(",")}`);
     expect(res.body.length).toBeGreaterThan(tokens.length); // a token can have several pairs
