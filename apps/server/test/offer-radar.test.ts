@@ -101,12 +101,13 @@ describe("POST /offer-radar", () => {
     );
   });
 
-  it("prices a multi-quantity collection offer per item", async () => {
+  it("prices a multi-quantity, partially filled collection offer per item", async () => {
     const body = await radar([facts.multiQuantityOffer]);
     const entry = body.collections[0]!;
-    // The best offer wants 10 items for 0.035 WETH in all: 0.0035 WETH each, above the 0.0031 ETH floor.
+    // The best offer was made for 10 items at 0.035 WETH in all, and 4 were sold: 6 still wanted, still
+    // 0.0035 WETH each (the total over the 10 ordered, not over the 6 left), above the 0.0031 ETH floor.
     expect(entry.collectionOffers[0]).toMatchObject({
-      quantity: 10,
+      quantity: 6,
       price: { amount: "3500000000000000", currency: "WETH", decimals: 18 },
     });
     expect(entry.topBid!.amount).toBe("3500000000000000");

@@ -1,6 +1,7 @@
 import { agentCollectionAbi, CLEARANCE_TRAIT_KEY, encodeClearance } from "@agent-tools/contracts";
 import { intelResponseSchema, parsePaymentRefusal, paymentRequiredSchema } from "@agent-tools/schema";
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
+import { PaymentPayloadV1Schema, PaymentRequiredV2Schema } from "@x402/core/schemas";
 import type { PaymentRequired } from "@x402/core/types";
 import { toClientEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
@@ -236,6 +237,71 @@ describe("nothing is charged for a failed call", () => {
     const { error } = await res.json();
     expect(parsePaymentRefusal(error).reason).toBe("invalid_payment");
     expect(error).toMatch(/amount/);
+  });
+});
+
+describe("x402 version 1 clients", () => {
+  it("a v1 payment in X-PAYMENT gets a valid v2 402 saying, in words, that this service speaks version 2", async () => {
+    // The v1 wire format x402-fetch 1.x sends: base64 JSON with scheme and network at the top and the EIP-3009
+    // authorization in `payload`, in the X-PAYMENT header.
+    const account = privateKeyToAccount(t.devnet.deployment.accounts[3]!.privateKey);
+    const authorization = {
+      from: account.address,
+      to: payTo(),
+      value: "1000000",
+      validAfter: "0",
+      validBefore: String(Math.floor(Date.now() / 1000) + 60),
+      nonce: `0x${"5a".repeat(32)}`,
+    } as const;
+    const signature = await account.signTypedData({
+      domain: {
+        name: "USD Coin",
+        version: "2",
+        chainId: 84532,
+        verifyingContract: t.config.payment.asset as `0x${string}`,
+      },
+      types: {
+        TransferWithAuthorization: [
+          { name: "from", type: "address" },
+          { name: "to", type: "address" },
+          { name: "value", type: "uint256" },
+          { name: "validAfter", type: "uint256" },
+          { name: "validBefore", type: "uint256" },
+          { name: "nonce", type: "bytes32" },
+        ],
+      },
+      primaryType: "TransferWithAuthorization",
+      message: { ...authorization, value: 1_000_000n, validAfter: 0n, validBefore: BigInt(authorization.validBefore) },
+    });
+    const v1 = { x402Version: 1, scheme: "exact", network: "base-sepolia", payload: { signature, authorization } };
+    expect(PaymentPayloadV1Schema.safeParse(v1).success).toBe(true);
+    const before = await t.balance(account.address);
+
+    const res = await t.post(
+      "/intel",
+      { tokenId: 3 },
+      { "X-PAYMENT": Buffer.from(JSON.stringify(v1)).toString("base64") },
+    );
+    expect(res.status).toBe(402);
+    const body = await res.json();
+    expect(PaymentRequiredV2Schema.safeParse(body).success).toBe(true);
+    expect(decodePaymentRequiredHeader(res.headers.get("payment-required")!)).toEqual(body);
+    expect(parsePaymentRefusal(body.error).reason).toBe("unsupported_x402_version");
+    expect(body.error).toMatch(/speaks x402 version 2/);
+    expect(body.error).toMatch(/@x402\/fetch or @x402\/axios/);
+    expect(await t.balance(account.address)).toBe(before);
+
+    // The same v1 payload sent as PAYMENT-SIGNATURE is told the same.
+    const retried = await t.post(
+      "/intel",
+      { tokenId: 3 },
+      {
+        "PAYMENT-SIGNATURE": Buffer.from(JSON.stringify(v1)).toString("base64"),
+      },
+    );
+    const retriedBody = await retried.json();
+    expect(parsePaymentRefusal(retriedBody.error).reason).toBe("unsupported_x402_version");
+    expect(retriedBody.error).toMatch(/speaks x402 version 2 and the payment is version 1/);
   });
 });
 

@@ -299,6 +299,17 @@ contract AgentCollection is IERC4906, IERC7496, ERC721, Ownable {
         emit TraitMetadataURIUpdated();
     }
 
+    /// @notice Replaces the trait metadata URI and defines the trait keys its metadata adds (operator only): a
+    ///         trait exists once the metadata defines it, and `setTrait` on any other key reverts with
+    ///         `TraitDoesNotExist`, as ERC-7496 requires.
+    function setTraitMetadataURI(string calldata uri, bytes32[] calldata traitKeys) external onlyOwner {
+        _traitMetadataURI = uri;
+        for (uint256 i; i < traitKeys.length; ++i) {
+            _customTraitKeys[traitKeys[i]] = true;
+        }
+        emit TraitMetadataURIUpdated();
+    }
+
     function _traitValue(uint256 tokenId, bytes32 traitKey) internal view returns (bytes32) {
         if (traitKey == CLEARANCE_TRAIT_KEY) {
             uint256 code = (_tokenData[tokenId] >> CLEARANCE_SHIFT) & 0xff;
@@ -306,7 +317,7 @@ contract AgentCollection is IERC4906, IERC7496, ERC721, Ownable {
             if (code == 2) return CLEARANCE_RARE;
             return CLEARANCE_HOLDER;
         }
-        if (!_customTraitKeys[traitKey]) revert TraitKeyUnknown(traitKey);
+        if (!_customTraitKeys[traitKey]) revert TraitDoesNotExist(traitKey);
         return _customTraits[tokenId][traitKey];
     }
 
@@ -321,7 +332,7 @@ contract AgentCollection is IERC4906, IERC7496, ERC721, Ownable {
             _tokenData[tokenId] = (data & ~CLEARANCE_MASK) | (code << CLEARANCE_SHIFT);
             return;
         }
-        if (!_customTraitKeys[traitKey]) _customTraitKeys[traitKey] = true;
+        if (!_customTraitKeys[traitKey]) revert TraitDoesNotExist(traitKey);
         _customTraits[tokenId][traitKey] = value;
     }
 

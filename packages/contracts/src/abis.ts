@@ -237,7 +237,7 @@ export const agentCollectionAbi = [
         type: "bytes32",
       },
     ],
-    name: "TraitKeyUnknown",
+    name: "TraitDoesNotExist",
     type: "error",
   },
   {
@@ -1049,6 +1049,24 @@ export const agentCollectionAbi = [
         internalType: "string",
         name: "uri",
         type: "string",
+      },
+    ],
+    name: "setTraitMetadataURI",
+    outputs: [],
+    stateMutability: "nonpayable",
+    type: "function",
+  },
+  {
+    inputs: [
+      {
+        internalType: "string",
+        name: "uri",
+        type: "string",
+      },
+      {
+        internalType: "bytes32[]",
+        name: "traitKeys",
+        type: "bytes32[]",
       },
     ],
     name: "setTraitMetadataURI",

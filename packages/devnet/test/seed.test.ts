@@ -25,7 +25,15 @@ import {
   traitTypeNames,
   usdTokenAbi,
 } from "@agent-tools/contracts";
-import { type Address, getAddress } from "viem";
+import {
+  type Address,
+  type BaseError,
+  ContractFunctionRevertedError,
+  getAddress,
+  keccak256,
+  parseEventLogs,
+  toHex,
+} from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   B20_SCHEDULE,
@@ -234,6 +242,71 @@ describe("collection (L1)", () => {
 
   it("points token URIs at the public URL", async () => {
     expect(await collectionRead("tokenURI", [42n])).toBe(`${DEFAULT_PUBLIC_URL}/agents/info/42`);
+  });
+});
+
+describe("ERC-7496 dynamic traits (L1)", () => {
+  // ERC-7496 (ethereum/ERCs ERCS/erc-7496.md): "If a traitKey does not exist, the contract MUST revert with
+  // TraitDoesNotExist(traitKey)"; the trait metadata says which traits exist.
+  const key = keccak256(toHex("redeemed"));
+
+  /** The custom error a call reverted with: its name and arguments. */
+  async function revertOf(run: () => Promise<unknown>): Promise<{ name?: string; args?: readonly unknown[] }> {
+    const error = await run().then(
+      () => undefined,
+      (e: unknown) => e as BaseError,
+    );
+    const reverted = error?.walk((e) => e instanceof ContractFunctionRevertedError) as
+      | ContractFunctionRevertedError
+      | undefined;
+    return { name: reverted?.data?.errorName, args: reverted?.data?.args };
+  }
+
+  it("refuses to set or read a trait key the metadata does not define, with TraitDoesNotExist(traitKey)", async () => {
+    const operator = devnet.l1.walletClient(0);
+    const set = () =>
+      devnet.l1.publicClient.simulateContract({
+        account: operator.account,
+        address: DEVNET_ADDRESSES.collection,
+        abi: agentCollectionAbi,
+        functionName: "setTrait",
+        args: [1n, key, toHex(1, { size: 32 })],
+      });
+    expect(await revertOf(set)).toEqual({ name: "TraitDoesNotExist", args: [key] });
+    expect(await revertOf(() => collectionRead("getTraitValue", [1n, key]))).toEqual({
+      name: "TraitDoesNotExist",
+      args: [key],
+    });
+  });
+
+  it("takes a key once the operator's trait metadata update defines it, announced by TraitMetadataURIUpdated", async () => {
+    const operator = devnet.l1.walletClient(0);
+    const defined = await operator.writeContract({
+      address: DEVNET_ADDRESSES.collection,
+      abi: agentCollectionAbi,
+      functionName: "setTraitMetadataURI",
+      args: ["data:application/json,{}", [key]],
+    });
+    const receipt = await devnet.l1.publicClient.waitForTransactionReceipt({ hash: defined });
+    expect(parseEventLogs({ abi: agentCollectionAbi, logs: receipt.logs }).map((log) => log.eventName)).toEqual([
+      "TraitMetadataURIUpdated",
+    ]);
+    const hash = await operator.writeContract({
+      address: DEVNET_ADDRESSES.collection,
+      abi: agentCollectionAbi,
+      functionName: "setTrait",
+      args: [1n, key, toHex(1, { size: 32 })],
+    });
+    await devnet.l1.publicClient.waitForTransactionReceipt({ hash });
+    expect(await collectionRead("getTraitValue", [1n, key])).toBe(toHex(1, { size: 32 }));
+    // Back to the built-in metadata; the key stays defined.
+    const restored = await operator.writeContract({
+      address: DEVNET_ADDRESSES.collection,
+      abi: agentCollectionAbi,
+      functionName: "setTraitMetadataURI",
+      args: [""],
+    });
+    await devnet.l1.publicClient.waitForTransactionReceipt({ hash: restored });
   });
 });
 

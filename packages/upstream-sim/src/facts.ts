@@ -106,7 +106,10 @@ const collectionFacts = (() => {
     noOffers,
     /** Its only bid above the floor is a trait offer: `/offers/collection/{slug}` (collection offers) leaves it out. */
     traitOfferAboveFloorOnly: "orbital-punks",
-    /** Best collection offer is for 10 items: `price.value` is the total; per item = value / remaining_quantity. */
+    /**
+     * Best collection offer was made for 10 items and 4 were sold: `price.value` is the total for the 10 (the NFT
+     * consideration's `startAmount`), `remaining_quantity` is 6; per item = value / 10.
+     */
     multiQuantityOffer: "arbitrum-odyssey-badges",
     /** One token listed twice (best listings are not deduplicated by token). */
     duplicateListing: "lumen-apes",

@@ -4,7 +4,7 @@
  */
 import type { PaymentRequired, ToolRoute } from "@agent-tools/schema";
 import { encodePaymentResponseHeader } from "@x402/core/http";
-import type { RequestHandler, Response } from "express";
+import type { Request, RequestHandler, Response } from "express";
 import type { CollectionIndex } from "../chain/collection-index.js";
 import type { PaidCalls, StepTimings } from "../payment/paid-call.js";
 import { runTool } from "../tools/run-tool.js";
@@ -27,6 +27,14 @@ export function serverTiming(timings: StepTimings): string {
   return timings.map(([name, ms]) => `${name};dur=${ms.toFixed(2)}`).join(", ");
 }
 
+/** The payment a request carries: `PAYMENT-SIGNATURE` (x402 v2), else x402 v1's `X-PAYMENT`, to be told so. */
+function paymentOf(req: Request): { payment?: string; paymentInVersion1Header?: boolean } {
+  const payment = req.get("payment-signature");
+  if (payment !== undefined) return { payment };
+  const legacy = req.get("x-payment");
+  return legacy === undefined ? {} : { payment: legacy, paymentInVersion1Header: true };
+}
+
 export interface PaidRouteDeps {
   paidCalls: PaidCalls;
   collection: CollectionIndex;
@@ -47,7 +55,7 @@ export function paidRoute(route: ToolRoute, tool: Tool<never>, deps: PaidRouteDe
       input: isGet ? req.query : req.body,
       inputFrom: isGet ? "query" : "body",
       ...(req.get("sign-in-with-x") !== undefined ? { signIn: req.get("sign-in-with-x")! } : {}),
-      ...(req.get("payment-signature") !== undefined ? { payment: req.get("payment-signature")! } : {}),
+      ...paymentOf(req),
       method: isGet ? "GET" : "POST",
       requestId: String(req.id ?? ""),
     });

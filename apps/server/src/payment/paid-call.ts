@@ -35,6 +35,8 @@ export interface PaidCallRequest {
   signIn?: string;
   /** The payment: a `PAYMENT-SIGNATURE` value (base64 JSON) or the payload object itself. */
   payment?: string | Record<string, unknown>;
+  /** True when the payment came in x402 version 1's `X-PAYMENT` header. */
+  paymentInVersion1Header?: boolean;
   method: "GET" | "POST";
   /** Kept with the ledger's row. */
   requestId: string;
@@ -222,6 +224,15 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
         return refuse(route, point, "payment_required", "pay with x402 version 2 (PAYMENT-SIGNATURE)");
       }
       const decoded = decodePayment(request.payment);
+      if (request.paymentInVersion1Header) {
+        return refuse(
+          route,
+          point,
+          "unsupported_x402_version",
+          "the payment came in X-PAYMENT, the header of x402 version 1; this service speaks x402 version 2: pay " +
+            "with an x402 v2 client such as @x402/fetch or @x402/axios, which send PAYMENT-SIGNATURE",
+        );
+      }
       if (decoded.kind === "other_version") {
         return refuse(
           route,

@@ -68,8 +68,8 @@ export interface SettlementLedger {
   release(paymentKey: string): Promise<void>;
   /** Records the settlement of a claimed payment (idempotent: a second call changes nothing). */
   markSettled(paymentKey: string, transaction: string, settledAt: Date): Promise<void>;
-  /** Claims still pending, oldest first, claimed before `olderThan`. */
-  pending(olderThan: Date, limit?: number): Promise<PendingSettlement[]>;
+  /** Claims still pending, oldest first: claimed before `olderThan`, or all of them without it. */
+  pending(olderThan: Date | undefined, limit?: number): Promise<PendingSettlement[]>;
   /** Settled payments in [from, to) for the asset and network, newest first. */
   entries(range: LedgerRange, limit: number): Promise<SettledRow[]>;
   /** Count and sum of settled payments per UTC day and route in [from, to). */
@@ -140,8 +140,8 @@ export function createSettlementLedger(db: Database): SettlementLedger {
         claimed_at: Date;
       }>(
         `SELECT payment_key, payer, nonce, asset, network, valid_before, claimed_at FROM settlements
-         WHERE status = 'pending' AND claimed_at < $1 ORDER BY claimed_at LIMIT $2`,
-        [olderThan, limit],
+         WHERE status = 'pending' AND ($1::timestamptz IS NULL OR claimed_at < $1) ORDER BY claimed_at LIMIT $2`,
+        [olderThan ?? null, limit],
       );
       return rows.map((row) => ({
         paymentKey: row.payment_key,

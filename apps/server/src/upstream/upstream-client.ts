@@ -48,6 +48,8 @@ export class UpstreamStatusError extends HttpError {
   constructor(
     readonly upstreamStatus: number,
     message: string,
+    /** The answer's body (parsed JSON), for an upstream that says more than its status. Never shown to callers. */
+    readonly upstreamBody?: unknown,
   ) {
     super("upstream_error", message);
     this.name = "UpstreamStatusError";
@@ -224,7 +226,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
           const { status, body } = await fetchWithRetries(url, headers);
           if (status === 404 && getOptions.notFoundAsNull) return null;
           if (status >= 400)
-            throw new UpstreamStatusError(status, `${options.name} answered ${status}. Nothing was charged.`);
+            throw new UpstreamStatusError(status, `${options.name} answered ${status}. Nothing was charged.`, body);
           const parsed = getOptions.schema.safeParse(body);
           if (!parsed.success) {
             throw new HttpError(

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
-/// @title ERC-7496 NFT Dynamic Traits (draft), as published in ethereum/ERCs `ERCS/erc-7496.md`.
+/// @title ERC-7496 NFT Dynamic Traits (draft), as published in ethereum/ERCs `ERCS/erc-7496.md`
+///        (commit c643fdfbb07bb40751ca1bd4b4e5665d52c18e7b).
 /// @dev ERC-165 interface id: 0xaf332f3e (XOR of the four function selectors below).
 interface IERC7496 {
     /* Errors */
-    error TraitKeyUnknown(bytes32 traitKey);
+    /// @notice Thrown when trying to set a trait that does not exist.
+    error TraitDoesNotExist(bytes32 traitKey);
+    /// @notice Thrown when the token does not exist.
     error TokenDoesNotExist(uint256 tokenId);
 
     /* Events */

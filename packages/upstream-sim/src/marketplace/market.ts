@@ -39,6 +39,8 @@ export interface CollectionSpec {
   bestOffer: number;
   /** Quantity of the best collection offer (its `price.value` is the total for all of them). */
   bestOfferQuantity?: number;
+  /** Items of the best offer already sold (a partially filled offer). */
+  bestOfferFilled?: number;
   offers: number;
   /** A trait offer above the floor (not a collection offer: `/offers/collection/{slug}` leaves it out). */
   traitOfferAboveFloor?: boolean;
@@ -67,7 +69,7 @@ export const ESTABLISHED_COLLECTIONS: readonly CollectionSpec[] = [
   { slug: "base-bloomers", name: "Base Bloomers", chain: "base", standard: "erc721", supply: 6000, owners: 2805, floor: 0.0125, listings: 30, bestOffer: 0.011, offers: 8, volume: 611.2, sales: 30501, category: "pfps", createdDate: "2024-03-18" },
   { slug: "polygon-pathfinders", name: "Polygon Pathfinders", chain: "polygon", standard: "erc721", supply: 9999, owners: 3902, floor: 145, listings: 25, bestOffer: 0.0102, offers: 7, volume: 512.8, volumeSymbol: "ETH", sales: 20144, category: "gaming", createdDate: "2022-07-07" },
   { slug: "ape-yacht-annex", name: "Ape Yacht Annex", chain: "ape_chain", standard: "erc721", supply: 4000, owners: 1702, floor: 48, listings: 20, bestOffer: 45, offers: 6, volume: 301220, sales: 8811, category: "pfps", createdDate: "2024-10-21" },
-  { slug: "arbitrum-odyssey-badges", name: "Arbitrum Odyssey Badges", chain: "arbitrum", standard: "erc721", supply: 50000, owners: 31201, floor: 0.0031, listings: 45, bestOffer: 0.0035, bestOfferQuantity: 10, offers: 9, volume: 3122.6, sales: 190233, category: "memberships", createdDate: "2022-06-21" },
+  { slug: "arbitrum-odyssey-badges", name: "Arbitrum Odyssey Badges", chain: "arbitrum", standard: "erc721", supply: 50000, owners: 31201, floor: 0.0031, listings: 45, bestOffer: 0.0035, bestOfferQuantity: 10, bestOfferFilled: 4, offers: 9, volume: 3122.6, sales: 190233, category: "memberships", createdDate: "2022-06-21" },
   { slug: "abstract-portraits", name: "Abstract Portraits", chain: "abstract", standard: "erc721", supply: 3333, owners: 1490, floor: 0.21, listings: 16, bestOffer: 0.2, offers: 5, volume: 980.3, sales: 6120, category: "art", createdDate: "2025-02-11" },
   { slug: "zora-sketch-club", name: "Zora Sketch Club", chain: "zora", standard: "erc1155", supply: 64, owners: 2204, floor: 0.0011, listings: 14, bestOffer: 0.0009, offers: 4, volume: 88.4, sales: 14022, category: "art", createdDate: "2024-06-02" },
 ];
@@ -216,7 +218,11 @@ type OfferTarget =
   | { kind: "trait"; type: string; value: string }
   | { kind: "item"; tokenId: string };
 
-/** An offer; `total` is for all `quantity` items (Seaport's offer amount), as `price.value` reports it. */
+/**
+ * An offer; `total` is for all `quantity` items (Seaport's offer amount), as `price.value` reports it. `filled`
+ * items of it were sold already: `remaining_quantity` drops, while the price and the order's item amounts stay
+ * those of the order as signed (opensea-js builds and reads offers so).
+ */
 export function offer(
   c: { slug: string; chain: string; contract: string; standard: string },
   target: OfferTarget,
@@ -225,6 +231,7 @@ export function offer(
   createdSeconds: number,
   seed: string,
   offerer: string = seededAddress(`bidder:${seed}`),
+  filled = 0,
 ): OfferWire {
   const currency = chainCurrency(c.chain);
   const fee = (total * FEE_BPS) / 10_000n;
@@ -269,7 +276,7 @@ export function offer(
       seed,
     ),
     protocol_address: SEAPORT_ADDRESS,
-    remaining_quantity: quantity,
+    remaining_quantity: quantity - filled,
     order_created_at: createdSeconds,
     criteria: { collection: { slug: c.slug }, contract: { address: c.contract } },
     status: "ACTIVE",
@@ -279,9 +286,15 @@ export function offer(
   return wireOffer;
 }
 
-/** Per-item price of an offer (its `price.value` divided by its quantity). */
+/**
+ * Per-item price of an offer: its `price.value` over the number of items the order was made for (the NFT
+ * consideration's `startAmount`), not over what remains of a partially filled one.
+ */
 export function offerUnitPrice(o: OfferWire): bigint {
-  return BigInt(o.price.value) / BigInt(Math.max(1, o.remaining_quantity));
+  const items = o.protocol_data?.parameters.consideration
+    .filter((item) => item.itemType >= 2)
+    .reduce((sum, item) => sum + BigInt(item.startAmount), 0n);
+  return BigInt(o.price.value) / (items && items > 0n ? items : BigInt(Math.max(1, o.remaining_quantity)));
 }
 
 function byUnitPriceDesc(a: OfferWire, b: OfferWire): number {
@@ -349,6 +362,8 @@ function buildCollection(spec: CollectionSpec, anchor: number): BuiltCollection 
         quantity,
         anchorSeconds - rng.int(60, 3 * 86_400),
         `${spec.slug}:co:${i}`,
+        undefined,
+        i === 0 ? (spec.bestOfferFilled ?? 0) : 0,
       ),
     );
   }

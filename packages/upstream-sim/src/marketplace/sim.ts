@@ -134,9 +134,8 @@ export function marketplaceRoutes(now: () => number): Route[] {
         if (!match) return json(401, { detail: "Wallet authorization required: send Authorization: Bearer <token>." });
         const token = parseWalletAccessToken(match[1]!);
         if (!token) return json(401, { detail: "Invalid or expired access token." });
-        if (!token.scopes.includes("read:eligibility")) {
-          return json(403, { detail: "Wallet token lacks the read:eligibility scope." });
-        }
+        // OpenSea's document declares this route's 403 as a DropEligibilityResponse: no stage is said here.
+        if (!token.scopes.includes("read:eligibility")) return json(403, { stages: [] });
         const drop = fx().drops.bySlug.get(params.slug!);
         if (!drop || drop.spec.hidden) return errors(404, `Drop not found for collection slug '${params.slug}'`);
         return json(200, { stages: dropEligibility(drop, token.wallet) });

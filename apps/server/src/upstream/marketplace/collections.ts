@@ -80,15 +80,32 @@ const priceWire = z.object({
   value: z.string(),
 });
 
-/** `ProtocolData` (Seaport order), only the parts read: who made it and when it ends. */
+/** A Seaport order item: its kind (1 = ERC-20; 2-5 = ERC-721, ERC-1155 and their criteria forms) and amount. */
+const orderItemWire = z.object({ itemType: z.number().int(), startAmount: z.string() });
+
+/** `ProtocolData` (Seaport order), only the parts read: who made it, when it ends, and its items. */
 const protocolDataWire = z.object({
   parameters: z
     .object({
       offerer: z.string().nullish(),
       endTime: numeric.nullish(),
+      offer: z.array(orderItemWire).nullish(),
+      consideration: z.array(orderItemWire).nullish(),
     })
     .nullish(),
 });
+
+/**
+ * How many NFTs an order was made for: the NFT items' amounts as signed (an offer asks for them in its
+ * consideration, a listing gives them in its offer). A partially filled order keeps these; only its
+ * `remaining_quantity` drops. Undefined when the order's data does not say.
+ */
+function orderedItems(items: z.infer<typeof orderItemWire>[] | null | undefined): bigint | undefined {
+  const nfts = (items ?? []).filter((item) => item.itemType >= 2 && UINT.test(item.startAmount));
+  if (nfts.length === 0) return undefined;
+  const total = nfts.reduce((sum, item) => sum + BigInt(item.startAmount), 0n);
+  return total > 0n ? total : undefined;
+}
 
 const orderAssetWire = z.object({ identifier: z.string().nullish(), contract: z.string() });
 
@@ -132,7 +149,7 @@ const listingsResponseWire = z.object({ listings: z.array(listingWire), next: z.
 
 export type OfferKind = "item" | "collection" | "trait";
 
-/** An active offer. Its price is per item: the marketplace's `price.value` is the total for all its items. */
+/** An active offer. Its price is per item: the marketplace's `price.value` is the total for all the items ordered. */
 export interface MarketOffer {
   orderHash: string | null;
   /**
@@ -147,7 +164,7 @@ export interface MarketOffer {
   /** Token id of an item offer. */
   identifier: string | null;
   unitPrice: Amount;
-  /** Items still wanted. */
+  /** Items still wanted (fewer than ordered once the offer is partially filled). */
   quantity: number;
   maker: Address | null;
   expiresAt: string | null;
@@ -164,10 +181,15 @@ export interface MarketListing {
   expiresAt: string | null;
 }
 
-/** Per-item amount of an order: `value` is for all `quantity` items (the marketplace's convention). */
-function unitAmount(price: z.infer<typeof priceWire>, quantity: number): Amount | null {
-  if (!UINT.test(price.value) || quantity < 1) return null;
-  const amount = BigInt(price.value) / BigInt(quantity);
+/**
+ * Per-item amount of an order. Its `price.value` is for every item the order was made for (opensea-js builds
+ * offers so: the whole payment against an NFT item of amount `quantity`), so it is divided by that number, not by
+ * what remains of a partially filled order; `remaining` stands in only when the order's items are not given.
+ */
+function unitAmount(price: z.infer<typeof priceWire>, ordered: bigint | undefined, remaining: number): Amount | null {
+  const quantity = ordered ?? (remaining >= 1 ? BigInt(remaining) : 0n);
+  if (!UINT.test(price.value) || quantity < 1n) return null;
+  const amount = BigInt(price.value) / quantity;
   return amount > 0n ? { amount, currency: price.currency, decimals: price.decimals } : null;
 }
 
@@ -186,7 +208,11 @@ function offerKind(offer: OfferWire): OfferKind {
 /** The offer as an internal type; null for an offer that is not active or not priced in integer units. */
 export function toMarketOffer(offer: OfferWire): MarketOffer | null {
   if (offer.status !== "ACTIVE") return null;
-  const unitPrice = unitAmount(offer.price, offer.remaining_quantity);
+  const unitPrice = unitAmount(
+    offer.price,
+    orderedItems(offer.protocol_data?.parameters?.consideration),
+    offer.remaining_quantity,
+  );
   if (!unitPrice) return null;
   const kind = offerKind(offer);
   const identifier = offer.asset?.identifier;
@@ -206,7 +232,11 @@ export function toMarketOffer(offer: OfferWire): MarketOffer | null {
 
 function toMarketListing(listing: z.infer<typeof listingWire>): MarketListing | null {
   if (listing.status !== "ACTIVE") return null;
-  const unitPrice = unitAmount(listing.price.current, listing.remaining_quantity);
+  const unitPrice = unitAmount(
+    listing.price.current,
+    orderedItems(listing.protocol_data?.parameters?.offer),
+    listing.remaining_quantity,
+  );
   if (!unitPrice) return null;
   const identifier = listing.asset?.identifier;
   return {

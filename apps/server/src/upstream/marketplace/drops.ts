@@ -328,6 +328,14 @@ const LIST_TTL_MS = 30_000;
 const DETAIL_TTL_MS = 60_000;
 const ELIGIBILITY_TTL_MS = 30_000;
 
+function toStageEligibility(stage: z.infer<typeof eligibilityWire>["stages"][number]): StageEligibility {
+  return {
+    stageUuid: stage.stage_uuid,
+    eligible: stage.is_eligible,
+    maxMintable: toCount(stage.max_total_mintable_by_wallet),
+  };
+}
+
 export function createMarketplaceDrops(client: UpstreamClient): MarketplaceDrops {
   return {
     async list(query) {
@@ -381,16 +389,17 @@ export function createMarketplaceDrops(client: UpstreamClient): MarketplaceDrops
           headers: { authorization: `Bearer ${bearer}` },
         });
         if (!answer) return { refused: "not_found", status: 404 };
-        return {
-          stages: answer.stages.map((s) => ({
-            stageUuid: s.stage_uuid,
-            eligible: s.is_eligible,
-            maxMintable: toCount(s.max_total_mintable_by_wallet),
-          })),
-        };
+        return { stages: answer.stages.map(toStageEligibility) };
       } catch (error) {
-        if (error instanceof UpstreamStatusError && (error.upstreamStatus === 401 || error.upstreamStatus === 403)) {
-          return { refused: error.upstreamStatus === 401 ? "unauthorized" : "forbidden", status: error.upstreamStatus };
+        if (error instanceof UpstreamStatusError && error.upstreamStatus === 403) {
+          // OpenSea's API declares a 403 of this route to carry a DropEligibilityResponse: stages it does say
+          // are read as such; a body without any is a refusal.
+          const said = eligibilityWire.safeParse(error.upstreamBody);
+          if (said.success && said.data.stages.length > 0) return { stages: said.data.stages.map(toStageEligibility) };
+          return { refused: "forbidden", status: 403 };
+        }
+        if (error instanceof UpstreamStatusError && error.upstreamStatus === 401) {
+          return { refused: "unauthorized", status: 401 };
         }
         throw error;
       }
