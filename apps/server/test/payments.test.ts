@@ -1,10 +1,17 @@
 import { agentCollectionAbi, CLEARANCE_TRAIT_KEY, encodeClearance } from "@agent-tools/contracts";
-import { intelResponseSchema, parsePaymentRefusal, paymentRequiredSchema } from "@agent-tools/schema";
+import {
+  inputToQuery,
+  intelResponseSchema,
+  paidRoutes,
+  parsePaymentRefusal,
+  paymentRequiredSchema,
+} from "@agent-tools/schema";
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
 import { PaymentPayloadV1Schema, PaymentRequiredV2Schema } from "@x402/core/schemas";
 import type { PaymentRequired } from "@x402/core/types";
 import { toClientEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { type DiscoveryExtension, extractDiscoveryInfo, validateDiscoveryExtension } from "@x402/extensions/bazaar";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import pino from "pino";
 import { privateKeyToAccount } from "viem/accounts";
@@ -238,6 +245,45 @@ describe("nothing is charged for a failed call", () => {
     expect(parsePaymentRefusal(error).reason).toBe("invalid_payment");
     expect(error).toMatch(/amount/);
   });
+});
+
+describe("x402 Bazaar discovery in every 402", () => {
+  const calls = Object.values(paidRoutes).flatMap((route) => {
+    const only = "method" in route ? route.method : undefined;
+    return [
+      ...(only !== "get" ? [{ route, method: "POST" as const }] : []),
+      ...(only !== "post" ? [{ route, method: "GET" as const }] : []),
+    ];
+  });
+
+  it.each(calls.map((c) => [`${c.method} ${c.route.path}`, c] as const))(
+    "%s: passes @x402/extensions' validator, and a facilitator extracts its method and input",
+    async (_name, { route, method }) => {
+      const res =
+        method === "GET"
+          ? await t.get(`${route.path}${inputToQuery(route.sampleInput as Record<string, unknown>)}`)
+          : await t.post(route.path, route.sampleInput);
+      expect(res.status).toBe(402);
+      const required = (await res.json()) as PaymentRequired;
+      const bazaar = required.extensions?.bazaar as DiscoveryExtension;
+      expect(validateDiscoveryExtension(bazaar)).toEqual({ valid: true });
+      // As a facilitator finds it: the client echoes the extensions in its payment.
+      const found = extractDiscoveryInfo(
+        {
+          x402Version: 2,
+          resource: required.resource,
+          accepted: required.accepts[0]!,
+          payload: {},
+          extensions: required.extensions,
+        },
+        required.accepts[0]!,
+      );
+      expect(found && "method" in found ? found.method : undefined).toBe(method);
+      const input = found?.discoveryInfo.input as { queryParams?: unknown; body?: unknown; bodyType?: string };
+      if (method === "GET") expect(input.queryParams).toEqual(route.sampleInput);
+      else expect(input).toMatchObject({ bodyType: "json", body: route.sampleInput });
+    },
+  );
 });
 
 describe("x402 version 1 clients", () => {

@@ -5,6 +5,7 @@ import type { RunningServer } from "../src/server.js";
 import { startTestServer } from "./helpers/test-server.js";
 
 const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const PUBLIC_URL = "http://127.0.0.1:8402";
 
 let server: RunningServer;
 let browser: Browser;
@@ -13,7 +14,7 @@ beforeAll(async () => {
   if (!existsSync(executablePath)) {
     throw new Error(`No Chromium at ${executablePath}: install Debian's chromium package or set CHROMIUM_PATH.`);
   }
-  server = await startTestServer({}, { PUBLIC_URL: "http://127.0.0.1:8402" });
+  server = await startTestServer({}, { PUBLIC_URL });
   browser = await chromium.launch({
     executablePath,
     headless: true,
@@ -73,6 +74,45 @@ describe("the API reference page in a real browser", () => {
     expect(requested).toContain(`${server.url}/openapi.json`);
     expect(pageErrors).toEqual([]);
     await page.screenshot({ path: "test-results/reference-page.png", fullPage: false });
+    await page.close();
+  });
+
+  it("sends nothing to another host whatever button is pressed, and offers no AI or third-party service", async () => {
+    const page = await browser.newPage();
+    // Nothing leaves this machine: a request to any other origin is recorded and refused. The service's public
+    // origin (the page's "Test Request" sends there) is the service too, but nothing listens on it in this test.
+    const service = [server.url, PUBLIC_URL];
+    const outside: string[] = [];
+    await page.route("**/*", (route) => {
+      const url = route.request().url();
+      if (url.startsWith("data:") || url.startsWith("blob:") || url.startsWith(server.url)) return route.continue();
+      if (!service.some((origin) => url.startsWith(origin))) outside.push(url);
+      return route.abort();
+    });
+    await page.goto(`${server.url}/`, { waitUntil: "networkidle" });
+    await expect
+      .poll(() => page.getByText("Agent intel", { exact: true }).count(), { timeout: 15_000 })
+      .toBeGreaterThan(0);
+    expect(await page.getByText(/Ask AI/i).count()).toBe(0);
+    expect(await page.locator('a[href*="scalar.com"]:visible').count()).toBe(0);
+
+    // Every visible button, one after another; a dialog a button opened is closed before the next one.
+    const buttons = await page.locator("button:visible, [role=button]:visible").all();
+    expect(buttons.length).toBeGreaterThan(10);
+    let pressed = 0;
+    for (const button of buttons) {
+      if (!(await button.isVisible().catch(() => false))) continue;
+      const clicked = await button.click({ timeout: 2000 }).then(
+        () => true,
+        () => false,
+      );
+      if (clicked) pressed++;
+      await page.keyboard.press("Escape");
+      if (!page.url().startsWith(server.url)) await page.goto(`${server.url}/`, { waitUntil: "networkidle" });
+    }
+    await page.waitForLoadState("networkidle");
+    expect(pressed).toBeGreaterThan(10);
+    expect(outside).toEqual([]);
     await page.close();
   });
 });

@@ -11,19 +11,36 @@ export interface ChallengeContext {
   now: () => Date;
 }
 
-const discoveryCache = new WeakMap<ToolRoute, Record<string, unknown>>();
+/** The HTTP method of a call: a body for POST, query parameters for GET. */
+export type CallMethod = "GET" | "POST";
 
-/** x402 Bazaar discovery info of a route: sample input, its JSON Schema and a sample output. */
-function discoveryExtension(route: ToolRoute): Record<string, unknown> {
-  let extension = discoveryCache.get(route);
+const discoveryCache = new Map<string, Record<string, unknown>>();
+
+/**
+ * x402 Bazaar discovery info of a route as called with `method` (coinbase/x402 `specs/extensions/bazaar.md`): a GET
+ * in query form, a POST in JSON-body form, with the method named, the sample input, its JSON Schema and a sample
+ * output. The schema is self-contained, as the spec asks: the request's named definitions (`$defs`) go to the
+ * extension schema's root, where its `#/$defs/...` references resolve.
+ */
+function discoveryExtension(route: ToolRoute, method: CallMethod): Record<string, unknown> {
+  const key = `${method} ${route.path}`;
+  let extension = discoveryCache.get(key);
   if (!extension) {
-    extension = declareDiscoveryExtension({
-      bodyType: "json",
-      input: route.sampleInput,
-      inputSchema: z.toJSONSchema(route.request, { io: "input" }) as Record<string, unknown>,
-      output: { example: route.sampleOutput },
-    });
-    discoveryCache.set(route, extension);
+    const {
+      $defs,
+      $schema: _,
+      ...inputSchema
+    } = z.toJSONSchema(route.request, { io: "input" }) as Record<string, unknown> & { $defs?: Record<string, unknown> };
+    const output = { example: route.sampleOutput };
+    const declared =
+      method === "GET"
+        ? declareDiscoveryExtension({ input: route.sampleInput, inputSchema, output })
+        : declareDiscoveryExtension({ bodyType: "json", input: route.sampleInput, inputSchema, output });
+    const bazaar = declared.bazaar as { info: { input: Record<string, unknown> }; schema: Record<string, unknown> };
+    bazaar.info.input.method = method;
+    if ($defs) bazaar.schema.$defs = $defs;
+    extension = { bazaar };
+    discoveryCache.set(key, extension);
   }
   return extension;
 }
@@ -40,6 +57,7 @@ export function buildPaymentRequired(
   accepts: PaymentRequirements[],
   error: string,
   context: ChallengeContext,
+  method: CallMethod,
 ): PaymentRequired {
   const url = `${context.publicUrl}${route.path}`;
   return {
@@ -61,7 +79,7 @@ export function buildPaymentRequired(
         supportedChains: context.signInChains.map((chainId) => ({ chainId, type: "eip191" })),
         schema: siwxSchema,
       },
-      ...discoveryExtension(route),
+      ...discoveryExtension(route, method),
     },
   };
 }

@@ -20,7 +20,7 @@ import type { PaymentPayload, SettleResponse } from "@x402/core/types";
 import { type Address, getAddress } from "viem";
 import type { CollectionIndex, IndexedToken } from "../chain/collection-index.js";
 import { HttpError, validationError } from "../http/errors.js";
-import { buildPaymentRequired } from "./challenge.js";
+import { buildPaymentRequired, type CallMethod } from "./challenge.js";
 import { decodePayment, eip3009PayloadSchema, paymentKey, requirementMismatch } from "./payment-payload.js";
 import type { PaymentService } from "./payment-service.js";
 import { verifySignIn } from "./verify-sign-in.js";
@@ -37,7 +37,7 @@ export interface PaidCallRequest {
   payment?: string | Record<string, unknown>;
   /** True when the payment came in x402 version 1's `X-PAYMENT` header. */
   paymentInVersion1Header?: boolean;
-  method: "GET" | "POST";
+  method: CallMethod;
   /** Kept with the ledger's row. */
   requestId: string;
 }
@@ -48,6 +48,7 @@ export type StepTimings = [step: string, ms: number][];
 /** A call that passed every step: its payment is verified and claimed until it is settled or released. */
 export interface AdmittedCall {
   route: ToolRoute;
+  method: CallMethod;
   /** The request validated by the route's schema, defaults applied. */
   params: { tokenId: number } & Record<string, unknown>;
   /** The signed-in caller, when a valid sign-in came with the request. */
@@ -108,6 +109,7 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
 
   const refuse = (
     route: ToolRoute,
+    method: CallMethod,
     point: PricePoint | undefined,
     reason: PaymentRefusalReason,
     sentence: string,
@@ -118,6 +120,7 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
       [routePaymentRequirements(payments.terms, route, quoted)],
       paymentRefusal(reason, sentence),
       { publicUrl: payments.publicUrl, signInChains: payments.signInChains, now: payments.now },
+      method,
     );
     return { admitted: false, settled: false, refusal: { reason, paymentRequired } };
   };
@@ -195,7 +198,7 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
       let signInNonce: string | undefined;
       if (request.signIn !== undefined) {
         const signIn = await verifySignIn(request.signIn, payments);
-        if (!signIn.ok) return refuse(route, undefined, "invalid_siwx", signIn.reason);
+        if (!signIn.ok) return refuse(route, request.method, undefined, "invalid_siwx", signIn.reason);
         caller = signIn.address;
         signInNonce = signIn.nonce;
       }
@@ -211,6 +214,7 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
       else {
         return refuse(
           route,
+          request.method,
           "discounted",
           "sign_in_required",
           "anonymous access is off; sign in as a holder with SIGN-IN-WITH-X",
@@ -221,12 +225,13 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
 
       // Step 5, pay: an x402 v2 payment of exactly this requirement, unused, verified by the facilitator.
       if (request.payment === undefined) {
-        return refuse(route, point, "payment_required", "pay with x402 version 2 (PAYMENT-SIGNATURE)");
+        return refuse(route, request.method, point, "payment_required", "pay with x402 version 2 (PAYMENT-SIGNATURE)");
       }
       const decoded = decodePayment(request.payment);
       if (request.paymentInVersion1Header) {
         return refuse(
           route,
+          request.method,
           point,
           "unsupported_x402_version",
           "the payment came in X-PAYMENT, the header of x402 version 1; this service speaks x402 version 2: pay " +
@@ -236,6 +241,7 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
       if (decoded.kind === "other_version") {
         return refuse(
           route,
+          request.method,
           point,
           "unsupported_x402_version",
           `this service speaks x402 version 2 and the payment is version ${String(decoded.version)}: ` +
@@ -243,21 +249,39 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
         );
       }
       if (decoded.kind === "malformed") {
-        return refuse(route, point, "invalid_payment", `the payment cannot be read: ${decoded.why}`);
+        return refuse(route, request.method, point, "invalid_payment", `the payment cannot be read: ${decoded.why}`);
       }
       const { payload } = decoded;
       const wrong = requirementMismatch(payload.accepted, requirements);
-      if (wrong) return refuse(route, point, "invalid_payment", wrong);
+      if (wrong) return refuse(route, request.method, point, "invalid_payment", wrong);
 
       const key = paymentKey(payload);
       if (!payments.payments.claim(key)) {
         return payments.payments.isUsed(key)
-          ? refuse(route, point, "payment_already_used", "this payment authorization already bought a call")
-          : refuse(route, point, "payment_in_use", "this payment authorization is being used by another request");
+          ? refuse(
+              route,
+              request.method,
+              point,
+              "payment_already_used",
+              "this payment authorization already bought a call",
+            )
+          : refuse(
+              route,
+              request.method,
+              point,
+              "payment_in_use",
+              "this payment authorization is being used by another request",
+            );
       }
       if (signInNonce && !payments.signInNonces.claim(signInNonce)) {
         payments.payments.release(key);
-        return refuse(route, point, "invalid_siwx", "invalid_siwx_nonce: this sign-in nonce is in use by another call");
+        return refuse(
+          route,
+          request.method,
+          point,
+          "invalid_siwx",
+          "invalid_siwx_nonce: this sign-in nonce is in use by another call",
+        );
       }
       const giveBack = () => {
         payments.payments.release(key);
@@ -278,10 +302,16 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
         // The chain says the authorization was used: a payment that already bought something (here or elsewhere).
         if (verified.invalidReason === AUTHORIZATION_USED) {
           payments.payments.consume(key);
-          return refuse(route, point, "payment_already_used", "this payment authorization was already used on chain");
+          return refuse(
+            route,
+            request.method,
+            point,
+            "payment_already_used",
+            "this payment authorization was already used on chain",
+          );
         }
         const why = `${verified.invalidReason ?? "rejected"}${verified.invalidMessage ? `: ${verified.invalidMessage}` : ""}`;
-        return refuse(route, point, "invalid_payment", why);
+        return refuse(route, request.method, point, "invalid_payment", why);
       }
 
       // The durable claim: shared by every instance and kept across restarts, it is also the ledger's row.
@@ -317,10 +347,17 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
         giveBack();
         if (claimed === "used") {
           payments.payments.consume(key);
-          return refuse(route, point, "payment_already_used", "this payment authorization already bought a call");
+          return refuse(
+            route,
+            request.method,
+            point,
+            "payment_already_used",
+            "this payment authorization already bought a call",
+          );
         }
         return refuse(
           route,
+          request.method,
           point,
           "payment_in_use",
           "this payment authorization is being used by another request, or its settlement is being confirmed",
@@ -330,6 +367,7 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
         admitted: true,
         call: {
           route,
+          method: request.method,
           params,
           ...(caller ? { caller } : {}),
           ...(signInNonce ? { signInNonce } : {}),
@@ -370,6 +408,7 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
         await payments.ledger.release(call.payment.key);
         return refuse(
           call.route,
+          call.method,
           call.price.point,
           "settlement_failed",
           `${settlement.errorReason ?? "the facilitator refused"}${settlement.errorMessage ? `: ${settlement.errorMessage}` : ""}`,

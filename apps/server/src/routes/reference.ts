@@ -36,6 +36,11 @@ export function referenceRoutes(): Router {
       defaultOpenAllTags: true,
       showDeveloperTools: "never",
       mcp: { disabled: true },
+      // Every feature that would send the document or the reader's questions to Scalar's servers is off: the AI
+      // agent ("Ask AI", shown by default on local addresses), the MCP and client buttons, the developer tools,
+      // telemetry and the default web fonts; the footer's link to scalar.com is hidden.
+      agent: { disabled: true },
+      customCss: '.darklight-reference a[href^="https://www.scalar.com"]{display:none}',
     }),
   );
   return router;
