@@ -1,10 +1,20 @@
-import { B20_FACTORY_ADDRESS, b20FactoryAbi, b20TokenAddress, b20TokenDeployedBytecode } from "@agent-tools/contracts";
+import {
+  B20_FACTORY_ADDRESS,
+  B20_VARIANTS,
+  b20FactoryAbi,
+  b20TokenAbi,
+  b20TokenAddress,
+  b20TokenDeployedBytecode,
+  computeB20Address,
+  encodeAssetCreateParams,
+} from "@agent-tools/contracts";
 import { B20_SCHEDULE, b20ScheduleCountWithin } from "@agent-tools/devnet";
 import { b20RadarResponseSchema, errorBodySchema } from "@agent-tools/schema";
 import { type DexPairWire, type Fault, MARKET_DATA_FACTS } from "@agent-tools/upstream-sim";
 import { decodePaymentResponseHeader } from "@x402/core/http";
-import { encodeFunctionData, getAddress } from "viem";
+import { encodeFunctionData, getAddress, type PublicClient } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { createB20Scanner } from "../src/chain/b20-scanner.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
 
 /** Token 1 belongs to devnet account 1 (Holder clearance: enough for /b20-radar, discounted price). */
@@ -298,6 +308,30 @@ describe("one token by address", () => {
   });
 });
 
+describe("the scanner on the devnet's factory and tokens", () => {
+  // A scanner that has scanned nothing reads each token from the factory and the token itself, as it would a
+  // token older than its scans on Base: assets have no currency(), stablecoins carry it in B20Created too.
+  it.each([
+    ["an asset", "HARBOR", { variant: "ASSET", currency: "", decimals: 18 }],
+    ["a stablecoin", "HBUSD", { variant: "STABLECOIN", currency: "USD", decimals: 6 }],
+  ])("inspects %s read fresh", async (_, symbol, expected) => {
+    const scheduled = symbolOf(symbol);
+    const scanner = createB20Scanner({ client: t.devnet.l2.publicClient as unknown as PublicClient });
+    const record = await scanner.inspect(scheduled.address);
+    expect(record).toMatchObject({
+      address: scheduled.address,
+      name: scheduled.name,
+      symbol,
+      totalSupply: scheduled.initialSupply,
+      initialized: true,
+      ...expected,
+    });
+    // The same currency as the stablecoin's creation event says, read through a scan.
+    const scan = await scanner.scanCreated(Number(await t.devnet.l2.publicClient.getBlockNumber()));
+    expect(scan.created.find((token) => token.address === scheduled.address)).toMatchObject(expected);
+  });
+});
+
 describe("upstream trouble costs nothing", () => {
   // Each case asks for another number of tokens: another address list, so no cached answer hides the fault.
   const cases: { name: string; fault: Fault; status: number; code: string; limit: number }[] = [
@@ -377,16 +411,22 @@ describe("repeat scans", () => {
 
       // A token created after that scan: the next scan reads only the blocks since, and lists it first.
       getLogs.mockClear();
-      const address = b20TokenAddress(0, 4242);
+      const creator = t.devnet.l2.walletClient(4);
+      const salt = `0x${"42".repeat(32)}` as const;
+      const address = computeB20Address(B20_VARIANTS.ASSET, creator.account.address, salt);
       await t.devnet.l2.provider.request({ method: "hardhat_setCode", params: [address, b20TokenDeployedBytecode] });
-      const operator = t.devnet.l2.walletClient(0);
-      const hash = await operator.sendTransaction({
+      const hash = await creator.sendTransaction({
         to: B20_FACTORY_ADDRESS,
         gas: 1_000_000n,
         data: encodeFunctionData({
           abi: b20FactoryAbi,
-          functionName: "registerToken",
-          args: [address, 0, "Late Arrival", "LATE", 18, "0x", 5n * 10n ** 18n, account(4)],
+          functionName: "createB20",
+          args: [
+            B20_VARIANTS.ASSET,
+            salt,
+            encodeAssetCreateParams({ name: "Late Arrival", symbol: "LATE", initialAdmin: account(4), decimals: 18 }),
+            [encodeFunctionData({ abi: b20TokenAbi, functionName: "mint", args: [account(4), 5n * 10n ** 18n] })],
+          ],
         }),
       });
       const receipt = await t.devnet.l2.publicClient.waitForTransactionReceipt({ hash });

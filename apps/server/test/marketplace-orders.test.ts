@@ -27,7 +27,7 @@ function collectionOffer(options: { unitWei: bigint; quantity: number; filled: n
       },
     },
     remaining_quantity: options.quantity - options.filled,
-    criteria: { collection: { slug: "arbitrum-odyssey-badges" }, contract: { address: "0x" + "22".repeat(20) } },
+    criteria: { collection: { slug: "arbitrum-odyssey-badges" }, contract: { address: `0x${"22".repeat(20)}` } },
     price: { currency: "WETH", decimals: 18, value: total.toString() },
     status: "ACTIVE",
   };

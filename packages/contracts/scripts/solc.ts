@@ -22,6 +22,7 @@ export const CONTRACT_NAMES = [
   "UsdToken",
   "B20Factory",
   "B20Token",
+  "B20StablecoinToken",
   "Multicall3",
 ] as const;
 export type ContractName = (typeof CONTRACT_NAMES)[number];

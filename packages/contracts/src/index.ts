@@ -205,18 +205,81 @@ export function b20VariantOf(address: string): number | undefined {
 /** `B20Created` topic0: `keccak256("B20Created(address,uint8,string,string,uint8,bytes)")`. */
 export const B20_CREATED_TOPIC: Hex = "0xfd9bf2730513a1709722ff379a0844dfd8f997d600693c2bcc659e188bbdba0d";
 
-/** `variantParams` of a stablecoin: `abi.encode(string currency)`. */
-export function encodeStablecoinParams(currency: string): Hex {
-  return encodeAbiParameters([{ type: "string" }], [currency]);
+/** `B20StablecoinEventParams` (base/base-std `IB20Factory`): `B20Created`'s `variantEventParams` of a stablecoin. */
+const stablecoinEventParams = [
+  {
+    type: "tuple",
+    components: [
+      { name: "version", type: "uint8" },
+      { name: "currency", type: "string" },
+    ],
+  },
+] as const;
+
+/** `variantEventParams` of a stablecoin: `abi.encode(B20StablecoinEventParams{version: 1, currency})`. */
+export function encodeStablecoinEventParams(currency: string, version = 1): Hex {
+  return encodeAbiParameters(stablecoinEventParams, [{ version, currency }]);
 }
 
-/** Currency of a stablecoin's `variantParams`; `undefined` when they do not decode. */
-export function decodeStablecoinParams(variantParams: Hex): string | undefined {
+/**
+ * Currency of a stablecoin's `variantEventParams` (`abi.encode(B20StablecoinEventParams)`, version 1); `undefined`
+ * when they do not decode or are of another version.
+ */
+export function decodeStablecoinEventParams(variantEventParams: Hex): string | undefined {
   try {
-    return decodeAbiParameters([{ type: "string" }], variantParams)[0];
+    const [params] = decodeAbiParameters(stablecoinEventParams, variantEventParams);
+    return params.version === 1 ? params.currency : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** `params` of `createB20` for a stablecoin: `abi.encode(B20StablecoinCreateParams)`, version 1. */
+export function encodeStablecoinCreateParams(p: {
+  name: string;
+  symbol: string;
+  initialAdmin: Address;
+  currency: string;
+}): Hex {
+  return encodeAbiParameters(
+    [
+      {
+        type: "tuple",
+        components: [
+          { name: "version", type: "uint8" },
+          { name: "name", type: "string" },
+          { name: "symbol", type: "string" },
+          { name: "initialAdmin", type: "address" },
+          { name: "currency", type: "string" },
+        ],
+      },
+    ],
+    [{ version: 1, ...p }],
+  );
+}
+
+/** `params` of `createB20` for an asset: `abi.encode(B20AssetCreateParams)`, version 1. */
+export function encodeAssetCreateParams(p: {
+  name: string;
+  symbol: string;
+  initialAdmin: Address;
+  decimals: number;
+}): Hex {
+  return encodeAbiParameters(
+    [
+      {
+        type: "tuple",
+        components: [
+          { name: "version", type: "uint8" },
+          { name: "name", type: "string" },
+          { name: "symbol", type: "string" },
+          { name: "initialAdmin", type: "address" },
+          { name: "decimals", type: "uint8" },
+        ],
+      },
+    ],
+    [{ version: 1, ...p }],
+  );
 }
 
 /** ERC-7496 trait key of a trait name: `keccak256(name)`. */

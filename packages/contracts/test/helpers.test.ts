@@ -24,10 +24,8 @@ import {
   computeB20Address,
   decodeAgentBindingMetadata,
   decodeClearance,
-  decodeStablecoinParams,
   decodeTokenData,
   encodeClearance,
-  encodeStablecoinParams,
   isB20Address,
   MULTICALL3_ADDRESS,
   meetsClearance,
@@ -132,12 +130,6 @@ describe("B20 addresses", () => {
   it("does not take other addresses for B20 tokens", () => {
     expect(b20VariantOf(MULTICALL3_ADDRESS)).toBeUndefined();
     expect(isB20Address("0xb2000000000000000000")).toBe(false);
-  });
-
-  it("encodes a stablecoin's variantParams as abi.encode(string currency)", () => {
-    const params = encodeStablecoinParams("USD");
-    expect(decodeStablecoinParams(params)).toBe("USD");
-    expect(decodeStablecoinParams("0x")).toBeUndefined();
   });
 });
 

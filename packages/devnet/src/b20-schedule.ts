@@ -6,8 +6,9 @@
  * The seeding mines empty blocks (`hardhat_mine`, 2 seconds apart) between the creations so that L2's tip ends at
  * block {@link B20_SCHEDULE_TIP}, with each token created `ageBlocks` blocks before it.
  */
-import { B20_VARIANTS, type B20VariantName, b20TokenAddress } from "@agent-tools/contracts";
-import type { Address } from "viem";
+import { B20_VARIANTS, type B20VariantName, computeB20Address } from "@agent-tools/contracts";
+import { type Address, type Hex, numberToHex } from "viem";
+import { DEVNET_OPERATOR } from "./constants.js";
 
 /** L2's block number after seeding. */
 export const B20_SCHEDULE_TIP = 720_000;
@@ -28,7 +29,7 @@ export interface B20ScheduleEntry {
   variant: B20VariantName;
   name: string;
   symbol: string;
-  /** ISO 4217 code of a stablecoin (`variantParams = abi.encode(currency)`); absent for assets. */
+  /** ISO 4217 code of a stablecoin (in `B20Created`'s `variantEventParams`); absent for assets. */
   currency?: string;
   /** Whole tokens minted at creation. */
   supply: number;
@@ -143,10 +144,12 @@ const table: readonly B20ScheduleEntry[] = [
 export interface B20ScheduledToken extends B20ScheduleEntry {
   /** Position in creation order (0 = oldest). */
   order: number;
-  /** `b20TokenAddress(variant, variantIndex)`. */
+  /** The address `createB20(variant, salt, ...)` from the devnet operator derives: `computeB20Address`. */
   address: Address;
+  /** The `salt` of its `createB20`: the creation order plus one, as 32 bytes. */
+  salt: Hex;
   variantId: number;
-  /** 1-based count of this variant's tokens so far (the 9-byte tail of the address). */
+  /** 1-based count of this variant's tokens so far. */
   variantIndex: number;
   decimals: number;
   /** Block the token is created in: `B20_SCHEDULE_TIP - ageBlocks`. */
@@ -164,10 +167,12 @@ function buildSchedule(): readonly B20ScheduledToken[] {
     perVariant.set(entry.variant, variantIndex);
     const variantId = B20_VARIANTS[entry.variant];
     const decimals = entry.variant === "STABLECOIN" ? 6 : 18;
+    const salt = numberToHex(order + 1, { size: 32 });
     return {
       ...entry,
       order,
-      address: b20TokenAddress(variantId, variantIndex),
+      address: computeB20Address(variantId, DEVNET_OPERATOR, salt),
+      salt,
       variantId,
       variantIndex,
       decimals,

@@ -6,8 +6,11 @@ import {
   B20_FACTORY_ADDRESS,
   b20FactoryAbi,
   b20FactoryDeployedBytecode,
+  b20StablecoinTokenDeployedBytecode,
+  b20TokenAbi,
   b20TokenDeployedBytecode,
-  encodeStablecoinParams,
+  encodeAssetCreateParams,
+  encodeStablecoinCreateParams,
   MULTICALL3_ADDRESS,
   multicall3DeployedBytecode,
   USD_TOKEN_DECIMALS,
@@ -101,10 +104,6 @@ export async function seedL2(client: Client, options: SeedOptions = {}): Promise
 
   await setCode(client, MULTICALL3_ADDRESS, multicall3DeployedBytecode);
   await setCode(client, B20_FACTORY_ADDRESS, b20FactoryDeployedBytecode);
-  await tx.send("B20Factory.initialize", {
-    to: B20_FACTORY_ADDRESS,
-    data: encodeFunctionData({ abi: b20FactoryAbi, functionName: "initialize", args: [operator.address] }),
-  });
 
   // Decide the spacing of the empty blocks: Base's 2 seconds when the chain's clock has room, else as much as fits.
   const startBlock = await getBlock(client, { blockTag: "latest" });
@@ -131,23 +130,24 @@ export async function seedL2(client: Client, options: SeedOptions = {}): Promise
       );
     }
     await mineBlocks(client, token.blockNumber - current - 1, blockSeconds);
-    await setCode(client, token.address, b20TokenDeployedBytecode);
+    // The token's code goes where createB20 derives it (on Base the precompile makes it; see B20Factory.sol).
+    const stablecoin = token.currency !== undefined;
+    await setCode(client, token.address, stablecoin ? b20StablecoinTokenDeployedBytecode : b20TokenDeployedBytecode);
     const holder = DEVNET_ACCOUNTS[token.holderIndex]!.address;
-    const receipt = await tx.send(`B20Factory.registerToken ${token.symbol}`, {
+    const identity = { name: token.name, symbol: token.symbol, initialAdmin: operator.address };
+    const receipt = await tx.send(`B20Factory.createB20 ${token.symbol}`, {
       to: B20_FACTORY_ADDRESS,
       gas: 1_000_000n,
       data: encodeFunctionData({
         abi: b20FactoryAbi,
-        functionName: "registerToken",
+        functionName: "createB20",
         args: [
-          token.address,
           token.variantId,
-          token.name,
-          token.symbol,
-          token.decimals,
-          token.currency === undefined ? "0x" : encodeStablecoinParams(token.currency),
-          token.initialSupply,
-          holder,
+          token.salt,
+          stablecoin
+            ? encodeStablecoinCreateParams({ ...identity, currency: token.currency! })
+            : encodeAssetCreateParams({ ...identity, decimals: token.decimals }),
+          [encodeFunctionData({ abi: b20TokenAbi, functionName: "mint", args: [holder, token.initialSupply] })],
         ],
       }),
     });
@@ -168,13 +168,15 @@ export async function seedL2(client: Client, options: SeedOptions = {}): Promise
     await rpc(client, "evm_setNextBlockTimestamp", [numberToHex(tipSeconds)]);
   await rpc(client, "evm_mine");
   const tip = await getBlock(client, { blockTag: "latest" });
-  const count = await readContract(client, {
+  const last = b20Tokens.at(-1)!;
+  const created = await readContract(client, {
     address: B20_FACTORY_ADDRESS,
     abi: b20FactoryAbi,
-    functionName: "tokenCount",
+    functionName: "isB20Initialized",
+    args: [last.address],
   });
-  if (Number(tip.number) !== B20_SCHEDULE_TIP || count !== BigInt(B20_SCHEDULE.length)) {
-    throw new Error(`seeding L2: ended at block ${tip.number} with ${count} B20 tokens`);
+  if (Number(tip.number) !== B20_SCHEDULE_TIP || b20Tokens.length !== B20_SCHEDULE.length || !created) {
+    throw new Error(`seeding L2: ended at block ${tip.number} with ${b20Tokens.length} B20 tokens`);
   }
   const assets = b20Tokens.filter((t) => t.variant === "ASSET").length;
   log(

@@ -1,4 +1,4 @@
-import { b20TokenAddress, isB20Address } from "@agent-tools/contracts";
+import { b20VariantOf, computeB20Address, isB20Address } from "@agent-tools/contracts";
 import { getContractAddress } from "viem";
 import { mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
@@ -11,6 +11,7 @@ import {
   DEVNET_ACCOUNTS,
   DEVNET_ADDRESSES,
   DEVNET_MNEMONIC,
+  DEVNET_OPERATOR,
   seedL1,
 } from "../src/index.js";
 
@@ -43,7 +44,9 @@ describe("B20 schedule", () => {
     expect(new Set(stables.map((t) => t.currency))).toEqual(new Set(["USD", "EUR", "GBP", "JPY", "CHF", "SGD"]));
     for (const token of B20_SCHEDULE) {
       expect(isB20Address(token.address)).toBe(true);
-      expect(token.address).toBe(b20TokenAddress(token.variantId, token.variantIndex));
+      // Where the factory's createB20(variant, salt) from the operator puts it, variant in byte 10.
+      expect(token.address).toBe(computeB20Address(token.variantId, DEVNET_OPERATOR, token.salt));
+      expect(b20VariantOf(token.address)).toBe(token.variantId);
       expect(token.decimals).toBe(token.variant === "ASSET" ? 18 : 6);
       expect(token.blockNumber).toBe(B20_SCHEDULE_TIP - token.ageBlocks);
       expect(token.holderIndex).toBeGreaterThanOrEqual(1);

@@ -1,9 +1,11 @@
 import {
   B20_FACTORY_ADDRESS,
+  B20_VARIANTS,
   b20FactoryAbi,
+  b20StablecoinTokenAbi,
   b20TokenAbi,
   b20VariantOf,
-  decodeStablecoinParams,
+  decodeStablecoinEventParams,
   MULTICALL3_ADDRESS,
 } from "@agent-tools/contracts";
 import {
@@ -93,7 +95,7 @@ export function createB20Scanner(options: B20ScannerOptions): B20Scanner {
       ),
     );
     for (const event of parseEventLogs({ abi: b20FactoryAbi, logs: results.flat(), eventName: "B20Created" })) {
-      const { token, variant, name, symbol, decimals, variantParams } = event.args;
+      const { token, variant, name, symbol, decimals, variantEventParams } = event.args;
       const address = getAddress(token);
       known.set(address, {
         address,
@@ -101,7 +103,9 @@ export function createB20Scanner(options: B20ScannerOptions): B20Scanner {
         name,
         symbol,
         decimals,
-        currency: variant === 1 ? (decodeStablecoinParams(variantParams as Hex) ?? "") : "",
+        // The stablecoin's currency is in the event (abi.encode(B20StablecoinEventParams)); assets have none.
+        currency:
+          variant === B20_VARIANTS.STABLECOIN ? (decodeStablecoinEventParams(variantEventParams as Hex) ?? "") : "",
         blockNumber: event.blockNumber,
         logIndex: event.logIndex,
       });
@@ -147,9 +151,11 @@ export function createB20Scanner(options: B20ScannerOptions): B20Scanner {
 
     async readTokens(tokens) {
       if (tokens.length === 0) return [];
+      // Whether a token's creation completed is the factory's to say (IB20Factory.isB20Initialized): tokens have
+      // no such function.
       const calls = tokens.flatMap((t) => [
         { address: t.address, abi: b20TokenAbi, functionName: "totalSupply" } as const,
-        { address: t.address, abi: b20TokenAbi, functionName: "initialized" } as const,
+        { address: factory, abi: b20FactoryAbi, functionName: "isB20Initialized", args: [t.address] } as const,
       ]);
       const results = await client.multicall({
         contracts: calls,
@@ -184,18 +190,21 @@ export function createB20Scanner(options: B20ScannerOptions): B20Scanner {
             throw error instanceof BaseError && error.cause instanceof BaseError ? error.cause : error;
           });
         if (!isB20) return null;
-        // Read the token itself: name, symbol, decimals, currency (its creation block is not needed here).
-        const [name, symbol, decimals, currency] = await client.multicall({
+        // Read the token itself: name, symbol, decimals, and the currency of a stablecoin, the only variant that
+        // has currency() (IB20Stablecoin); the variant is byte 10 of the address.
+        const variant = b20VariantOf(checksummed) ?? -1;
+        const stablecoin = variant === B20_VARIANTS.STABLECOIN;
+        const token = { address: checksummed, abi: b20StablecoinTokenAbi } as const;
+        const [name, symbol, decimals] = await client.multicall({
           contracts: [
-            { address: checksummed, abi: b20TokenAbi, functionName: "name" },
-            { address: checksummed, abi: b20TokenAbi, functionName: "symbol" },
-            { address: checksummed, abi: b20TokenAbi, functionName: "decimals" },
-            { address: checksummed, abi: b20TokenAbi, functionName: "currency" },
+            { ...token, functionName: "name" },
+            { ...token, functionName: "symbol" },
+            { ...token, functionName: "decimals" },
           ],
           multicallAddress: MULTICALL3_ADDRESS,
           allowFailure: false,
         });
-        const variant = b20VariantOf(checksummed) ?? -1;
+        const currency = stablecoin ? await client.readContract({ ...token, functionName: "currency" }) : "";
         record = {
           address: checksummed,
           variant: VARIANTS[variant] ?? `VARIANT_${variant}`,
