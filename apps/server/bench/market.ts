@@ -31,7 +31,13 @@ export async function benchMarket(progress: (line: string) => void): Promise<Mar
   const lines: MarketLine[] = [];
   const [devnet, sims] = await Promise.all([createInProcessDevnet(), startUpstreamSims({ latencyMs: SIM_LATENCY_MS })]);
   try {
-    const config = loadConfig({ MARKETPLACE_URL: sims.urls.marketplace, MARKET_DATA_URL: sims.urls.marketData });
+    const operator = devnet.deployment.accounts[0]!;
+    const config = loadConfig({
+      MARKETPLACE_URL: sims.urls.marketplace,
+      MARKET_DATA_URL: sims.urls.marketData,
+      PAY_TO: operator.address,
+      FACILITATOR_PRIVATE_KEY: operator.privateKey,
+    });
     const deps = toolDeps(config, devnet.l2.publicClient as unknown as PublicClient, (w) => simWalletAccessToken(w));
     const tools = createTools(deps);
     const context = { now: () => new Date() } as unknown as ToolContext;

@@ -18,6 +18,7 @@ import type { Database } from "./store/database.js";
 import { createMissionQueue } from "./store/mission-queue.js";
 import { openDatabase } from "./store/open-database.js";
 import { createSettlementLedger, type SettlementLedger } from "./store/settlement-ledger.js";
+import { createSignInNonceStore, type SignInNonceStore } from "./store/sign-in-nonces.js";
 import { createTools, type ToolDeps } from "./tools/index.js";
 import { createMarketDataClient } from "./upstream/market-data-client.js";
 import { createMarketplaceClient } from "./upstream/marketplace-client.js";
@@ -64,7 +65,7 @@ export function paymentChainClient(url: string, timeoutMs: number): PublicClient
 export async function paymentDeps(
   config: Config,
   l1ChainId: number,
-  ledger: SettlementLedger,
+  stores: { ledger: SettlementLedger; signIns: SignInNonceStore },
   options: {
     /** The payment chain for the built-in facilitator (default: `facilitator.rpcUrl`; tests pass an in-process one). */
     l2?: PublicClient;
@@ -103,10 +104,10 @@ export async function paymentDeps(
     publicUrl: config.publicUrl,
     terms: config.payment,
     facilitator,
-    // Settled authorizations are kept well past their validity window; sign-in nonces past their 5 minutes.
+    // Settled authorizations are kept well past their validity window (the ledger keeps them for good).
     payments: createMemoryReplayGuard(24 * 60 * 60 * 1000),
-    ledger,
-    signInNonces: createMemoryReplayGuard(10 * 60 * 1000),
+    ledger: stores.ledger,
+    signIns: stores.signIns,
     signInChains: [...new Set([`eip155:${l1ChainId}`, config.payment.network])],
     anonymousAccess: config.anonymousAccess,
     now: () => new Date(),
@@ -160,9 +161,15 @@ export async function composeService(
   const chain = await chainDeps(l1, config);
   const db = extras.db ?? (await openDatabase(config.store));
   const ledger = createSettlementLedger(db);
-  const payments = await paymentDeps(config, await l1.getChainId(), ledger, {
-    logger: logger.child({ component: "payments" }),
-  });
+  const signIns = createSignInNonceStore(db);
+  const payments = await paymentDeps(
+    config,
+    await l1.getChainId(),
+    { ledger, signIns },
+    {
+      logger: logger.child({ component: "payments" }),
+    },
+  );
   const queue = createMissionQueue(db);
   // The dispatch tool wakes the worker, and the worker runs the tools: the two are tied once both exist.
   let wakeWorker = () => {};
@@ -187,6 +194,7 @@ export async function composeService(
   const app = createApp({ config, logger, chain, payments, tools });
   const chainLog = logger.child({ component: "chain" });
   let stopFollowing = () => {};
+  let sweeper: NodeJS.Timeout | undefined;
   return {
     app,
     chain,
@@ -201,10 +209,18 @@ export async function composeService(
       const reconciled = await reconciler.reconcile({ graceMs: 0 });
       if (reconciled.settled + reconciled.dropped > 0) logger.warn(reconciled, "reconciled cut-short settlements");
       reconciler.start(60_000);
+      // Spent sign-in nonces are kept past their messages' validity window, then dropped.
+      sweeper = setInterval(() => {
+        signIns
+          .sweep(new Date())
+          .catch((error: unknown) => logger.warn({ err: error }, "could not sweep sign-in nonces"));
+      }, 60_000);
+      sweeper.unref();
       worker.start();
     },
     async close() {
       stopFollowing();
+      clearInterval(sweeper);
       reconciler.stop();
       await worker.stop();
       await db.close();

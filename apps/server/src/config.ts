@@ -1,4 +1,6 @@
+import { privateKeyToAccount } from "viem/accounts";
 import { z } from "zod";
+import { isPublicTestAddress, LOCAL_CHAIN_IDS, PUBLIC_TEST_ADDRESSES } from "./public-test-accounts.js";
 
 const booleanFlag = z
   .enum(["true", "false", "1", "0"], { error: "must be true or false" })
@@ -53,7 +55,7 @@ const envSchema = z.object({
   PAYMENT_ASSET: address.default("0x5FbDB2315678afecb367f032d93F642f64180aa3"),
   PAYMENT_ASSET_NAME: z.string().min(1).default("USD Coin"),
   PAYMENT_ASSET_VERSION: z.string().min(1).default("2"),
-  PAY_TO: address.default("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"),
+  PAY_TO: address.optional(),
   PAYMENT_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(3600).default(120),
   L1_RPC_URL: z
     .string()
@@ -161,8 +163,60 @@ export class ConfigError extends Error {
   }
 }
 
-/** Reads and validates the configuration from environment variables (empty values count as unset). */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+export interface LoadConfigOptions {
+  /**
+   * The embedded default (`pnpm start`): it runs its own local chains and sets the payment recipient and the
+   * facilitator key itself, so neither has to be given.
+   */
+  embedded?: boolean;
+}
+
+/**
+ * What a server on a real network must not start with: no payment recipient or facilitator, or an account of the
+ * public test mnemonic (whose keys everyone has) outside a local chain. See docs/decisions.md, "Safe production
+ * defaults".
+ */
+function unsafeSettings(e: z.infer<typeof envSchema>, options: LoadConfigOptions): ConfigError["problems"] {
+  const problems: ConfigError["problems"] = [];
+  if (!options.embedded) {
+    if (!e.PAY_TO) {
+      problems.push({ variable: "PAY_TO", message: "must be set: the address that receives payments" });
+    }
+    if (!e.FACILITATOR_URL && !e.FACILITATOR_PRIVATE_KEY && !e.FACILITATOR_PRIVATE_KEYS) {
+      problems.push({
+        variable: "FACILITATOR_URL",
+        message: "or FACILITATOR_PRIVATE_KEY (or FACILITATOR_PRIVATE_KEYS) must be set to verify and settle payments",
+      });
+    }
+  }
+  const chainId = Number(e.PAYMENT_NETWORK.split(":")[1]);
+  if (LOCAL_CHAIN_IDS.includes(chainId)) return problems;
+  const publicTest = `is an account of the public test mnemonic, whose keys everyone has; it is refused on ${e.PAYMENT_NETWORK} (only local chains ${LOCAL_CHAIN_IDS.join(", ")} take it)`;
+  for (const variable of ["PAY_TO", "OPERATOR_ADDRESS"] as const) {
+    const value = e[variable];
+    if (value && isPublicTestAddress(value)) problems.push({ variable, message: `${value} ${publicTest}` });
+  }
+  const keys = [
+    ...(e.FACILITATOR_PRIVATE_KEY ? [["FACILITATOR_PRIVATE_KEY", e.FACILITATOR_PRIVATE_KEY] as const] : []),
+    ...(e.FACILITATOR_PRIVATE_KEYS ?? []).map((key) => ["FACILITATOR_PRIVATE_KEYS", key] as const),
+  ];
+  for (const [variable, key] of keys) {
+    const { address } = privateKeyToAccount(key as `0x${string}`);
+    if (isPublicTestAddress(address))
+      problems.push({ variable, message: `holds the key of ${address}, which ${publicTest}` });
+  }
+  return problems;
+}
+
+/**
+ * Reads and validates the configuration from environment variables (empty values count as unset). Outside the
+ * embedded default, `PAY_TO` and a facilitator must be given, and accounts of the public test mnemonic are
+ * refused unless the payment chain is local.
+ */
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+  options: LoadConfigOptions = {},
+): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ""));
   const parsed = envSchema.safeParse(present);
   if (!parsed.success) {
@@ -174,6 +228,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     );
   }
   const e = parsed.data;
+  const unsafe = unsafeSettings(e, options);
+  if (unsafe.length > 0) throw new ConfigError(unsafe);
+  // The embedded default replaces the recipient with its devnet operator; this only fills the type.
+  const payTo = e.PAY_TO ?? (PUBLIC_TEST_ADDRESSES[0] as string);
   return {
     port: e.PORT,
     host: e.HOST,
@@ -187,7 +245,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       asset: e.PAYMENT_ASSET,
       assetName: e.PAYMENT_ASSET_NAME,
       assetVersion: e.PAYMENT_ASSET_VERSION,
-      payTo: e.PAY_TO,
+      payTo,
       maxTimeoutSeconds: e.PAYMENT_TIMEOUT_SECONDS,
     },
     l1: {
@@ -199,7 +257,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     chainMaxStalenessMs: e.CHAIN_MAX_STALENESS_MS,
     l2: { rpcUrl: e.L2_RPC_URL },
     store: e.DATABASE_URL ? { kind: "postgres", url: e.DATABASE_URL } : { kind: "pglite", dataDir: e.DATA_DIR },
-    operatorAddress: e.OPERATOR_ADDRESS ?? e.PAY_TO,
+    operatorAddress: e.OPERATOR_ADDRESS ?? payTo,
     dispatch: {
       pollMs: e.DISPATCH_POLL_MS,
       concurrency: e.DISPATCH_CONCURRENCY,

@@ -12,7 +12,7 @@ import { openListener } from "./server.js";
  * them. Everything runs on this machine; nothing reaches a real network.
  */
 async function main(): Promise<void> {
-  const loaded = loadConfigOrExit();
+  const loaded = loadConfigOrExit({ embedded: true });
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const started = Date.now();
   say("Starting the embedded default: local chains, seeded, and the Agent Tools server.");

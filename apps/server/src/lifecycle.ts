@@ -1,10 +1,10 @@
 import type { Logger } from "pino";
-import { type Config, ConfigError, loadConfig } from "./config.js";
+import { type Config, ConfigError, type LoadConfigOptions, loadConfig } from "./config.js";
 
 /** The configuration from the environment; on a bad variable, says which and exits 1. */
-export function loadConfigOrExit(): Config {
+export function loadConfigOrExit(options: LoadConfigOptions = {}): Config {
   try {
-    return loadConfig(process.env);
+    return loadConfig(process.env, options);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);

@@ -19,8 +19,10 @@ async function main(): Promise<void> {
     { url: running.url, publicUrl: config.publicUrl, store: `${service.db.kind} ${service.db.location}` },
     "agent-tools listening",
   );
+  // Behind a proxy the public origin is not the address listened on: both are said.
+  const listening = running.url === config.publicUrl ? "" : `listening on ${running.url}; `;
   process.stdout.write(
-    `Agent Tools API on ${config.publicUrl}  (reference: ${config.publicUrl}/, health: ${config.publicUrl}/healthz)\n`,
+    `Agent Tools API on ${config.publicUrl}  (${listening}reference: ${config.publicUrl}/, health: ${config.publicUrl}/healthz)\n`,
   );
 
   stopOnSignals(logger, async () => {

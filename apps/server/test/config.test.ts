@@ -1,6 +1,23 @@
-import { DEVNET_ADDRESSES } from "@agent-tools/devnet";
+import { DEVNET_ACCOUNTS, DEVNET_ADDRESSES, DEVNET_MNEMONIC } from "@agent-tools/devnet";
+import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../src/config.js";
+import { ConfigError, loadConfig as load } from "../src/config.js";
+import { isPublicTestAddress, PUBLIC_TEST_ADDRESSES } from "../src/public-test-accounts.js";
+import { DEVNET_PAYMENTS } from "./helpers/test-server.js";
+
+/** The configuration of a server on the local chains (payments to devnet account 0), plus `env`. */
+const loadConfig = (env: Record<string, string>) => load({ ...DEVNET_PAYMENTS, ...env });
+
+/** The problems a configuration is refused with, by variable. */
+function problemsOf(env: Record<string, string>, options?: { embedded?: boolean }): Record<string, string> {
+  try {
+    load(env, options);
+  } catch (error) {
+    if (error instanceof ConfigError) return Object.fromEntries(error.problems.map((p) => [p.variable, p.message]));
+    throw error;
+  }
+  return {};
+}
 
 describe("loadConfig", () => {
   it("defaults to port 8402 on 127.0.0.1 with that public origin", () => {
@@ -53,5 +70,59 @@ describe("loadConfig", () => {
 
   it("reads ANONYMOUS_ACCESS=false", () => {
     expect(loadConfig({ ANONYMOUS_ACCESS: "false" }).anonymousAccess).toBe(false);
+  });
+});
+
+describe("safe production settings", () => {
+  const realKey = generatePrivateKey();
+  const real = {
+    PAYMENT_NETWORK: "eip155:8453",
+    PAY_TO: "0x2222222222222222222222222222222222222222",
+    FACILITATOR_PRIVATE_KEY: realKey,
+  };
+
+  it("starts on a real network with a recipient and a key of its own", () => {
+    const config = load(real);
+    expect(config.payment.payTo).toBe(real.PAY_TO);
+    expect(config.operatorAddress).toBe(real.PAY_TO);
+    expect(config.facilitator).toMatchObject({ kind: "local", privateKeys: [realKey] });
+  });
+
+  it("needs PAY_TO and a facilitator outside the embedded default", () => {
+    const problems = problemsOf({});
+    expect(problems.PAY_TO).toMatch(/must be set/);
+    expect(problems.FACILITATOR_URL).toMatch(/FACILITATOR_PRIVATE_KEY .*must be set/);
+    expect(problemsOf({ PAY_TO: real.PAY_TO, FACILITATOR_URL: "https://facilitator.example" })).toEqual({});
+  });
+
+  it("lets the embedded default set its own recipient and key", () => {
+    expect(problemsOf({}, { embedded: true })).toEqual({});
+  });
+
+  it.each([
+    ["PAY_TO", { PAY_TO: DEVNET_ACCOUNTS[0]!.address }],
+    ["OPERATOR_ADDRESS", { OPERATOR_ADDRESS: PUBLIC_TEST_ADDRESSES[15]! }],
+    ["FACILITATOR_PRIVATE_KEY", { FACILITATOR_PRIVATE_KEY: DEVNET_ACCOUNTS[3]!.privateKey }],
+    ["FACILITATOR_PRIVATE_KEYS", { FACILITATOR_PRIVATE_KEYS: `${realKey},${DEVNET_ACCOUNTS[9]!.privateKey}` }],
+  ])("refuses %s of the public test mnemonic on a real payment chain", (variable, env) => {
+    const problems = problemsOf({ ...real, ...env });
+    expect(Object.keys(problems)).toEqual([variable]);
+    expect(problems[variable]).toMatch(/public test mnemonic.*eip155:8453/);
+    // Even in the embedded default's mode: the check is about the chain, not the mode.
+    expect(Object.keys(problemsOf({ ...real, ...env }, { embedded: true }))).toEqual([variable]);
+  });
+
+  it.each(["eip155:31337", "eip155:31338", "eip155:1337"])("accepts them on the local chain %s", (network) => {
+    expect(problemsOf({ ...DEVNET_PAYMENTS, PAYMENT_NETWORK: network })).toEqual({});
+  });
+
+  it("knows the first 20 accounts of the public test mnemonic", () => {
+    const derived = Array.from(
+      { length: 20 },
+      (_, i) => mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: i }).address,
+    );
+    expect(PUBLIC_TEST_ADDRESSES).toEqual(derived);
+    expect(isPublicTestAddress(derived[7]!.toLowerCase())).toBe(true);
+    expect(isPublicTestAddress(privateKeyToAccount(realKey).address)).toBe(false);
   });
 });

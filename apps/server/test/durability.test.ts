@@ -97,7 +97,14 @@ interface ServerProcess {
 /** Starts the built server on a port the OS picks (its public origin is then that address) and waits until it serves. */
 async function startServer(env: Record<string, string>): Promise<ServerProcess> {
   const started = runNodeScript(mainScript, { LOG_LEVEL: "warn", ...baseEnv, PORT: "0", ...env });
-  const [, url] = await waitForOutput(started, /Agent Tools API on (http:\/\/\S+)/, 120_000, "the server");
+  // The address it listens on: its public origin, unless PUBLIC_URL names another.
+  const [, publicUrl, listening] = await waitForOutput(
+    started,
+    /Agent Tools API on (http:\/\/\S+) {2}\((?:listening on (http:\/\/\S+); )?/,
+    120_000,
+    "the server",
+  );
+  const url = listening ?? publicUrl;
   const { child } = started;
   return {
     url: url!,
@@ -271,6 +278,59 @@ describe("a crash right after a settlement (PGlite)", () => {
       expect(runs).toEqual([{ attempt: 1, outcome: "done" }]);
     } finally {
       await db.close();
+    }
+  }, 120_000);
+});
+
+describe("a restart (PGlite)", () => {
+  it("refuses a sign-in that already served a call before the restart, and charges nothing", async () => {
+    const dataDir = join(temp, "sign-in");
+    // One public origin for both processes: a sign-in is bound to it, not to the port each one picks.
+    const env = { DATA_DIR: dataDir, PUBLIC_URL: "http://tools.restart.test" };
+    const holder = account(5);
+    const tokenId = tokenOf(5, "Holder");
+    const signIn = await signInHeader(
+      holder,
+      "http://tools.restart.test/intel",
+      `eip155:${devnet.deployment.l1.chainId}`,
+    );
+    const call = async (server: ServerProcess) => {
+      const send = (headers: Record<string, string>) =>
+        fetch(`${server.url}/intel`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "SIGN-IN-WITH-X": signIn, ...headers },
+          body: JSON.stringify({ tokenId }),
+        });
+      const challenge = await send({});
+      expect(challenge.status).toBe(402);
+      const payment = await paymentHeader(holder, l2, (await challenge.json()) as PaymentRequired, {
+        network: `eip155:${devnet.deployment.l2.chainId}`,
+        asset: devnet.deployment.addresses.usdToken,
+      });
+      return send({ "PAYMENT-SIGNATURE": payment });
+    };
+
+    const first = await startServer(env);
+    try {
+      expect((await call(first)).status).toBe(200);
+    } finally {
+      await first.stop();
+    }
+    const before = await balanceOf(holder.address);
+    const second = await startServer(env);
+    try {
+      const challenge = await fetch(`${second.url}/intel`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "SIGN-IN-WITH-X": signIn },
+        body: JSON.stringify({ tokenId }),
+      });
+      expect(challenge.status).toBe(402);
+      expect(((await challenge.json()) as PaymentRequired).error).toMatch(
+        /^invalid_siwx: invalid_siwx_nonce: .*already used/,
+      );
+      expect(await balanceOf(holder.address)).toBe(before);
+    } finally {
+      await second.stop();
     }
   }, 120_000);
 });

@@ -93,12 +93,8 @@ describe("settlement ledger", () => {
     const before = await rows();
     const balance = await t.balance(account(3));
 
-    // A second instance on the same store, with its own in-memory guards (as another process would have).
-    const second: PaymentService = {
-      ...t.payments,
-      payments: createMemoryReplayGuard(60_000),
-      signInNonces: createMemoryReplayGuard(60_000),
-    };
+    // A second instance on the same store, with its own in-memory guard (as another process would have).
+    const second: PaymentService = { ...t.payments, payments: createMemoryReplayGuard(60_000) };
     const app = createApp({
       config: t.config,
       logger: pino({ level: "silent" }),
@@ -124,6 +120,46 @@ describe("settlement ledger", () => {
       }
       expect(await t.balance(account(3))).toBe(balance - 1_000_000n);
       expect((await rows()).length).toBe(before.length + 1);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("lets one sign-in serve one call across instances sharing the store", async () => {
+    const second: PaymentService = { ...t.payments, payments: createMemoryReplayGuard(60_000) };
+    const app = createApp({
+      config: t.config,
+      logger: pino({ level: "silent" }),
+      chain: t.chain,
+      payments: second,
+      tools: t.tools,
+    });
+    const other = await listen(app, "127.0.0.1", 0);
+    try {
+      const body = { tokenId: tokenOf(6) };
+      const signIn = { "SIGN-IN-WITH-X": await t.signIn(6, "/intel") };
+      // Two payments at the holder's price, each good for a call, sent with the one sign-in to both instances.
+      const payments = [await paymentFor("/intel", body, 6, signIn), await paymentFor("/intel", body, 6, signIn)];
+      const balance = await t.balance(account(6));
+      const send = (url: string, payment: string) =>
+        fetch(`${url}/intel`, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...signIn, "PAYMENT-SIGNATURE": payment },
+          body: JSON.stringify(body),
+        });
+      const answers = await Promise.all([send(t.server.url, payments[0]!), send(other.url, payments[1]!)]);
+      expect(answers.map((res) => res.status).sort()).toEqual([200, 402]);
+      const refused = answers.find((res) => res.status === 402)!;
+      expect(((await refused.json()) as PaymentRequired).error).toMatch(/^invalid_siwx: invalid_siwx_nonce: /);
+      expect(await t.balance(account(6))).toBe(balance - 10_000n);
+
+      // Later, at either instance: already used.
+      for (const url of [t.server.url, other.url]) {
+        const again = await send(url, payments[1]!);
+        expect(again.status).toBe(402);
+        expect(((await again.json()) as PaymentRequired).error).toMatch(/^invalid_siwx: .*already used/);
+      }
+      expect(await t.balance(account(6))).toBe(balance - 10_000n);
     } finally {
       await other.close();
     }

@@ -14,6 +14,12 @@ const dataDir = mkdtempSync(join(tmpdir(), "agent-tools-process-"));
 const run = (env: Record<string, string>) =>
   runNodeScript(mainScript, { LOG_LEVEL: "warn", DATA_DIR: dataDir, ...env });
 
+/** Who is paid and who settles: devnet account 0, whose public test key is accepted on the local payment chain. */
+const devnetPayments = () => ({
+  PAY_TO: devnet.deployment.accounts[0]!.address,
+  FACILITATOR_PRIVATE_KEY: devnet.deployment.accounts[0]!.privateKey,
+});
+
 let devnet: RunningDevnet;
 beforeAll(async () => {
   devnet = await startDevnet({ l1Port: 0, l2Port: 0 });
@@ -29,8 +35,7 @@ describe("the server process", () => {
       HOST: "127.0.0.1",
       L1_RPC_URL: devnet.deployment.l1.rpcUrl!,
       L2_RPC_URL: devnet.deployment.l2.rpcUrl!,
-      // Devnet account 0: the operator's public test key.
-      FACILITATOR_PRIVATE_KEY: devnet.deployment.accounts[0]!.privateKey,
+      ...devnetPayments(),
     };
     // A port found free may be taken by another process before the server binds it: then ask for another.
     let started: { port: number; child: ChildProcess; output: () => string } | undefined;
@@ -61,7 +66,7 @@ describe("the server process", () => {
       PORT: "0",
       L1_RPC_URL: devnet.deployment.l1.rpcUrl!,
       L2_RPC_URL: devnet.deployment.l2.rpcUrl!,
-      FACILITATOR_PRIVATE_KEY: devnet.deployment.accounts[0]!.privateKey,
+      ...devnetPayments(),
     });
     const [, url] = await waitForOutput(
       proc,
@@ -81,17 +86,38 @@ describe("the server process", () => {
   });
 
   it("says why it cannot start when the collection chain is unreachable", async () => {
-    const { child, output } = run({ PORT: "0", L1_RPC_URL: "http://127.0.0.1:9", RPC_TIMEOUT_MS: "500" });
+    const { child, output } = run({
+      PORT: "0",
+      L1_RPC_URL: "http://127.0.0.1:9",
+      RPC_TIMEOUT_MS: "500",
+      ...devnetPayments(),
+    });
     const [code] = await once(child, "close");
     expect(code).toBe(1);
     expect(output()).toMatch(/agent-tools failed to start: .*127\.0\.0\.1:9/s);
   });
 
-  it("refuses to start without a way to settle payments, and says which variables to set", async () => {
+  it("refuses to start without a payment recipient and a way to settle, and says which variables to set", async () => {
     const { child, output } = run({ PORT: "0", L1_RPC_URL: devnet.deployment.l1.rpcUrl! });
     const [code] = await once(child, "close");
     expect(code).toBe(1);
-    expect(output()).toMatch(/FACILITATOR_URL or FACILITATOR_PRIVATE_KEY must be set/);
+    expect(output()).toMatch(/PAY_TO must be set/);
+    expect(output()).toMatch(/FACILITATOR_URL or FACILITATOR_PRIVATE_KEY \(or FACILITATOR_PRIVATE_KEYS\) must be set/);
+  });
+
+  it("refuses the public test accounts when payments are on a real network", async () => {
+    const { child, output } = run({
+      PORT: "0",
+      L1_RPC_URL: devnet.deployment.l1.rpcUrl!,
+      PAYMENT_NETWORK: "eip155:8453",
+      ...devnetPayments(),
+    });
+    const [code] = await once(child, "close");
+    expect(code).toBe(1);
+    expect(output()).toMatch(
+      /PAY_TO 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 is an account of the public test mnemonic/,
+    );
+    expect(output()).toMatch(/FACILITATOR_PRIVATE_KEY holds the key of 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266/);
   });
 
   it("refuses to start on a bad variable and names it", async () => {

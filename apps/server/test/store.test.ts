@@ -9,6 +9,7 @@ import { createMissionQueue } from "../src/store/mission-queue.js";
 import { DataDirectoryInUseError, openPglite } from "../src/store/pglite.js";
 import { openPostgres } from "../src/store/postgres.js";
 import { createSettlementLedger, type SettlementClaim } from "../src/store/settlement-ledger.js";
+import { createSignInNonceStore } from "../src/store/sign-in-nonces.js";
 import { openTestDatabase } from "./helpers/test-database.js";
 import { skipPostgres, startTestPostgres, type TestPostgres } from "./helpers/test-postgres.js";
 
@@ -128,6 +129,25 @@ describe.each(backends.filter(([name]) => name !== "Postgres" || !withoutPostgre
         [claim.paymentKey],
       );
       expect(row).toEqual({ transaction: `0x${"12".repeat(32)}`, n: 1 });
+    });
+
+    it("takes a sign-in nonce once per address: in use, spent for good, given back, swept once expired", async () => {
+      const signIns = createSignInNonceStore(db);
+      const expiresAt = new Date(Date.now() + 60_000);
+      expect(await signIns.claim(PAYER, "n-1", expiresAt)).toBe("claimed");
+      expect(await signIns.claim(PAYER.toLowerCase(), "n-1", expiresAt)).toBe("in_use");
+      // Another address may have picked the same nonce.
+      expect(await signIns.claim("0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC", "n-1", expiresAt)).toBe("claimed");
+      await signIns.release(PAYER, "n-1");
+      expect(await signIns.claim(PAYER, "n-1", expiresAt)).toBe("claimed");
+      expect(await signIns.isSpent(PAYER, "n-1")).toBe(false);
+      await signIns.spend(PAYER, "n-1");
+      expect(await signIns.isSpent(PAYER, "n-1")).toBe(true);
+      await signIns.release(PAYER, "n-1");
+      expect(await signIns.claim(PAYER, "n-1", expiresAt)).toBe("spent");
+      expect(await signIns.sweep(new Date(Date.now() + 30_000))).toBe(0);
+      expect(await signIns.sweep(new Date(Date.now() + 120_000))).toBe(2);
+      expect(await signIns.isSpent(PAYER, "n-1")).toBe(false);
     });
 
     it("runs only paid missions, and a given-back payment takes its mission with it", async () => {

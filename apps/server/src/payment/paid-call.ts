@@ -23,7 +23,7 @@ import { HttpError, validationError } from "../http/errors.js";
 import { buildPaymentRequired, type CallMethod } from "./challenge.js";
 import { decodePayment, eip3009PayloadSchema, paymentKey, requirementMismatch } from "./payment-payload.js";
 import type { PaymentService } from "./payment-service.js";
-import { verifySignIn } from "./verify-sign-in.js";
+import { SIGN_IN_NONCE_RETENTION_MS, verifySignIn } from "./verify-sign-in.js";
 
 /** A request for a paid route, as any transport hands it over. */
 export interface PaidCallRequest {
@@ -86,6 +86,29 @@ export interface PaidCallDeps {
 
 /** x402's reason for an EIP-3009 authorization the token reports used (`authorizationState`). */
 const AUTHORIZATION_USED = "invalid_exact_evm_nonce_already_used";
+
+/** Until when a sign-in nonce claimed now must be kept: past the validity window of any message valid now. */
+function signInExpiry(payments: PaymentService): Date {
+  return new Date(payments.now().getTime() + SIGN_IN_NONCE_RETENTION_MS);
+}
+
+/** Gives a sign-in back after a failed call; should the store fail, the nonce stays taken until it expires. */
+async function releaseSignIn(payments: PaymentService, caller: Address, nonce: string): Promise<void> {
+  try {
+    await payments.signIns.release(caller, nonce);
+  } catch (error) {
+    payments.logger?.warn({ err: error }, "could not give a sign-in nonce back");
+  }
+}
+
+/** Marks a sign-in spent once its call was served; should the store fail, it stays claimed, which refuses it too. */
+async function spendSignIn(payments: PaymentService, caller: Address, nonce: string): Promise<void> {
+  try {
+    await payments.signIns.spend(caller, nonce);
+  } catch (error) {
+    payments.logger?.warn({ err: error }, "could not mark a sign-in nonce spent");
+  }
+}
 
 /** Tries a ledger write a few times: the payment was taken, so its record is worth a short wait. */
 async function recordSettlement(payments: PaymentService, key: string, transaction: string): Promise<void> {
@@ -273,32 +296,44 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
               "this payment authorization is being used by another request",
             );
       }
-      if (signInNonce && !payments.signInNonces.claim(signInNonce)) {
-        payments.payments.release(key);
-        return refuse(
-          route,
-          request.method,
-          point,
-          "invalid_siwx",
-          "invalid_siwx_nonce: this sign-in nonce is in use by another call",
-        );
+      // The sign-in serves one call, on any instance and across restarts: its nonce is claimed in the store.
+      if (caller && signInNonce) {
+        let nonce: Awaited<ReturnType<typeof payments.signIns.claim>>;
+        try {
+          nonce = await payments.signIns.claim(caller, signInNonce, signInExpiry(payments));
+        } catch (error) {
+          payments.payments.release(key);
+          throw error;
+        }
+        if (nonce !== "claimed") {
+          payments.payments.release(key);
+          return refuse(
+            route,
+            request.method,
+            point,
+            "invalid_siwx",
+            nonce === "spent"
+              ? "invalid_siwx_nonce: this sign-in was already used for a call; sign in again"
+              : "invalid_siwx_nonce: this sign-in is in use by another call",
+          );
+        }
       }
-      const giveBack = () => {
+      const giveBack = async () => {
         payments.payments.release(key);
-        if (signInNonce) payments.signInNonces.release(signInNonce);
+        if (caller && signInNonce) await releaseSignIn(payments, caller, signInNonce);
       };
 
       let verified: Awaited<ReturnType<typeof payments.facilitator.verify>>;
       try {
         verified = await payments.facilitator.verify(payload, requirements as never);
       } catch (error) {
-        giveBack();
+        await giveBack();
         throw error;
       } finally {
         step("verify");
       }
       if (!verified.isValid) {
-        giveBack();
+        await giveBack();
         // The chain says the authorization was used: a payment that already bought something (here or elsewhere).
         if (verified.invalidReason === AUTHORIZATION_USED) {
           payments.payments.consume(key);
@@ -338,13 +373,13 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
           requestId: request.requestId,
         });
       } catch (error) {
-        giveBack();
+        await giveBack();
         throw error;
       } finally {
         step("claim");
       }
       if (claimed !== "claimed") {
-        giveBack();
+        await giveBack();
         if (claimed === "used") {
           payments.payments.consume(key);
           return refuse(
@@ -388,7 +423,7 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
         call.timings.push(["settle", performance.now() - started]);
         // The settlement may have gone through before the answer was lost: the claim stays pending until the
         // reconciler reads the chain, so the payment is neither recorded twice nor reused meanwhile.
-        releaseGuards(call);
+        await releaseGuards(call);
         payments.logger?.error({ err: error, paymentKey: call.payment.key }, "settlement failed");
         throw unconfirmed();
       }
@@ -397,14 +432,14 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
         if (settlement.transaction) {
           // Sent, but not seen through (a receipt that did not come in time): the payer may be charged, so the
           // claim is kept for the reconciler, which records it once mined or gives it back once it expires.
-          releaseGuards(call);
+          await releaseGuards(call);
           payments.logger?.warn(
             { paymentKey: call.payment.key, transaction: settlement.transaction, reason: settlement.errorReason },
             "settlement not confirmed; left for reconciliation",
           );
           throw unconfirmed();
         }
-        releaseGuards(call);
+        await releaseGuards(call);
         await payments.ledger.release(call.payment.key);
         return refuse(
           call.route,
@@ -416,20 +451,20 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
       }
       await recordSettlement(payments, call.payment.key, settlement.transaction);
       payments.payments.consume(call.payment.key);
-      if (call.signInNonce) payments.signInNonces.consume(call.signInNonce);
+      if (call.caller && call.signInNonce) await spendSignIn(payments, call.caller, call.signInNonce);
       return { settled: true, settlement };
     },
 
     async release(call) {
-      releaseGuards(call);
+      await releaseGuards(call);
       await payments.ledger.release(call.payment.key);
     },
   };
 
-  /** This instance's fast guards; the ledger's claim is the caller's to keep or give back. */
-  function releaseGuards(call: AdmittedCall): void {
+  /** This instance's fast guard and the sign-in; the ledger's claim is the caller's to keep or give back. */
+  async function releaseGuards(call: AdmittedCall): Promise<void> {
     payments.payments.release(call.payment.key);
-    if (call.signInNonce) payments.signInNonces.release(call.signInNonce);
+    if (call.caller && call.signInNonce) await releaseSignIn(payments, call.caller, call.signInNonce);
   }
 }
 

@@ -24,14 +24,18 @@ export const SIGN_IN_MAX_AGE_MS = 5 * 60 * 1000;
 
 export type SignInResult = { ok: true; address: Address; nonce: string } | { ok: false; reason: string };
 
+/** How long a spent nonce is kept: past the message's validity window, with a margin for clock skew. */
+export const SIGN_IN_NONCE_RETENTION_MS = SIGN_IN_MAX_AGE_MS + 60_000;
+
 /**
  * Checks a `SIGN-IN-WITH-X` header (base64 JSON: an EIP-4361 message and its eip191 signature): bound to the
- * service's public origin, at most 5 minutes old, with an unspent nonce, on a supported chain, signed by the
- * address it names.
+ * service's public origin, at most 5 minutes old, on a supported chain, signed by the address it names. Whether
+ * its nonce is unspent is the store's to say: read here, so a stale sign-in is refused before anything is paid,
+ * and claimed for good by the caller (`PaymentService.signIns`).
  */
 export async function verifySignIn(
   header: string,
-  payments: Pick<PaymentService, "publicUrl" | "signInChains" | "signInNonces">,
+  payments: Pick<PaymentService, "publicUrl" | "signInChains" | "signIns">,
 ): Promise<SignInResult> {
   let payload: SIWxPayload;
   try {
@@ -45,10 +49,7 @@ export async function verifySignIn(
       reason: `chain ${payload.chainId} is not supported for sign-in; use ${payments.signInChains.join(" or ")}`,
     };
   }
-  const validation = await validateSIWxMessage(payload, new URL(payments.publicUrl), {
-    maxAge: SIGN_IN_MAX_AGE_MS,
-    checkNonce: (nonce) => !payments.signInNonces.isUsed(nonce),
-  });
+  const validation = await validateSIWxMessage(payload, new URL(payments.publicUrl), { maxAge: SIGN_IN_MAX_AGE_MS });
   if (!validation.isValid) return { ok: false, reason: `${validation.invalidReason}: ${validation.invalidMessage}` };
   const verification = await verifySIWxSignature(payload, { evmVerifier: nativeMessageVerifier });
   if (!verification.isValid) {
@@ -57,5 +58,9 @@ export async function verifySignIn(
   if (getAddress(verification.payer) !== getAddress(payload.address)) {
     return { ok: false, reason: "invalid_siwx_signature: the signature is not the address's" };
   }
-  return { ok: true, address: getAddress(payload.address), nonce: payload.nonce };
+  const address = getAddress(payload.address);
+  if (await payments.signIns.isSpent(address, payload.nonce)) {
+    return { ok: false, reason: "invalid_siwx_nonce: this sign-in was already used for a call; sign in again" };
+  }
+  return { ok: true, address, nonce: payload.nonce };
 }

@@ -10,7 +10,7 @@ import { Router } from "express";
 import { getAddress } from "viem";
 import { HttpError, validationError } from "../http/errors.js";
 import type { PaymentService } from "../payment/payment-service.js";
-import { verifySignIn } from "../payment/verify-sign-in.js";
+import { SIGN_IN_NONCE_RETENTION_MS, verifySignIn } from "../payment/verify-sign-in.js";
 import type { LedgerTotals } from "../store/settlement-ledger.js";
 
 const DAY_MS = 86_400_000;
@@ -66,12 +66,18 @@ export function operatorRoutes(deps: { payments: PaymentService; operator: strin
         { field: "SIGN-IN-WITH-X", message: "not the operator address" },
       ]);
     }
-    if (!payments.signInNonces.claim(signIn.nonce)) {
-      throw new HttpError("sign_in_required", "This sign-in nonce is already used; sign in again.", [
+    // A sign-in reads the ledger once, on any instance and across restarts.
+    const nonce = await payments.signIns.claim(
+      signIn.address,
+      signIn.nonce,
+      new Date(payments.now().getTime() + SIGN_IN_NONCE_RETENTION_MS),
+    );
+    if (nonce !== "claimed") {
+      throw new HttpError("sign_in_required", "This sign-in was already used; sign in again.", [
         { field: "SIGN-IN-WITH-X", message: "nonce already used" },
       ]);
     }
-    payments.signInNonces.consume(signIn.nonce);
+    await payments.signIns.spend(signIn.address, signIn.nonce);
 
     const now = payments.now();
     const to = parsed.data.to ?? utcDay(now);

@@ -75,6 +75,21 @@ export const migrations = [
       )`,
     ],
   },
+  {
+    version: 3,
+    name: "sign-in nonces, payer funds in flight",
+    statements: [
+      // A SIGN-IN-WITH-X nonce serves one call on any instance, across restarts (store/sign-in-nonces.ts).
+      `CREATE TABLE sign_in_nonces (
+        key text PRIMARY KEY,
+        status text NOT NULL CHECK (status IN ('in_use', 'spent')),
+        expires_at timestamptz NOT NULL
+      )`,
+      "CREATE INDEX sign_in_nonces_expiry ON sign_in_nonces (expires_at)",
+      // The payer's claims still pending, summed when a new one is made: its balance must cover them all.
+      "CREATE INDEX settlements_pending_by_payer ON settlements (payer, asset, network) WHERE status = 'pending'",
+    ],
+  },
 ] as const satisfies readonly { version: number; name: string; statements: readonly string[] }[];
 
 export const LATEST_MIGRATION = migrations.at(-1)!.version;

@@ -6,6 +6,7 @@ import { chainDeps } from "../../src/compose.js";
 import { loadConfig } from "../../src/config.js";
 import { listen, type RunningServer } from "../../src/server.js";
 import { createTestClock } from "./test-clock.js";
+import { DEVNET_PAYMENTS } from "./test-server.js";
 
 export const PUBLIC_URL = "http://127.0.0.1:8402";
 
@@ -29,6 +30,7 @@ export async function startChainTestServer(
     COLLECTION_ADDRESS: devnet.deployment.addresses.collection,
     IDENTITY_REGISTRY_ADDRESS: devnet.deployment.addresses.identityRegistry,
     PAYMENT_ASSET: devnet.deployment.addresses.usdToken,
+    ...DEVNET_PAYMENTS,
   });
   const l1 = options.l1Client?.(devnet) ?? (devnet.l1.publicClient as unknown as PublicClient);
   const clock = createTestClock();

@@ -19,6 +19,7 @@ import { listen, type RunningServer } from "../../src/server.js";
 import type { Database } from "../../src/store/database.js";
 import { createMissionQueue, type MissionQueue } from "../../src/store/mission-queue.js";
 import { createSettlementLedger, type SettlementLedger } from "../../src/store/settlement-ledger.js";
+import { createSignInNonceStore } from "../../src/store/sign-in-nonces.js";
 import { createTools, type ToolDeps } from "../../src/tools/index.js";
 import type { ToolSet } from "../../src/tools/types.js";
 import { createTestClock } from "./test-clock.js";
@@ -97,6 +98,7 @@ export async function startPaidTestServer(
     PAYMENT_ASSET: addresses.usdToken,
     PAYMENT_NETWORK: `eip155:${devnet.l2.chainId}`,
     PAY_TO: accounts[0]!.address,
+    FACILITATOR_PRIVATE_KEYS: (options.facilitatorKeys ?? [0]).map((index) => accounts[index]!.privateKey).join(","),
     MARKETPLACE_URL: sims.urls.marketplace,
     MARKET_DATA_URL: sims.urls.marketData,
     ...options.env,
@@ -106,15 +108,11 @@ export async function startPaidTestServer(
   const payments = await paymentDeps(
     {
       ...config,
-      facilitator: {
-        kind: "local",
-        rpcUrl: "http://unused",
-        privateKeys: (options.facilitatorKeys ?? [0]).map((index) => accounts[index]!.privateKey),
-        receiptTimeoutMs: config.facilitator.kind === "local" ? config.facilitator.receiptTimeoutMs : 30_000,
-      },
+      // The payment chain is the in-process L2 passed below, not an RPC URL.
+      facilitator: { ...config.facilitator, rpcUrl: "http://unused" } as typeof config.facilitator,
     },
     devnet.l1.chainId,
-    ledger,
+    { ledger, signIns: createSignInNonceStore(db) },
     { l2: devnet.l2.publicClient as unknown as PublicClient, ...options.payments },
   );
   const deps = toolDeps(config, devnet.l2.publicClient as unknown as PublicClient, (wallet) =>
