@@ -1,3 +1,4 @@
+import { agentCollectionAbi } from "@agent-tools/contracts";
 import {
   type Clearance,
   dispatchResponseSchema,
@@ -221,7 +222,7 @@ describe("GET /dispatch", () => {
     const body = listMissionsResponseSchema.parse(await res.json());
     expect(body.counts).toEqual({ queued: 0, running: 0, done: 2, failed: 0 });
     expect(body.missions.map((m) => m.id)).toEqual([second.mission.id]);
-    expect(body.brief).toMatch(new RegExp(`Agent #${tokenId} has 2 missions: 2 done`));
+    expect(body.brief).toContain(`Agent #${tokenId} has 2 missions of ${account(6)}: 2 done`);
 
     const none = listMissionsResponseSchema.parse(await (await list(6, `tokenId=${tokenId}&status=failed`)).res.json());
     expect(none.missions).toEqual([]);
@@ -240,8 +241,11 @@ describe("GET /dispatch", () => {
     const body = listMissionsResponseSchema.parse(await res.json());
     expect(body.missions.map((m) => m.id)).toEqual([mine.mission.id]);
 
+    // The holder sees the mission it queued, not the one an anonymous payer planted in its agent's list.
     const holderView = listMissionsResponseSchema.parse(await (await list(7, `tokenId=${tokenId}`)).res.json());
-    expect(holderView.missions.length).toBe(2);
+    expect(holderView.missions).toHaveLength(1);
+    expect(holderView.missions.map((m) => m.id)).not.toContain(mine.mission.id);
+    expect(holderView.missions[0]!.requestedBy).toBe(account(7));
   });
 
   it("validates the query like a body: 400 naming the field", async () => {
@@ -249,6 +253,63 @@ describe("GET /dispatch", () => {
     expect(res.status).toBe(400);
     const body = (await res.json()) as { error: { details: { field: string }[] } };
     expect(body.error.details.map((d) => d.field)).toEqual(["status"]);
+  });
+});
+
+describe("missions and a sale of the token", () => {
+  /** Moves `tokenId` from account `from` to account `to` on the collection chain; the service sees it at once. */
+  async function transfer(tokenId: number, from: number, to: number): Promise<void> {
+    const hash = await t.devnet.l1.walletClient(from).writeContract({
+      address: t.devnet.deployment.addresses.collection,
+      abi: agentCollectionAbi,
+      functionName: "transferFrom",
+      args: [account(from), account(to), BigInt(tokenId)],
+    });
+    await t.devnet.l1.publicClient.waitForTransactionReceipt({ hash });
+    t.outlastStaleness();
+  }
+
+  it("does not hand the previous owner's missions and results to the new owner", async () => {
+    // Account 9's first Elite token, used by no other test here; it goes to account 2 and comes back.
+    const tokenId = tokenOf(9, "Elite");
+    const queued = dispatchResponseSchema.parse(
+      await (await queue(9, { tokenId, mission: { tool: "portfolio" } })).res.json(),
+    );
+    await until(queued.mission.id, ["done"]);
+    await transfer(tokenId, 9, 2);
+    try {
+      const newOwner = listMissionsResponseSchema.parse(await (await list(2, `tokenId=${tokenId}`)).res.json());
+      expect(newOwner.missions).toEqual([]);
+      expect(newOwner.counts).toEqual({ queued: 0, running: 0, done: 0, failed: 0 });
+      // The previous owner, who paid for it, still sees it, paying from the same wallet without signing in.
+      const previous = listMissionsResponseSchema.parse(
+        await (await list(9, `tokenId=${tokenId}`, { anonymous: true })).res.json(),
+      );
+      expect(previous.missions.map((m) => m.id)).toEqual([queued.mission.id]);
+      expect(previous.missions[0]!.result).not.toBeNull();
+    } finally {
+      await transfer(tokenId, 2, 9);
+    }
+  });
+
+  it("fails a mission queued by the previous owner instead of running it for them after the sale", async () => {
+    const tokenId = tokenOf(9, "Elite");
+    const runAt = new Date(Date.now() + 3_600_000).toISOString();
+    const queued = dispatchResponseSchema.parse(
+      await (await queue(9, { tokenId, runAt, mission: { tool: "portfolio" } })).res.json(),
+    );
+    await transfer(tokenId, 9, 2);
+    try {
+      // Its time comes after the sale.
+      await t.db.query("UPDATE missions SET run_at = now() WHERE id = $1", [queued.mission.id]);
+      await t.worker.wake();
+      const failed = await until(queued.mission.id, ["done", "failed"]);
+      expect(failed).toMatchObject({ status: "failed", attempts: 1, result: null });
+      expect(failed.error).toMatchObject({ code: "not_token_owner" });
+      expect(failed.error!.message).toMatch(/changed hands/);
+    } finally {
+      await transfer(tokenId, 2, 9);
+    }
   });
 });
 

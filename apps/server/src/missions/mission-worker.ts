@@ -1,8 +1,8 @@
 import { hostname } from "node:os";
-import { missionToolName, paidRoutes } from "@agent-tools/schema";
+import { type Clearance, clearanceMeets, missionToolName, paidRoutes } from "@agent-tools/schema";
 import type { Logger } from "pino";
-import type { Address } from "viem";
-import type { CollectionIndex } from "../chain/collection-index.js";
+import { type Address, getAddress } from "viem";
+import type { CollectionIndex, IndexedToken } from "../chain/collection-index.js";
 import { HttpError } from "../http/errors.js";
 import type { ClaimedMission, MissionError, MissionQueue } from "../store/mission-queue.js";
 import { runTool } from "../tools/run-tool.js";
@@ -60,6 +60,29 @@ function describe(error: unknown): MissionError {
 }
 
 /**
+ * A mission queued signed in runs for that holder only while they still hold the token, at the clearance the tool
+ * needs: after a sale it fails instead of acting for the previous owner (docs/decisions.md, "Missions").
+ */
+function holderStillQualifies(mission: ClaimedMission, token: IndexedToken, needed: Clearance): void {
+  const caller = getAddress(mission.caller as string);
+  if (token.owner !== caller) {
+    throw new HttpError(
+      "not_token_owner",
+      `Token ${mission.tokenId} changed hands after this mission was queued by ${caller}; it runs only for the ` +
+        "holder who queued it.",
+      [{ field: "tokenId", message: "no longer held by the holder who queued the mission" }],
+    );
+  }
+  if (!clearanceMeets(token.clearance, needed)) {
+    throw new HttpError(
+      "insufficient_clearance",
+      `${mission.tool} needs ${needed} clearance; token ${mission.tokenId} now has ${token.clearance}.`,
+      [{ field: "tokenId", message: `clearance ${token.clearance} is below ${needed}`, requiredClearance: needed }],
+    );
+  }
+}
+
+/**
  * Runs due missions of the queue: claims them (never more than `concurrency` at a time), runs each mission's tool
  * as its route would, and keeps the answer or the error; upstream failures are retried with exponential backoff.
  */
@@ -92,6 +115,7 @@ export function createMissionWorker(options: MissionWorkerOptions): MissionWorke
       const token = collection.token(mission.tokenId);
       if (!token) throw new HttpError("token_not_found", `Token ${mission.tokenId} does not exist.`);
       const route = paidRoutes[name];
+      if (mission.caller) holderStillQualifies(mission, token, route.minimumClearance);
       const params = route.request.parse({ ...mission.params, tokenId: mission.tokenId });
       const answer = await runTool(route, tool, params as { tokenId: number }, {
         ...(mission.caller ? { caller: mission.caller as Address } : {}),

@@ -31,6 +31,16 @@ export interface MissionError {
 export type MissionCounts = Record<MissionStatus, number>;
 
 /**
+ * Who a mission belongs to: the wallet that paid for it and, when it was queued signed in, that holder. A listing
+ * shows the missions whose payer is `payer` or whose signed-in holder is `caller`: no one else's, and none of a
+ * previous owner of the token (docs/decisions.md, "Missions").
+ */
+export interface MissionOwner {
+  payer: string;
+  caller?: string;
+}
+
+/**
  * The mission queue. Workers of any number of instances claim due missions with row locks (`FOR UPDATE SKIP
  * LOCKED`), so each attempt of a mission starts in one place only; a claim carries a lease, and a mission whose
  * worker died is taken again when its lease ends.
@@ -45,9 +55,9 @@ export interface MissionQueue {
   retry(id: string, instance: string, attempt: number, error: MissionError, runAt: Date): Promise<boolean>;
   /** Marks the mission failed for good. */
   fail(id: string, instance: string, attempt: number, error: MissionError): Promise<boolean>;
-  /** The token's missions, newest first; only those `requestedBy` queued when it is given. */
-  list(filter: { tokenId: number; status?: MissionStatus; requestedBy?: string; limit: number }): Promise<Mission[]>;
-  counts(filter: { tokenId: number; requestedBy?: string }): Promise<MissionCounts>;
+  /** The token's missions that `owner` bought, newest first (see {@link MissionOwner}). */
+  list(filter: { tokenId: number; owner: MissionOwner; status?: MissionStatus; limit: number }): Promise<Mission[]>;
+  counts(filter: { tokenId: number; owner: MissionOwner }): Promise<MissionCounts>;
   get(id: string): Promise<Mission | undefined>;
 }
 
@@ -87,8 +97,12 @@ function toMission(row: MissionRow): Mission {
   };
 }
 
-// Missions listed to callers: only those whose payment went through.
+// Missions run once their payment went through.
 const PAID = "EXISTS (SELECT 1 FROM settlements s WHERE s.payment_key = m.payment_key AND s.status = 'settled')";
+
+// Missions listed to their owner: only those whose payment went through, bought by the payer or the signed-in holder.
+const OWNED_AND_PAID = `EXISTS (SELECT 1 FROM settlements s WHERE s.payment_key = m.payment_key AND s.status = 'settled'
+  AND (lower(s.payer) = lower($2) OR ($3::text IS NOT NULL AND lower(m.caller) = lower($3))))`;
 
 export function createMissionQueue(db: Database): MissionQueue {
   async function finish(
@@ -185,23 +199,22 @@ export function createMissionQueue(db: Database): MissionQueue {
         `failed: ${error.code}`,
       ),
 
-    async list({ tokenId, status, requestedBy, limit }) {
+    async list({ tokenId, owner, status, limit }) {
       const rows = await db.query<MissionRow>(
         `SELECT * FROM missions m
-         WHERE m.token_id = $1 AND ($2::text IS NULL OR m.status = $2) AND ($3::text IS NULL OR lower(m.requested_by) = lower($3))
-           AND ${PAID}
-         ORDER BY m.created_at DESC, m.id LIMIT $4`,
-        [tokenId, status ?? null, requestedBy ?? null, limit],
+         WHERE m.token_id = $1 AND ${OWNED_AND_PAID} AND ($4::text IS NULL OR m.status = $4)
+         ORDER BY m.created_at DESC, m.id LIMIT $5`,
+        [tokenId, owner.payer, owner.caller ?? null, status ?? null, limit],
       );
       return rows.map(toMission);
     },
 
-    async counts({ tokenId, requestedBy }) {
+    async counts({ tokenId, owner }) {
       const rows = await db.query<{ status: MissionStatus; n: number }>(
         `SELECT m.status, count(*)::int AS n FROM missions m
-         WHERE m.token_id = $1 AND ($2::text IS NULL OR lower(m.requested_by) = lower($2)) AND ${PAID}
+         WHERE m.token_id = $1 AND ${OWNED_AND_PAID}
          GROUP BY m.status`,
-        [tokenId, requestedBy ?? null],
+        [tokenId, owner.payer, owner.caller ?? null],
       );
       const counts: MissionCounts = { queued: 0, running: 0, done: 0, failed: 0 };
       for (const row of rows) counts[row.status] = row.n;

@@ -18,23 +18,28 @@ function latestPhrase(latest: Mission): string {
 }
 
 /**
- * `GET /dispatch`: the agent's missions, newest first. A signed-in holder (the policy checked ownership) sees all
- * of them; an anonymous caller those its own payments queued.
+ * `GET /dispatch`: the agent's missions that the caller bought, newest first: those paid by this call's payer, and,
+ * signed in, those the holder queued signed in. A previous owner's missions and anyone else's stay theirs.
  */
 export function createListMissionsTool(deps: { missions: MissionQueue }): Tool<"missions"> {
   return async (input, context) => {
-    const requestedBy = context.caller ? undefined : context.payment?.payer;
-    const scope = { tokenId: input.tokenId, ...(requestedBy ? { requestedBy } : {}) };
+    const { payment } = context;
+    if (!payment) throw new Error("missions are listed by a paid call");
+    const owner = { payer: payment.payer, ...(context.caller ? { caller: context.caller } : {}) };
+    const scope = { tokenId: input.tokenId, owner };
     const [missions, counts] = await Promise.all([
       deps.missions.list({ ...scope, limit: input.limit, ...(input.status ? { status: input.status } : {}) }),
       deps.missions.counts(scope),
     ]);
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
-    const whose = requestedBy ? `queued by ${requestedBy}` : "";
+    const whose =
+      context.caller && context.caller !== payment.payer
+        ? `of ${context.caller} or paid by ${payment.payer}`
+        : `of ${payment.payer}`;
     const brief =
       total === 0
-        ? `Agent #${input.tokenId} has no missions${whose ? ` ${whose}` : ""}. Queue one with POST /dispatch.`
-        : `Agent #${input.tokenId} has ${total} mission${total === 1 ? "" : "s"}${whose ? ` ${whose}` : ""}: ${countsPhrase(counts)}. ` +
+        ? `Agent #${input.tokenId} has no missions ${whose}. Queue one with POST /dispatch.`
+        : `Agent #${input.tokenId} has ${total} mission${total === 1 ? "" : "s"} ${whose}: ${countsPhrase(counts)}. ` +
           (missions[0] ? latestPhrase(missions[0]) : `None is ${input.status}.`);
     return { tokenId: input.tokenId, generatedAt: context.now().toISOString(), counts, missions, brief };
   };
