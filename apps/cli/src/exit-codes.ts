@@ -95,6 +95,8 @@ function paymentFailure(error: PaymentRequiredError): string {
       return say(error.message, "Run the command again: it signs a new payment.");
     case "settlement_failed":
       return say(error.message, "Nothing was charged; try again shortly.");
+    case "insufficient_funds":
+      return say(error.message, "Add funds to the paying key, or wait for its calls in flight to finish.");
     case "invalid_payment":
       return say(error.message, "Check the key's balance of the payment token and try again.");
     default:

@@ -80,6 +80,12 @@ async function main(): Promise<void> {
     PAY_TO: accounts[0]!.address,
     FACILITATOR_PRIVATE_KEY: accounts[0]!.privateKey,
     DATA_DIR: join(temp, data),
+    // The load comes from one address (and the holder lines from one payer) on behalf of many clients: the
+    // per-address and per-payer limits are lifted so that they measure the paid path, not the limiter.
+    PAID_RATE_PER_IP: "1000000",
+    PAID_CONCURRENCY_PER_IP: "100000",
+    PAID_RATE_PER_PAYER: "1000000",
+    PAID_CONCURRENCY_PER_PAYER: "100000",
   });
   const reference = startReferenceHost();
   let ours: OurServer | undefined;

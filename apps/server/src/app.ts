@@ -4,7 +4,8 @@ import express, { type Express } from "express";
 import type { Logger } from "pino";
 import type { AgentRegistryReader } from "./chain/agent-registry.js";
 import type { CollectionIndex } from "./chain/collection-index.js";
-import type { Config } from "./config.js";
+import { type Config, DEFAULT_LIMITS } from "./config.js";
+import { createCallLimiter } from "./limits/call-limiter.js";
 import { errorHandler, notFound } from "./middleware/errors.js";
 import { jsonBody } from "./middleware/json-body.js";
 import { requestLog } from "./middleware/request-log.js";
@@ -21,7 +22,8 @@ import type { ToolSet } from "./tools/types.js";
 
 /** Everything the app needs from outside; tests pass their own. */
 export interface AppDeps {
-  config: Pick<Config, "publicUrl" | "payment" | "anonymousAccess"> & Partial<Pick<Config, "l1" | "operatorAddress">>;
+  config: Pick<Config, "publicUrl" | "payment" | "anonymousAccess"> &
+    Partial<Pick<Config, "l1" | "operatorAddress" | "limits" | "trustProxy">>;
   logger: Logger;
   /** The collection chain (L1) readers; without them the agent routes are not mounted. */
   chain?: { collection: CollectionIndex; registry: AgentRegistryReader };
@@ -36,6 +38,8 @@ export function createApp(deps: AppDeps): Express {
   app.disable("x-powered-by");
   app.set("etag", false);
   app.set("query parser", "simple");
+  // Who the client is, for per-address limits: the socket's peer, or what trusted proxies say (TRUST_PROXY).
+  app.set("trust proxy", deps.config.trustProxy ?? false);
 
   // Method, path and status only: payment and sign-in headers are credentials and never logged.
   app.use(requestLog(deps.logger));
@@ -53,6 +57,7 @@ export function createApp(deps: AppDeps): Express {
           paidCalls,
           collection: deps.chain.collection,
           now: deps.payments.now,
+          perIp: createCallLimiter(deps.config.limits?.perIp ?? DEFAULT_LIMITS.perIp),
         }),
       );
       app.use(

@@ -1,12 +1,13 @@
 import type { Express } from "express";
 import type { Logger } from "pino";
-import { createPublicClient, http, type PublicClient } from "viem";
+import { type Address, createPublicClient, erc20Abi, http, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { type AppDeps, createApp } from "./app.js";
 import { createAgentRegistryReader } from "./chain/agent-registry.js";
 import { createB20Scanner } from "./chain/b20-scanner.js";
 import { createCollectionIndex } from "./chain/collection-index.js";
 import { type Config, ConfigError } from "./config.js";
+import { createCallLimiter } from "./limits/call-limiter.js";
 import { createMissionWorker, type MissionWorker } from "./missions/mission-worker.js";
 import { createExactEvmFacilitator, type ExactEvmFacilitatorOptions } from "./payment/exact-evm-facilitator.js";
 import { createHttpFacilitator, type Facilitator } from "./payment/facilitator.js";
@@ -75,6 +76,13 @@ export async function paymentDeps(
   } = {},
 ): Promise<PaymentService> {
   let facilitator: Facilitator;
+  // The payment chain: the built-in facilitator's, or the L2 RPC beside an HTTP facilitator (for payer balances).
+  const chain =
+    options.l2 ??
+    paymentChainClient(
+      config.facilitator.kind === "local" ? config.facilitator.rpcUrl : config.l2.rpcUrl,
+      config.rpcTimeoutMs,
+    );
   if (config.facilitator.kind === "http") {
     facilitator = createHttpFacilitator(config.facilitator.url);
   } else {
@@ -86,7 +94,7 @@ export async function paymentDeps(
         },
       ]);
     }
-    const client = options.l2 ?? paymentChainClient(config.facilitator.rpcUrl, config.rpcTimeoutMs);
+    const client = chain;
     const chainId = Number(config.payment.network.split(":")[1]);
     facilitator = createExactEvmFacilitator({
       client,
@@ -100,10 +108,14 @@ export async function paymentDeps(
       ...(options.recoverSigner ? { recoverSigner: options.recoverSigner } : {}),
     });
   }
+  const asset = config.payment.asset as Address;
   return {
     publicUrl: config.publicUrl,
     terms: config.payment,
     facilitator,
+    payerLimits: createCallLimiter(config.limits.perPayer),
+    payerBalance: (payer) =>
+      chain.readContract({ address: asset, abi: erc20Abi, functionName: "balanceOf", args: [payer] }),
     // Settled authorizations are kept well past their validity window (the ledger keeps them for good).
     payments: createMemoryReplayGuard(24 * 60 * 60 * 1000),
     ledger: stores.ledger,

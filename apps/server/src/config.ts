@@ -1,5 +1,6 @@
 import { privateKeyToAccount } from "viem/accounts";
 import { z } from "zod";
+import type { LimitSettings } from "./limits/call-limiter.js";
 import { isPublicTestAddress, LOCAL_CHAIN_IDS, PUBLIC_TEST_ADDRESSES } from "./public-test-accounts.js";
 
 const booleanFlag = z
@@ -31,6 +32,12 @@ export const DEVNET_L1 = {
   collection: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
   identityRegistry: "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512",
 } as const;
+
+/** The limits on the paid routes when none are configured (the defaults of the PAID_* variables). */
+export const DEFAULT_LIMITS: { perIp: LimitSettings; perPayer: LimitSettings } = {
+  perIp: { ratePerSecond: 200, concurrency: 128 },
+  perPayer: { ratePerSecond: 50, concurrency: 16 },
+};
 
 /**
  * Environment variables the server reads, with their defaults. The defaults describe the embedded default
@@ -99,6 +106,16 @@ const envSchema = z.object({
     .pipe(z.array(privateKey, { error: "must be comma-separated 32-byte hex private keys" }).min(1))
     .optional(),
   SETTLEMENT_RECEIPT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  PAID_RATE_PER_IP: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_LIMITS.perIp.ratePerSecond),
+  PAID_CONCURRENCY_PER_IP: z.coerce.number().int().min(1).max(100_000).default(DEFAULT_LIMITS.perIp.concurrency),
+  PAID_RATE_PER_PAYER: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_LIMITS.perPayer.ratePerSecond),
+  PAID_CONCURRENCY_PER_PAYER: z.coerce.number().int().min(1).max(100_000).default(DEFAULT_LIMITS.perPayer.concurrency),
+  TRUST_PROXY: z
+    .string()
+    .regex(/^(true|false|loopback|linklocal|uniquelocal|\d{1,2}|[0-9a-fA-F.:/, ]+)$/, {
+      error: "must be false, true, a number of proxy hops, loopback, or a comma-separated list of addresses/CIDRs",
+    })
+    .default("false"),
 });
 
 export type Config = {
@@ -143,6 +160,13 @@ export type Config = {
   store: { kind: "postgres"; url: string } | { kind: "pglite"; dataDir: string };
   /** Who may read the operator views (the ledger); the payment recipient unless set. */
   operatorAddress: string;
+  /** Limits on the paid routes, per client address and per payer, per instance (docs/decisions.md, "Limits"). */
+  limits: { perIp: LimitSettings; perPayer: LimitSettings };
+  /**
+   * Express's `trust proxy`: which proxies' `X-Forwarded-For` names the client (`false`: the socket's peer is the
+   * client). Per-address limits count that client.
+   */
+  trustProxy: boolean | number | string;
   /** The mission worker; `concurrency` 0 runs no missions in this instance. */
   dispatch: { pollMs: number; concurrency: number; maxAttempts: number; retryBaseMs: number };
   upstream: {
@@ -154,6 +178,14 @@ export type Config = {
     timeoutMs: number;
   };
 };
+
+/** `TRUST_PROXY` as Express takes it: a boolean, a hop count, or names and addresses. */
+function parseTrustProxy(value: string): boolean | number | string {
+  if (value === "true") return true;
+  if (value === "false") return false;
+  if (/^\d{1,2}$/.test(value)) return Number(value);
+  return value;
+}
 
 /** Thrown when the environment does not describe a valid configuration; its message names every bad variable. */
 export class ConfigError extends Error {
@@ -258,6 +290,11 @@ export function loadConfig(
     l2: { rpcUrl: e.L2_RPC_URL },
     store: e.DATABASE_URL ? { kind: "postgres", url: e.DATABASE_URL } : { kind: "pglite", dataDir: e.DATA_DIR },
     operatorAddress: e.OPERATOR_ADDRESS ?? payTo,
+    limits: {
+      perIp: { ratePerSecond: e.PAID_RATE_PER_IP, concurrency: e.PAID_CONCURRENCY_PER_IP },
+      perPayer: { ratePerSecond: e.PAID_RATE_PER_PAYER, concurrency: e.PAID_CONCURRENCY_PER_PAYER },
+    },
+    trustProxy: parseTrustProxy(e.TRUST_PROXY),
     dispatch: {
       pollMs: e.DISPATCH_POLL_MS,
       concurrency: e.DISPATCH_CONCURRENCY,

@@ -204,13 +204,13 @@ describe("reconciliation of calls cut short", () => {
       validBefore: new Date(Number(payload.payload.authorization.validBefore) * 1000),
       requestId: "cut-short",
     };
-    expect(await t.ledger.claim(claim)).toBe("claimed");
+    expect((await t.ledger.claim(claim)).outcome).toBe("claimed");
     const settled = await t.payments.facilitator.settle(payload, requirements);
     expect(settled.success).toBe(true);
 
     // Another claim that never settled and whose authorization has expired.
     const expired = { ...claim, paymentKey: `${key}-expired`, nonce: `0x${"ab".repeat(32)}`, validBefore: new Date(0) };
-    expect(await t.ledger.claim(expired)).toBe("claimed");
+    expect((await t.ledger.claim(expired)).outcome).toBe("claimed");
 
     const result = await t.reconcile();
     expect(result).toMatchObject({ settled: 1, dropped: 1 });
@@ -218,7 +218,7 @@ describe("reconciliation of calls cut short", () => {
     expect(row).toMatchObject({ status: "settled", transaction: settled.transaction });
     expect(await rows("payment_key = $1", [expired.paymentKey])).toEqual([]);
     // The payment cannot buy a call now.
-    expect(await t.ledger.claim(claim)).toBe("used");
+    expect((await t.ledger.claim(claim)).outcome).toBe("used");
   });
 });
 

@@ -1,4 +1,4 @@
-import { agentCollectionAbi, CLEARANCE_TRAIT_KEY, encodeClearance } from "@agent-tools/contracts";
+import { agentCollectionAbi, CLEARANCE_TRAIT_KEY, encodeClearance, usdTokenAbi } from "@agent-tools/contracts";
 import {
   inputToQuery,
   intelResponseSchema,
@@ -14,13 +14,14 @@ import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { type DiscoveryExtension, extractDiscoveryInfo, validateDiscoveryExtension } from "@x402/extensions/bazaar";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import pino from "pino";
-import { privateKeyToAccount } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.js";
 import { HttpError } from "../src/http/errors.js";
 import type { PaymentService } from "../src/payment/payment-service.js";
 import { listen } from "../src/server.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
+import { paymentHeader } from "./helpers/x402-client.js";
 
 let t: PaidTestServer;
 const address = (index: number) => t.devnet.deployment.accounts[index]!.address;
@@ -82,7 +83,7 @@ describe("anonymous caller", () => {
       .get("server-timing")!
       .split(", ")
       .map((entry) => entry.split(";")[0]);
-    expect(steps).toEqual(["validate", "identify", "policy", "price", "verify", "claim", "tool", "settle"]);
+    expect(steps).toEqual(["validate", "identify", "policy", "price", "claim", "verify", "tool", "settle"]);
     expect(await t.balance(payer)).toBe(payerBefore - 1_000_000n);
     expect(await t.balance(payTo())).toBe(payToBefore + 1_000_000n);
   });
@@ -388,6 +389,46 @@ describe("concurrent paid calls", () => {
     // Account 1 paid twice, the others once.
     expect(await t.balance(address(1))).toBe(before[0]! - 2_000_000n);
     expect(await t.balance(address(5))).toBe(before[4]! - 1_000_000n);
+  });
+});
+
+describe("a payer's payments in flight", () => {
+  it("serves one of eight authorizations fired at once by a payer whose balance covers one; nothing else runs", async () => {
+    // A fresh wallet holding exactly the price of one call.
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const { json } = await challenge("/intel", { tokenId: 12 });
+    const price = BigInt(json.accepts[0]!.amount);
+    const hash = await t.devnet.l2.walletClient(8).writeContract({
+      address: t.config.payment.asset as `0x${string}`,
+      abi: usdTokenAbi,
+      functionName: "transfer",
+      args: [wallet.address, price],
+    });
+    await t.devnet.l2.publicClient.waitForTransactionReceipt({ hash });
+    const headers = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        paymentHeader(wallet, t.devnet.l2.publicClient as never, json, {
+          network: t.config.payment.network,
+          asset: t.config.payment.asset,
+        }),
+      ),
+    );
+    const answers = await Promise.all(
+      headers.map((header) => t.post("/intel", { tokenId: 12 }, { "PAYMENT-SIGNATURE": header })),
+    );
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    const refusals = await Promise.all(
+      answers.filter((a) => a.status === 402).map(async (a) => (await a.json()).error),
+    );
+    // Refused before the tool: each is told its balance does not cover its payments in flight, or has run out.
+    expect(refusals).toHaveLength(7);
+    for (const error of refusals) expect(parsePaymentRefusal(error).reason).toBe("insufficient_funds");
+    expect(await t.balance(wallet.address)).toBe(0n);
+    const rows = await t.db.query<{ status: string }>("SELECT status FROM settlements WHERE payer = $1", [
+      wallet.address,
+    ]);
+    expect(rows).toEqual([{ status: "settled" }]);
   });
 });
 

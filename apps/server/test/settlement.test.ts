@@ -118,7 +118,7 @@ describe("a settlement whose receipt does not come in time", () => {
     expect(await t.balance(payer)).toBe(before - 1_000_000n);
 
     const reconciled = await t.reconcile();
-    expect(reconciled.settled).toBe(1);
+    expect(reconciled, JSON.stringify(reconciled)).toMatchObject({ settled: 1 });
     const rows = await t.db.query<{ status: string; transaction: string | null }>(
       "SELECT status, transaction FROM settlements WHERE payer = $1 AND route = '/intel' AND amount = 1000000 ORDER BY claimed_at DESC LIMIT 1",
       [payer],

@@ -115,12 +115,12 @@ describe.each(backends.filter(([name]) => name !== "Postgres" || !withoutPostgre
     it("claims a payment once: in use while pending, used once settled, free again once released", async () => {
       const ledger = createSettlementLedger(db);
       const claim = claimOf();
-      expect(await ledger.claim(claim)).toBe("claimed");
-      expect(await ledger.claim({ ...claim, requestId: "another" })).toBe("in_use");
+      expect((await ledger.claim(claim)).outcome).toBe("claimed");
+      expect((await ledger.claim({ ...claim, requestId: "another" })).outcome).toBe("in_use");
       await ledger.release(claim.paymentKey);
-      expect(await ledger.claim(claim)).toBe("claimed");
+      expect((await ledger.claim(claim)).outcome).toBe("claimed");
       await ledger.markSettled(claim.paymentKey, `0x${"12".repeat(32)}`, new Date());
-      expect(await ledger.claim(claim)).toBe("used");
+      expect((await ledger.claim(claim)).outcome).toBe("used");
       // A settled row is never released or settled again.
       await ledger.release(claim.paymentKey);
       await ledger.markSettled(claim.paymentKey, `0x${"34".repeat(32)}`, new Date());
@@ -129,6 +129,29 @@ describe.each(backends.filter(([name]) => name !== "Postgres" || !withoutPostgre
         [claim.paymentKey],
       );
       expect(row).toEqual({ transaction: `0x${"12".repeat(32)}`, n: 1 });
+    });
+
+    it("tells each claim what its payer has in flight, one claim at a time, even when they come together", async () => {
+      const ledger = createSettlementLedger(db);
+      const payer = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
+      const mine = (overrides: Partial<SettlementClaim> = {}) => claimOf({ payer, amount: "25000", ...overrides });
+      const first = mine();
+      expect(await ledger.claim(first)).toEqual({ outcome: "claimed", inFlight: 0n });
+      expect(await ledger.claim(mine())).toEqual({ outcome: "claimed", inFlight: 25_000n });
+      // Not counted: another payer's claims, another asset's, settled ones, and authorizations past validBefore.
+      expect(await ledger.claim(claimOf({ amount: "999" }))).toMatchObject({ outcome: "claimed" });
+      await ledger.claim(mine({ asset: "0x0000000000000000000000000000000000000001" }));
+      await ledger.markSettled(first.paymentKey, `0x${"56".repeat(32)}`, new Date());
+      await ledger.claim(mine({ validBefore: new Date(Date.now() - 1000) }));
+      expect(await ledger.claim(mine({ amount: "1" }))).toEqual({ outcome: "claimed", inFlight: 25_000n });
+
+      // Twenty at once: each sees all the claims made before it, so no two are blind to each other.
+      const other = "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65";
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () => ledger.claim(claimOf({ payer: other, amount: "1000" }))),
+      );
+      const seen = results.map((r) => (r.outcome === "claimed" ? r.inFlight : -1n)).sort((a, b) => Number(a - b));
+      expect(seen).toEqual(Array.from({ length: 20 }, (_, i) => BigInt(i) * 1000n));
     });
 
     it("takes a sign-in nonce once per address: in use, spent for good, given back, swept once expired", async () => {
@@ -156,7 +179,7 @@ describe.each(backends.filter(([name]) => name !== "Postgres" || !withoutPostgre
       const paid = claimOf();
       const unpaid = claimOf();
       for (const claim of [paid, unpaid]) {
-        expect(await ledger.claim(claim)).toBe("claimed");
+        expect((await ledger.claim(claim)).outcome).toBe("claimed");
         await queue.add(dueMission(claim.paymentKey));
       }
       expect(await queue.claimDue("worker-a", 10, 60_000)).toEqual([]);
@@ -238,7 +261,7 @@ describe("PGlite's data directory", () => {
     const again = await openPglite(dir);
     try {
       expect(await migrate(again)).toEqual([]);
-      expect(await createSettlementLedger(again).claim(claim)).toBe("in_use");
+      expect((await createSettlementLedger(again).claim(claim)).outcome).toBe("in_use");
     } finally {
       await again.close();
     }

@@ -168,4 +168,49 @@ describe("upstream client", () => {
       await createUpstreamClient({ name: "x", baseUrl }).get("/none", { schema, notFoundAsNull: true }),
     ).toBeNull();
   });
+
+  it("remembers a 404 for a while: asking again for what is not there sends no request", async () => {
+    let clock = 1_000_000;
+    const baseUrl = await serve((_req, res) => json(res, 404, { errors: ["not found"] }));
+    const client = createUpstreamClient({ name: "x", baseUrl, notFoundTtlMs: 60_000, now: () => clock });
+    expect(await client.get("/none", { schema, notFoundAsNull: true })).toBeNull();
+    expect(await client.get("/none", { schema, notFoundAsNull: true })).toBeNull();
+    // Asked without notFoundAsNull, the remembered 404 is the same 502 a fresh one would give.
+    expect((await failure(client.get("/none", { schema })))!.code).toBe("upstream_error");
+    expect(hits).toBe(1);
+    clock += 60_001;
+    expect(await client.get("/none", { schema, notFoundAsNull: true })).toBeNull();
+    expect(hits).toBe(2);
+  });
+
+  it("refuses at once with 503 and Retry-After when more requests wait than the queue holds", async () => {
+    const held: ServerResponse[] = [];
+    let arrived = () => {};
+    const baseUrl = await serve((_req, res) => {
+      held.push(res);
+      arrived();
+    });
+    const client = createUpstreamClient({ name: "the marketplace", baseUrl, maxConcurrency: 1, maxQueue: 2 });
+    const inFlight = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const accepted = [0, 1, 2].map((i) => client.get(`/p${i}`, { schema }));
+    await inFlight;
+    // One in flight, two waiting: the fourth is turned away without waiting or reaching the upstream.
+    const refused = await failure(client.get("/p3", { schema }));
+    expect(refused!.code).toBe("upstream_unavailable");
+    expect(refused!.headers["Retry-After"]).toBe("1");
+    expect(refused!.message).toMatch(/busy/);
+    expect(client.requestCount).toBe(1);
+    // The ones that waited are served in turn.
+    for (let i = 0; i < 3; i++) {
+      while (held.length === 0) {
+        await new Promise<void>((resolve) => {
+          arrived = resolve;
+        });
+      }
+      json(held.shift()!, 200, { value: i });
+    }
+    expect(await Promise.all(accepted)).toEqual([{ value: 0 }, { value: 1 }, { value: 2 }]);
+  });
 });

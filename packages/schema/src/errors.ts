@@ -16,6 +16,7 @@ export const errorCodes = {
   token_not_found: 404,
   not_found: 404,
   method_not_allowed: 405,
+  rate_limited: 429,
   internal_error: 500,
   not_implemented: 501,
   upstream_error: 502,

@@ -266,6 +266,15 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
             ]),
           ),
         },
+        429: {
+          description:
+            "Too many requests from this address, or paid calls from this payer, per second or at once " +
+            "(`rate_limited`); see Retry-After. Never charged.",
+          ...json(
+            errorBodySchema,
+            errorExample("rate_limited", "This address sent too many requests per second; retry in 1 s.", []),
+          ),
+        },
         502: {
           description: "An upstream service gave a bad answer (`upstream_error`). Never charged.",
           ...json(errorBodySchema),

@@ -10,6 +10,8 @@ export const PAYMENT_REFUSAL_REASONS = {
   invalid_payment: "the payment does not pay the price quoted",
   /** The payment is in x402's version 1 format; this service speaks version 2 (`@x402/fetch`, `@x402/axios`). */
   unsupported_x402_version: "the payment is of another x402 version",
+  /** The payer's balance does not cover this payment together with the payments it has in flight. */
+  insufficient_funds: "the payer's balance does not cover the payment",
   /** The same payment authorization is being used by another request right now. */
   payment_in_use: "the payment is in use by another request",
   /** The payment authorization already bought a call. */

@@ -7,6 +7,7 @@
  */
 import {
   clearanceMeets,
+  formatUsd,
   type PaymentRefusalReason,
   type PaymentRequired,
   type PaymentRequirements,
@@ -20,8 +21,10 @@ import type { PaymentPayload, SettleResponse } from "@x402/core/types";
 import { type Address, getAddress } from "viem";
 import type { CollectionIndex, IndexedToken } from "../chain/collection-index.js";
 import { HttpError, validationError } from "../http/errors.js";
+import type { Slot } from "../limits/call-limiter.js";
 import { buildPaymentRequired, type CallMethod } from "./challenge.js";
-import { decodePayment, eip3009PayloadSchema, paymentKey, requirementMismatch } from "./payment-payload.js";
+import { settlementRefusal, verifyRefusal } from "./facilitator-refusals.js";
+import { decodePayment, paymentKey, readAuthorization, requirementMismatch } from "./payment-payload.js";
 import type { PaymentService } from "./payment-service.js";
 import { SIGN_IN_NONCE_RETENTION_MS, verifySignIn } from "./verify-sign-in.js";
 
@@ -59,6 +62,10 @@ export interface AdmittedCall {
   timings: StepTimings;
   /** The sign-in nonce, spent once the call is served. */
   signInNonce?: string;
+  /** The request's id, in every log line about its payment. */
+  requestId: string;
+  /** The payer's slot (payer limits), given back when the call is settled or released. */
+  slot: Slot;
 }
 
 /** Why a call was answered 402, and the x402 `PaymentRequired` to answer with. */
@@ -86,6 +93,19 @@ export interface PaidCallDeps {
 
 /** x402's reason for an EIP-3009 authorization the token reports used (`authorizationState`). */
 const AUTHORIZATION_USED = "invalid_exact_evm_nonce_already_used";
+
+/** A slot for one more paid call of `payer`, or 429 `rate_limited` with Retry-After (nothing was charged). */
+async function takePayerSlot(payments: PaymentService, payer: string): Promise<Slot> {
+  const slot = await payments.payerLimits.take(payer.toLowerCase());
+  if (slot.ok) return slot;
+  const what = slot.why === "rate" ? "too many paid calls per second" : "too many paid calls at once";
+  throw new HttpError(
+    "rate_limited",
+    `The payer ${getAddress(payer)} has ${what}; retry in ${slot.retryAfterSeconds} s. Nothing was charged.`,
+    [{ field: "PAYMENT-SIGNATURE", message: `payer limit: ${slot.why}` }],
+    { "Retry-After": String(slot.retryAfterSeconds) },
+  );
+}
 
 /** Until when a sign-in nonce claimed now must be kept: past the validity window of any message valid now. */
 function signInExpiry(payments: PaymentService): Date {
@@ -277,6 +297,9 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
       const { payload } = decoded;
       const wrong = requirementMismatch(payload.accepted, requirements);
       if (wrong) return refuse(route, request.method, point, "invalid_payment", wrong);
+      const authorization = readAuthorization(payload, requirements, payments.now());
+      if (!authorization.ok) return refuse(route, request.method, point, "invalid_payment", authorization.why);
+      const { from, nonce: authorizationNonce, validBefore } = authorization;
 
       const key = paymentKey(payload);
       if (!payments.payments.claim(key)) {
@@ -296,6 +319,14 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
               "this payment authorization is being used by another request",
             );
       }
+      // The payer's slot: so many paid calls at once and per second, before anything costly is done for it.
+      let slot: Slot;
+      try {
+        slot = await takePayerSlot(payments, from);
+      } catch (error) {
+        payments.payments.release(key);
+        throw error;
+      }
       // The sign-in serves one call, on any instance and across restarts: its nonce is claimed in the store.
       if (caller && signInNonce) {
         let nonce: Awaited<ReturnType<typeof payments.signIns.claim>>;
@@ -303,10 +334,12 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
           nonce = await payments.signIns.claim(caller, signInNonce, signInExpiry(payments));
         } catch (error) {
           payments.payments.release(key);
+          slot.release();
           throw error;
         }
         if (nonce !== "claimed") {
           payments.payments.release(key);
+          slot.release();
           return refuse(
             route,
             request.method,
@@ -320,38 +353,13 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
       }
       const giveBack = async () => {
         payments.payments.release(key);
+        slot.release();
         if (caller && signInNonce) await releaseSignIn(payments, caller, signInNonce);
       };
 
-      let verified: Awaited<ReturnType<typeof payments.facilitator.verify>>;
-      try {
-        verified = await payments.facilitator.verify(payload, requirements as never);
-      } catch (error) {
-        await giveBack();
-        throw error;
-      } finally {
-        step("verify");
-      }
-      if (!verified.isValid) {
-        await giveBack();
-        // The chain says the authorization was used: a payment that already bought something (here or elsewhere).
-        if (verified.invalidReason === AUTHORIZATION_USED) {
-          payments.payments.consume(key);
-          return refuse(
-            route,
-            request.method,
-            point,
-            "payment_already_used",
-            "this payment authorization was already used on chain",
-          );
-        }
-        const why = `${verified.invalidReason ?? "rejected"}${verified.invalidMessage ? `: ${verified.invalidMessage}` : ""}`;
-        return refuse(route, request.method, point, "invalid_payment", why);
-      }
-
-      // The durable claim: shared by every instance and kept across restarts, it is also the ledger's row.
-      const authorization = eip3009PayloadSchema.safeParse(payload.payload).data?.authorization;
-      const payer = getAddress(verified.payer ?? authorization?.from ?? "0x0000000000000000000000000000000000000000");
+      // The durable claim, before the facilitator is asked: shared by every instance and kept across restarts, it
+      // is the ledger's row, and it tells what the payer already has in flight (docs/architecture.md).
+      const payer = getAddress(from);
       let claimed: Awaited<ReturnType<typeof payments.ledger.claim>>;
       try {
         claimed = await payments.ledger.claim({
@@ -360,16 +368,14 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
           method: request.method,
           tokenId: params.tokenId,
           payer,
-          nonce: authorization?.nonce ?? "",
+          nonce: authorizationNonce,
           caller: caller ?? null,
           pricePoint: point,
           amount: requirements.amount,
           asset: requirements.asset,
           network: requirements.network,
           payTo: requirements.payTo,
-          validBefore: authorization
-            ? new Date(Number(authorization.validBefore) * 1000)
-            : new Date(payments.now().getTime() + requirements.maxTimeoutSeconds * 1000),
+          validBefore,
           requestId: request.requestId,
         });
       } catch (error) {
@@ -378,9 +384,9 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
       } finally {
         step("claim");
       }
-      if (claimed !== "claimed") {
+      if (claimed.outcome !== "claimed") {
         await giveBack();
-        if (claimed === "used") {
+        if (claimed.outcome === "used") {
           payments.payments.consume(key);
           return refuse(
             route,
@@ -398,6 +404,70 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
           "this payment authorization is being used by another request, or its settlement is being confirmed",
         );
       }
+      const giveAllBack = async () => {
+        await payments.ledger.release(key);
+        await giveBack();
+      };
+
+      let verified: Awaited<ReturnType<typeof payments.facilitator.verify>>;
+      try {
+        verified = await payments.facilitator.verify(payload, requirements as never);
+      } catch (error) {
+        await giveAllBack();
+        throw error;
+      } finally {
+        step("verify");
+      }
+      if (!verified.isValid) {
+        await giveAllBack();
+        // The chain says the authorization was used: a payment that already bought something (here or elsewhere).
+        if (verified.invalidReason === AUTHORIZATION_USED) {
+          payments.payments.consume(key);
+          return refuse(
+            route,
+            request.method,
+            point,
+            "payment_already_used",
+            "this payment authorization was already used on chain",
+          );
+        }
+        // The facilitator's own words go to the log; the caller gets a reason and a sentence of ours.
+        payments.logger?.info(
+          {
+            requestId: request.requestId,
+            invalidReason: verified.invalidReason,
+            invalidMessage: verified.invalidMessage,
+          },
+          "payment refused by the facilitator",
+        );
+        const refusal = verifyRefusal(verified.invalidReason);
+        return refuse(route, request.method, point, refusal.reason, refusal.sentence);
+      }
+
+      // The facilitator checked the balance against this payment alone: with others in flight, it must cover all.
+      if (claimed.inFlight > 0n) {
+        const needed = claimed.inFlight + BigInt(requirements.amount);
+        let balance: bigint;
+        try {
+          balance = await payments.payerBalance(payer);
+        } catch (error) {
+          await giveAllBack();
+          throw error;
+        } finally {
+          step("funds");
+        }
+        if (balance < needed) {
+          await giveAllBack();
+          return refuse(
+            route,
+            request.method,
+            point,
+            "insufficient_funds",
+            `the payer's balance does not cover this payment with the payments it has in flight ` +
+              `(${formatUsd(needed.toString())} USD needed); wait for them to finish, or add funds`,
+          );
+        }
+      }
       return {
         admitted: true,
         call: {
@@ -410,6 +480,8 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
           price: { point, requirements },
           payment: { payload, key, payer },
           timings,
+          requestId: request.requestId,
+          slot,
         },
       };
     },
@@ -424,7 +496,10 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
         // The settlement may have gone through before the answer was lost: the claim stays pending until the
         // reconciler reads the chain, so the payment is neither recorded twice nor reused meanwhile.
         await releaseGuards(call);
-        payments.logger?.error({ err: error, paymentKey: call.payment.key }, "settlement failed");
+        payments.logger?.error(
+          { err: error, requestId: call.requestId, paymentKey: call.payment.key },
+          "settlement failed",
+        );
         throw unconfirmed();
       }
       call.timings.push(["settle", performance.now() - started]);
@@ -434,23 +509,33 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
           // claim is kept for the reconciler, which records it once mined or gives it back once it expires.
           await releaseGuards(call);
           payments.logger?.warn(
-            { paymentKey: call.payment.key, transaction: settlement.transaction, reason: settlement.errorReason },
+            {
+              requestId: call.requestId,
+              paymentKey: call.payment.key,
+              transaction: settlement.transaction,
+              reason: settlement.errorReason,
+            },
             "settlement not confirmed; left for reconciliation",
           );
           throw unconfirmed();
         }
         await releaseGuards(call);
         await payments.ledger.release(call.payment.key);
-        return refuse(
-          call.route,
-          call.method,
-          call.price.point,
-          "settlement_failed",
-          `${settlement.errorReason ?? "the facilitator refused"}${settlement.errorMessage ? `: ${settlement.errorMessage}` : ""}`,
+        payments.logger?.warn(
+          {
+            requestId: call.requestId,
+            paymentKey: call.payment.key,
+            errorReason: settlement.errorReason,
+            errorMessage: settlement.errorMessage,
+          },
+          "settlement refused by the facilitator",
         );
+        const refusal = settlementRefusal(settlement.errorReason);
+        return refuse(call.route, call.method, call.price.point, refusal.reason, refusal.sentence);
       }
       await recordSettlement(payments, call.payment.key, settlement.transaction);
       payments.payments.consume(call.payment.key);
+      call.slot.release();
       if (call.caller && call.signInNonce) await spendSignIn(payments, call.caller, call.signInNonce);
       return { settled: true, settlement };
     },
@@ -464,6 +549,7 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
   /** This instance's fast guard and the sign-in; the ledger's claim is the caller's to keep or give back. */
   async function releaseGuards(call: AdmittedCall): Promise<void> {
     payments.payments.release(call.payment.key);
+    call.slot.release();
     if (call.caller && call.signInNonce) await releaseSignIn(payments, call.caller, call.signInNonce);
   }
 }

@@ -63,7 +63,7 @@ export function requirementMismatch(
   const same = (a: unknown, b: unknown) => String(a).toLowerCase() === String(b).toLowerCase();
   for (const field of ["scheme", "network", "asset", "amount", "payTo"] as const) {
     if (!same(accepted[field], quoted[field])) {
-      return `the payment's ${field} is ${String(accepted[field])}, the price quoted has ${quoted[field]}`;
+      return `the payment's ${field} is ${String(accepted[field]).slice(0, 80)}, the price quoted has ${quoted[field]}`;
     }
   }
   const extra = (accepted.extra ?? {}) as Record<string, unknown>;
@@ -71,6 +71,50 @@ export function requirementMismatch(
     return "the payment is signed for another asset domain (extra.name / extra.version)";
   }
   return undefined;
+}
+
+/** Seconds a payer's clock may be ahead of ours when it sets `validBefore`. */
+export const VALID_BEFORE_SKEW_SECONDS = 60;
+
+export type AuthorizationCheck =
+  | { ok: true; from: string; nonce: string; validBefore: Date }
+  | { ok: false; why: string };
+
+/**
+ * The EIP-3009 authorization of an `exact` payment, checked against the price quoted before anything else is
+ * asked: well formed, for the amount and payee quoted, valid now, and valid for at most `maxTimeoutSeconds` (with a
+ * minute of clock skew), so no authorization outlives the window in which it can be settled and recorded.
+ */
+export function readAuthorization(payload: PaymentPayload, quoted: PaymentRequirements, now: Date): AuthorizationCheck {
+  const parsed = eip3009PayloadSchema.safeParse(payload.payload);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = ["payload", ...(issue?.path ?? []).map(String)].join(".");
+    return { ok: false, why: `the payment's ${field} is not a valid EIP-3009 authorization field` };
+  }
+  const { authorization } = parsed.data;
+  if (BigInt(authorization.value) !== BigInt(quoted.amount)) {
+    return {
+      ok: false,
+      why: `the authorization's value is ${authorization.value}, the price quoted is ${quoted.amount}`,
+    };
+  }
+  if (authorization.to.toLowerCase() !== quoted.payTo.toLowerCase()) {
+    return { ok: false, why: `the authorization pays ${authorization.to}, the price quoted is for ${quoted.payTo}` };
+  }
+  const seconds = Math.floor(now.getTime() / 1000);
+  const validAfter = Number(authorization.validAfter);
+  const validBefore = Number(authorization.validBefore);
+  if (validAfter > seconds) return { ok: false, why: "the authorization is not valid yet (validAfter is ahead)" };
+  if (validBefore <= seconds) return { ok: false, why: "the authorization has expired (validBefore has passed)" };
+  const latest = seconds + quoted.maxTimeoutSeconds + VALID_BEFORE_SKEW_SECONDS;
+  if (validBefore > latest) {
+    return {
+      ok: false,
+      why: `the authorization's validBefore is too far ahead: at most ${quoted.maxTimeoutSeconds} s from now`,
+    };
+  }
+  return { ok: true, from: authorization.from, nonce: authorization.nonce, validBefore: new Date(validBefore * 1000) };
 }
 
 /** One key per payment authorization: the EIP-3009 (network, asset, payer, nonce), else a digest of the payload. */

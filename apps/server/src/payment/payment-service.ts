@@ -1,5 +1,7 @@
 import type { PaymentTerms } from "@agent-tools/schema";
 import type { Logger } from "pino";
+import type { Address } from "viem";
+import type { CallLimiter } from "../limits/call-limiter.js";
 import type { SettlementLedger } from "../store/settlement-ledger.js";
 import type { SignInNonceStore } from "../store/sign-in-nonces.js";
 import type { Facilitator } from "./facilitator.js";
@@ -12,6 +14,13 @@ export interface PaymentService {
   facilitator: Facilitator;
   /** EIP-3009 authorizations in flight or settled, in this instance (a fast first check). */
   payments: ReplayGuard;
+  /**
+   * The payer's balance of the payment asset, read when it has other payments in flight: the balance must cover
+   * them all, so that concurrent authorizations cannot buy more work than the payer can pay for.
+   */
+  payerBalance(payer: Address): Promise<bigint>;
+  /** Paid calls per payer, in flight and per second, in this instance: past them, 429 before anything runs. */
+  payerLimits: CallLimiter;
   /** The durable record of payments: claimed before a call runs, settled before its answer leaves. */
   ledger: SettlementLedger;
   /** SIWX nonces of calls in flight or served, shared by every instance and kept across restarts. */

@@ -27,14 +27,15 @@ export function createAuthorizationReader(client: PublicClient): AuthorizationRe
         args: [payer, nonce],
       });
       if (!used) return { used: false };
-      const latest = await client.getBlockNumber();
+      // Never viem's cached block number: a settlement mined a moment ago must be in the range searched.
+      const latest = await client.getBlockNumber({ cacheTime: 0 });
       const [log] = await client.getContractEvents({
         address: asset,
         abi: usdTokenAbi,
         eventName: "AuthorizationUsed",
         args: { authorizer: payer, nonce },
         fromBlock: latest > LOOKBACK_BLOCKS ? latest - LOOKBACK_BLOCKS : 0n,
-        toBlock: latest,
+        toBlock: "latest",
       });
       if (!log?.transactionHash || log.blockNumber === null) return { used: true };
       const block = await client.getBlock({ blockNumber: log.blockNumber });

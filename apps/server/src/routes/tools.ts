@@ -2,19 +2,23 @@ import { type PaidRouteName, paidRoutes, type ToolRoute } from "@agent-tools/sch
 import { Router } from "express";
 import { HttpError } from "../http/errors.js";
 import { type PaidRouteDeps, paidRoute } from "../http/paid-route.js";
+import type { CallLimiter } from "../limits/call-limiter.js";
+import { ipLimits } from "../middleware/ip-limits.js";
 import type { Tool, ToolSet } from "../tools/types.js";
 
 /**
  * Every paid tool route, POST (JSON body) and GET (query parameters), each a paid call (validate, identify,
  * policy, price, pay, run, settle). A route whose tool is not in `tools` still answers 400 / 403 / 402 and then 501.
  */
-export function toolRoutesRouter(deps: PaidRouteDeps & { tools: ToolSet }): Router {
+export function toolRoutesRouter(deps: PaidRouteDeps & { tools: ToolSet; perIp: CallLimiter }): Router {
   const router = Router();
+  // Per client address, before anything else of the paid call (docs/decisions.md, "Limits").
+  const limited = ipLimits(deps.perIp);
   for (const [name, route] of Object.entries(paidRoutes) as [PaidRouteName, ToolRoute][]) {
     const handler = paidRoute(route, (deps.tools[name] as Tool<never> | undefined) ?? notBuiltYet(name), deps);
     const only = "method" in route ? route.method : undefined;
-    if (only !== "get") router.post(route.path, handler);
-    if (only !== "post") router.get(route.path, handler);
+    if (only !== "get") router.post(route.path, limited, handler);
+    if (only !== "post") router.get(route.path, limited, handler);
   }
   return router;
 }

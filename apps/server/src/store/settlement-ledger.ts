@@ -61,9 +61,11 @@ export interface LedgerTotals {
 export interface SettlementLedger {
   /**
    * Claims the authorization for one call: `claimed`, or `used` (it already bought a call) or `in_use`
-   * (another call holds it, or a call was cut short and its settlement is not yet known).
+   * (another call holds it, or a call was cut short and its settlement is not yet known). A claim also says what
+   * the payer already has in flight: the sum of its other pending claims in the same asset and network that can
+   * still be settled. Claims of one payer are made one at a time, so each sees every claim made before it.
    */
-  claim(claim: SettlementClaim): Promise<"claimed" | "used" | "in_use">;
+  claim(claim: SettlementClaim): Promise<ClaimResult>;
   /** Gives a claim back: the call failed and nothing was settled. Missions queued by the call go with it. */
   release(paymentKey: string): Promise<void>;
   /** Records the settlement of a claimed payment (idempotent: a second call changes nothing). */
@@ -78,6 +80,10 @@ export interface SettlementLedger {
   pendingCount(): Promise<number>;
 }
 
+export type ClaimResult =
+  | { outcome: "claimed" /** Smallest units the payer's other pending claims add up to. */; inFlight: bigint }
+  | { outcome: "used" | "in_use" };
+
 export interface LedgerRange {
   from: Date;
   to: Date;
@@ -88,36 +94,48 @@ export interface LedgerRange {
 export function createSettlementLedger(db: Database): SettlementLedger {
   return {
     async claim(c) {
-      const inserted = await db.query(
-        `INSERT INTO settlements (payment_key, status, route, method, token_id, payer, nonce, caller, price_point,
-           amount, asset, network, pay_to, valid_before, request_id)
-         VALUES ($1, 'pending', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-         ON CONFLICT (payment_key) DO NOTHING
-         RETURNING payment_key`,
-        [
-          c.paymentKey,
-          c.route,
-          c.method,
-          c.tokenId,
-          c.payer,
-          c.nonce,
-          c.caller,
-          c.pricePoint,
-          c.amount,
-          c.asset,
-          c.network,
-          c.payTo,
-          c.validBefore,
-          c.requestId,
-        ],
-      );
-      if (inserted.length === 1) return "claimed";
+      const inserted = await db.transaction(async (tx) => {
+        // One claim of a payer at a time, across instances: the sum below then sees every claim made before.
+        await tx.query("SELECT pg_advisory_xact_lock(72610002, hashtext($1))", [c.payer.toLowerCase()]);
+        const rows = await tx.query(
+          `INSERT INTO settlements (payment_key, status, route, method, token_id, payer, nonce, caller, price_point,
+             amount, asset, network, pay_to, valid_before, request_id)
+           VALUES ($1, 'pending', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+           ON CONFLICT (payment_key) DO NOTHING
+           RETURNING payment_key`,
+          [
+            c.paymentKey,
+            c.route,
+            c.method,
+            c.tokenId,
+            c.payer,
+            c.nonce,
+            c.caller,
+            c.pricePoint,
+            c.amount,
+            c.asset,
+            c.network,
+            c.payTo,
+            c.validBefore,
+            c.requestId,
+          ],
+        );
+        if (rows.length === 0) return undefined;
+        const [sum] = await tx.query<{ amount: string }>(
+          `SELECT coalesce(sum(amount), 0)::text AS amount FROM settlements
+           WHERE status = 'pending' AND payer = $1 AND lower(asset) = lower($2) AND network = $3
+             AND payment_key <> $4 AND valid_before > now()`,
+          [c.payer, c.asset, c.network, c.paymentKey],
+        );
+        return BigInt(sum?.amount ?? "0");
+      });
+      if (inserted !== undefined) return { outcome: "claimed", inFlight: inserted };
       const [existing] = await db.query<{ status: string }>("SELECT status FROM settlements WHERE payment_key = $1", [
         c.paymentKey,
       ]);
       // Released between the insert and this read: the caller may simply try again.
-      if (!existing) return "in_use";
-      return existing.status === "settled" ? "used" : "in_use";
+      if (!existing) return { outcome: "in_use" };
+      return { outcome: existing.status === "settled" ? "used" : "in_use" };
     },
     async release(paymentKey) {
       await db.query("DELETE FROM settlements WHERE payment_key = $1 AND status = 'pending'", [paymentKey]);

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { z } from "zod";
 import { HttpError } from "../http/errors.js";
 import { type CircuitBreaker, createCircuitBreaker } from "./circuit-breaker.js";
-import { createSemaphore } from "./semaphore.js";
+import { createSemaphore, QueueFullError } from "./semaphore.js";
 import { createTtlCache } from "./ttl-cache.js";
 
 export interface UpstreamClientOptions {
@@ -19,9 +19,13 @@ export interface UpstreamClientOptions {
   /** Longest Retry-After the client waits for itself before giving up with 503. */
   maxRetryAfterMs?: number;
   maxConcurrency?: number;
+  /** Requests that may wait for a free slot; past them a call is refused at once with 503 (default 64). */
+  maxQueue?: number;
   /** Default time a successful answer is reused. */
   cacheTtlMs?: number;
   cacheEntries?: number;
+  /** How long a 404 is remembered, so that asking again for what is not there costs no request (default 60 s). */
+  notFoundTtlMs?: number;
   failureThreshold?: number;
   cooldownMs?: number;
   fetch?: typeof globalThis.fetch;
@@ -61,6 +65,9 @@ export interface UpstreamClient {
   /** Requests made upstream so far (cache hits and coalesced calls excluded). */
   readonly requestCount: number;
 }
+
+/** A remembered 404 in the cache. */
+const NOT_FOUND = Symbol("not found");
 
 class RetryableError extends Error {
   constructor(
@@ -110,7 +117,8 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   const retries = options.retries ?? 2;
   const backoffMs = options.backoffMs ?? 200;
   const maxRetryAfterMs = options.maxRetryAfterMs ?? 2000;
-  const limit = createSemaphore(options.maxConcurrency ?? 8);
+  const limit = createSemaphore(options.maxConcurrency ?? 8, options.maxQueue ?? 64);
+  const notFoundTtlMs = options.notFoundTtlMs ?? 60_000;
   const cache = createTtlCache<unknown>(options.cacheEntries ?? 2000, now);
   const inFlight = new Map<string, Promise<unknown>>();
   const breaker: CircuitBreaker = createCircuitBreaker({
@@ -198,6 +206,14 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         breaker.success();
         return answer;
       } catch (error) {
+        if (error instanceof QueueFullError) {
+          throw new HttpError(
+            "upstream_unavailable",
+            `${options.name} is busy with other requests; retry in 1 s. Nothing was charged.`,
+            [],
+            { "Retry-After": "1" },
+          );
+        }
         if (!(error instanceof RetryableError)) throw error;
         breaker.failure();
         last = error;
@@ -218,13 +234,22 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       const url = buildUrl(options.baseUrl, path, getOptions.query);
       const headers = getOptions.headers ?? {};
       const key = Object.keys(headers).length === 0 ? url : `${url}\n${headerSetHash(headers)}`;
+      const notFound = () => {
+        if (getOptions.notFoundAsNull) return null;
+        throw new UpstreamStatusError(404, `${options.name} answered 404. Nothing was charged.`);
+      };
       const cached = cache.get(key);
+      if (cached === NOT_FOUND) return notFound() as never;
       if (cached !== undefined) return cached as never;
       let pending = inFlight.get(key);
       if (!pending) {
         pending = (async () => {
           const { status, body } = await fetchWithRetries(url, headers);
-          if (status === 404 && getOptions.notFoundAsNull) return null;
+          if (status === 404) {
+            // Remembered for a while: asking again for what is not there must not cost the upstream a request.
+            cache.set(key, NOT_FOUND, notFoundTtlMs);
+            if (getOptions.notFoundAsNull) return null;
+          }
           if (status >= 400)
             throw new UpstreamStatusError(status, `${options.name} answered ${status}. Nothing was charged.`, body);
           const parsed = getOptions.schema.safeParse(body);

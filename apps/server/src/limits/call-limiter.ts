@@ -1,0 +1,62 @@
+/**
+ * Limits on the calls one party makes: how many it has in flight at once, and how many it starts per second. The
+ * paid routes take a slot per client address (middleware/ip-limits.ts) and per payer (payment/paid-call.ts) before
+ * any tool runs; a refusal is a 429 with `Retry-After`, and costs nothing. Limits hold per instance
+ * (docs/decisions.md, "Limits").
+ */
+import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+
+export interface LimitSettings {
+  /** Calls started per second, sustained (a second's worth may come at once). */
+  ratePerSecond: number;
+  /** Calls in flight at once. */
+  concurrency: number;
+}
+
+/** A slot taken: give it back exactly once, when the call is over. */
+export interface Slot {
+  release(): void;
+}
+
+export type SlotRefusal = { ok: false; why: "rate" | "concurrency"; retryAfterSeconds: number };
+
+export interface CallLimiter {
+  /** Takes a slot for one call of `key`, or says how long to wait. */
+  take(key: string): Promise<({ ok: true } & Slot) | SlotRefusal>;
+  /** Calls of `key` in flight now. */
+  inFlight(key: string): number;
+}
+
+export function createCallLimiter(settings: LimitSettings): CallLimiter {
+  const rate = new RateLimiterMemory({ points: settings.ratePerSecond, duration: 1 });
+  const inFlight = new Map<string, number>();
+
+  return {
+    async take(key) {
+      if ((inFlight.get(key) ?? 0) >= settings.concurrency)
+        return { ok: false, why: "concurrency", retryAfterSeconds: 1 };
+      try {
+        await rate.consume(key);
+      } catch (error) {
+        if (!(error instanceof RateLimiterRes)) throw error;
+        return { ok: false, why: "rate", retryAfterSeconds: Math.max(1, Math.ceil(error.msBeforeNext / 1000)) };
+      }
+      // Counted after the await: a concurrent take may have filled the last slot meanwhile.
+      const now = inFlight.get(key) ?? 0;
+      if (now >= settings.concurrency) return { ok: false, why: "concurrency", retryAfterSeconds: 1 };
+      inFlight.set(key, now + 1);
+      let released = false;
+      return {
+        ok: true,
+        release() {
+          if (released) return;
+          released = true;
+          const left = (inFlight.get(key) ?? 1) - 1;
+          if (left <= 0) inFlight.delete(key);
+          else inFlight.set(key, left);
+        },
+      };
+    },
+    inFlight: (key) => inFlight.get(key) ?? 0,
+  };
+}
