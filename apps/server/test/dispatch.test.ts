@@ -14,6 +14,7 @@ import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.
 import { tokenHeldBy } from "./helpers/tokens.js";
 
 let t: PaidTestServer;
+const INTERNAL_SECRET = "SECRET-API-KEY";
 const account = (index: number): Address => t.devnet.deployment.accounts[index]!.address;
 
 /** The first revealed token of devnet account `index` with this clearance. */
@@ -21,7 +22,15 @@ const tokenOf = (index: number, clearance: Clearance) => tokenHeldBy(t.chain.col
 
 beforeAll(async () => {
   // Two attempts, 50 ms apart: enough to see a retry without waiting for the production backoff.
-  t = await startPaidTestServer({ worker: { maxAttempts: 2, retryBaseMs: 50, pollMs: 50 } });
+  t = await startPaidTestServer({
+    worker: { maxAttempts: 2, retryBaseMs: 50, pollMs: 50 },
+    tools: {
+      // A tool that fails on something internal, with the kind of text a library writes.
+      offerRadar: async () => {
+        throw new Error(`request failed: https://rpc.example/v2/${INTERNAL_SECRET} (viem@2.57.20)`);
+      },
+    },
+  });
 }, 120_000);
 afterAll(async () => {
   await t?.close();
@@ -310,6 +319,22 @@ describe("missions and a sale of the token", () => {
     } finally {
       await transfer(tokenId, 2, 9);
     }
+  });
+});
+
+describe("a mission failing on an internal error", () => {
+  it("keeps a sentence of the service's own for its owner, never the library's text", async () => {
+    const tokenId = tokenOf(3, "Elite");
+    const { res } = await queue(3, { tokenId, mission: { tool: "offer-radar", params: { slugs: ["night-owls"] } } });
+    expect(res.status).toBe(202);
+    const { mission } = dispatchResponseSchema.parse(await res.json());
+    const failed = await until(mission.id, ["failed"]);
+    expect(failed.error).toEqual({
+      code: "internal_error",
+      message: "The mission failed on an internal error; it has been logged.",
+    });
+    const listed = await (await list(3, `tokenId=${tokenId}&status=failed`)).res.text();
+    expect(listed).not.toContain(INTERNAL_SECRET);
   });
 });
 

@@ -432,6 +432,102 @@ describe("a payer's payments in flight", () => {
   });
 });
 
+describe("what a facilitator says stays in the log", () => {
+  // What facilitators built on viem put in their messages: an RPC URL with its key, the library's version, call data.
+  const LEAK =
+    "Details: execution reverted URL: https://base-mainnet.example/v2/SECRET-API-KEY Version: viem@2.57.20 " +
+    "Contract Call: address: 0x5FbDB2315678afecb367f032d93F642f64180aa3 function: transferWithAuthorization";
+
+  /** A second instance on the same store and chain, whose facilitator talks like that. */
+  async function instanceWith(facilitator: PaymentService["facilitator"]) {
+    const payments: PaymentService = { ...t.payments, facilitator };
+    const app = createApp({
+      config: t.config,
+      logger: pino({ level: "silent" }),
+      chain: t.chain,
+      payments,
+      tools: t.tools,
+    });
+    return listen(app, "127.0.0.1", 0);
+  }
+
+  const send = (url: string, payment: string) =>
+    fetch(`${url}/intel`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": payment },
+      body: JSON.stringify({ tokenId: 4 }),
+    });
+
+  it("answers a refused payment with a reason and a sentence of its own", async () => {
+    const other = await instanceWith({
+      verify: async (payload, requirements) => ({
+        ...(await t.payments.facilitator.verify(payload, requirements)),
+        isValid: false,
+        invalidReason: "invalid_exact_evm_transaction_simulation_failed",
+        invalidMessage: LEAK,
+      }),
+      settle: t.payments.facilitator.settle,
+    });
+    try {
+      const res = await send(other.url, await t.pay(4, (await challenge("/intel", { tokenId: 4 })).json));
+      expect(res.status).toBe(402);
+      const text = await res.text();
+      expect(text).not.toMatch(/SECRET-API-KEY|viem|base-mainnet|Contract Call/);
+      const { error } = JSON.parse(text) as PaymentRequired;
+      expect(parsePaymentRefusal(error).reason).toBe("invalid_payment");
+      expect(error).toMatch(/would fail on chain \(invalid_exact_evm_transaction_simulation_failed\)/);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("answers 503 without the cause when the facilitator cannot be asked, and charges nothing", async () => {
+    const other = await instanceWith({
+      verify: async () => {
+        throw new Error(`fetch failed: ${LEAK}`);
+      },
+      settle: t.payments.facilitator.settle,
+    });
+    try {
+      const before = await t.balance(address(4));
+      const payment = await t.pay(4, (await challenge("/intel", { tokenId: 4 })).json);
+      const res = await send(other.url, payment);
+      expect(res.status).toBe(503);
+      expect(res.headers.get("retry-after")).toBe("5");
+      const text = await res.text();
+      expect(text).not.toMatch(/SECRET-API-KEY|viem|base-mainnet|fetch failed/);
+      expect(JSON.parse(text).error.code).toBe("upstream_unavailable");
+      // Given back: the same payment buys the call from an instance that can verify it.
+      expect((await send(t.server.url, payment)).status).toBe(200);
+      expect(await t.balance(address(4))).toBe(before - 1_000_000n);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("answers a settlement the facilitator refused with its code only", async () => {
+    const other = await instanceWith({
+      verify: t.payments.facilitator.verify,
+      settle: async () => ({
+        success: false,
+        errorReason: "invalid_exact_evm_transaction_failed",
+        errorMessage: LEAK,
+        transaction: "",
+        network: t.config.payment.network as never,
+      }),
+    });
+    try {
+      const res = await send(other.url, await t.pay(4, (await challenge("/intel", { tokenId: 4 })).json));
+      expect(res.status).toBe(402);
+      const text = await res.text();
+      expect(text).not.toMatch(/SECRET-API-KEY|viem|base-mainnet|Contract Call/);
+      expect(parsePaymentRefusal((JSON.parse(text) as PaymentRequired).error).reason).toBe("settlement_failed");
+    } finally {
+      await other.close();
+    }
+  });
+});
+
 describe("any x402 v2 client", () => {
   it("a client built only from @x402/fetch and a viem account pays and gets 200", async () => {
     const account = privateKeyToAccount(t.devnet.deployment.accounts[8]!.privateKey);

@@ -33,7 +33,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
         return sendError(
           res,
           new HttpError("malformed_json", "The request body is not valid JSON.", [
-            { field: "", message: parserError.message },
+            { field: "", message: "not valid JSON" },
           ]),
         );
       case "entity.too.large":

@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { type Clearance, clearanceMeets, missionToolName, paidRoutes } from "@agent-tools/schema";
 import type { Logger } from "pino";
-import { type Address, getAddress } from "viem";
+import { type Address, ContractFunctionExecutionError, getAddress, BaseError as ViemError } from "viem";
 import type { CollectionIndex, IndexedToken } from "../chain/collection-index.js";
 import { HttpError } from "../http/errors.js";
 import type { ClaimedMission, MissionError, MissionQueue } from "../store/mission-queue.js";
@@ -54,9 +54,16 @@ function isRetryable(error: unknown): boolean {
   return !(error instanceof HttpError) || error.status >= 500;
 }
 
+/**
+ * What the mission's owner reads of a failure: the service's own code and sentence. Anything else (library text,
+ * RPC URLs, call arguments) stays in the log.
+ */
 function describe(error: unknown): MissionError {
   if (error instanceof HttpError) return { code: error.code, message: error.message };
-  return { code: "internal_error", message: error instanceof Error ? error.message : String(error) };
+  if (error instanceof ViemError && !(error instanceof ContractFunctionExecutionError)) {
+    return { code: "upstream_unavailable", message: "The chain could not be read when the mission ran." };
+  }
+  return { code: "internal_error", message: "The mission failed on an internal error; it has been logged." };
 }
 
 /**

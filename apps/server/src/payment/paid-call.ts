@@ -414,7 +414,7 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
         verified = await payments.facilitator.verify(payload, requirements as never);
       } catch (error) {
         await giveAllBack();
-        throw error;
+        throw unverifiable(payments, request.requestId, error);
       } finally {
         step("verify");
       }
@@ -452,7 +452,7 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
           balance = await payments.payerBalance(payer);
         } catch (error) {
           await giveAllBack();
-          throw error;
+          throw unverifiable(payments, request.requestId, error);
         } finally {
           step("funds");
         }
@@ -552,6 +552,18 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
     call.slot.release();
     if (call.caller && call.signInNonce) await releaseSignIn(payments, call.caller, call.signInNonce);
   }
+}
+
+/** The facilitator or the payment chain could not be asked: 503, nothing charged; the cause goes to the log only. */
+function unverifiable(payments: PaymentService, requestId: string, error: unknown): HttpError {
+  if (error instanceof HttpError) return error;
+  payments.logger?.warn({ err: error, requestId }, "could not verify a payment");
+  return new HttpError(
+    "upstream_unavailable",
+    "The payment could not be verified right now; nothing was charged. Try again shortly.",
+    [],
+    { "Retry-After": "5" },
+  );
 }
 
 function unconfirmed(): HttpError {

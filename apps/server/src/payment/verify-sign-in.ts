@@ -19,6 +19,34 @@ const nativeMessageVerifier = async ({
   signature: string;
 }): Promise<boolean> => (await recoverMessageSigner(message, signature as Hex)) === getAddress(address);
 
+/** EIP-4361's grammar, for the fields a caller writes: refused with the field's name before anything is parsed further. */
+const FIELD_RULES: [field: keyof SIWxPayload, rule: RegExp, says: string][] = [
+  ["address", /^0x[0-9a-fA-F]{40}$/, "address is not a 20-byte hex address"],
+  ["nonce", /^[A-Za-z0-9]{8,96}$/, "nonce is not 8 to 96 letters and digits"],
+  ["version", /^1$/, "version is not 1"],
+  ["domain", /^[^\s/]{1,253}$/, "domain is not a host"],
+  ["uri", /^\S{1,2048}$/, "uri is not a URI"],
+  ["chainId", /^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/, "chainId is not a CAIP-2 chain id"],
+  ["issuedAt", /^\S{1,64}$/, "issuedAt is not a timestamp"],
+  ["signature", /^0x[0-9a-fA-F]{2,1024}$/, "signature is not hex"],
+];
+
+/** The first field of the payload that EIP-4361 cannot carry, said in a sentence; undefined when all can. */
+function malformedField(payload: SIWxPayload): string | undefined {
+  for (const [field, rule, says] of FIELD_RULES) {
+    if (!rule.test(String(payload[field] ?? ""))) return says;
+  }
+  if (payload.statement !== undefined && /[\r\n]/.test(payload.statement)) return "statement has a line break";
+  if (payload.statement !== undefined && payload.statement.length > 512) return "statement is too long";
+  for (const field of ["expirationTime", "notBefore", "requestId"] as const) {
+    const value = payload[field];
+    if (value !== undefined && !/^\S{1,128}$/.test(value)) return `${field} is not a single short value`;
+  }
+  const resources = payload.resources ?? [];
+  if (resources.length > 16 || resources.some((r) => !/^\S{1,2048}$/.test(r))) return "resources are not a few URIs";
+  return undefined;
+}
+
 /** How old a sign-in message may be. */
 export const SIGN_IN_MAX_AGE_MS = 5 * 60 * 1000;
 
@@ -40,9 +68,15 @@ export async function verifySignIn(
   let payload: SIWxPayload;
   try {
     payload = parseSIWxHeader(header);
-  } catch (error) {
-    return { ok: false, reason: `SIGN-IN-WITH-X is not a valid sign-in payload (${(error as Error).message})` };
+  } catch {
+    return {
+      ok: false,
+      reason:
+        "SIGN-IN-WITH-X is not a valid sign-in payload: base64 JSON of a signed EIP-4361 message (x402 sign-in-with-x)",
+    };
   }
+  const malformed = malformedField(payload);
+  if (malformed) return { ok: false, reason: `invalid_siwx_message: the sign-in's ${malformed}` };
   if (!payments.signInChains.includes(payload.chainId)) {
     return {
       ok: false,
@@ -51,9 +85,15 @@ export async function verifySignIn(
   }
   const validation = await validateSIWxMessage(payload, new URL(payments.publicUrl), { maxAge: SIGN_IN_MAX_AGE_MS });
   if (!validation.isValid) return { ok: false, reason: `${validation.invalidReason}: ${validation.invalidMessage}` };
-  const verification = await verifySIWxSignature(payload, { evmVerifier: nativeMessageVerifier });
+  let verification: Awaited<ReturnType<typeof verifySIWxSignature>>;
+  try {
+    verification = await verifySIWxSignature(payload, { evmVerifier: nativeMessageVerifier });
+  } catch {
+    // The message could not even be written out as EIP-4361 text (a field its grammar refuses).
+    return { ok: false, reason: "invalid_siwx_message: the sign-in is not a well-formed EIP-4361 message" };
+  }
   if (!verification.isValid) {
-    return { ok: false, reason: `${verification.invalidReason}: ${verification.invalidMessage}` };
+    return { ok: false, reason: `${verification.invalidReason}: the signature is not the address's` };
   }
   if (getAddress(verification.payer) !== getAddress(payload.address)) {
     return { ok: false, reason: "invalid_siwx_signature: the signature is not the address's" };
