@@ -262,6 +262,8 @@ describe("PGlite's data directory", () => {
     try {
       expect(await migrate(again)).toEqual([]);
       expect((await createSettlementLedger(again).claim(claim)).outcome).toBe("in_use");
+      // Sized as an embedded store, not as a database server (docs/decisions.md, "Memory").
+      expect(await again.query("SHOW shared_buffers")).toEqual([{ shared_buffers: "16MB" }]);
     } finally {
       await again.close();
     }

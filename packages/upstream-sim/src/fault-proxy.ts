@@ -1,11 +1,30 @@
 /**
- * A reverse proxy that forwards HTTP requests to one origin and injects connection faults on the way: a request can
- * be met with a TCP reset instead of being forwarded. That is what a client meets when a server closes a
- * kept-alive connection just as the client sends its next request on it, or when a proxy or the network drops
- * the connection: the client sees ECONNRESET and never learns whether the request was handled. Here it never is.
+ * A reverse proxy that forwards HTTP requests to one origin and injects faults on the way, as the network and a
+ * failing upstream produce them:
+ * - a TCP reset instead of forwarding: what a client meets when a server closes a kept-alive connection just as the
+ *   client sends its next request on it, or when the network drops the connection (ECONNRESET, no answer);
+ * - an error status (with or without `Retry-After`, as JSON or as an HTML page, as load balancers send them);
+ * - no answer at all (a hang), the answer cut off after its headers, JSON of another shape, or a body that trickles
+ *   in slower than any client waits.
  */
-import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from "node:http";
+import {
+  Agent,
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+
+/** A fault the proxy answers a request with instead of (or while) forwarding it. */
+export type ProxyFault =
+  | { kind: "reset" }
+  | { kind: "status"; status: number; retryAfterSeconds?: number; html?: boolean }
+  | { kind: "hang" }
+  | { kind: "truncate" }
+  | { kind: "wrong-shape" }
+  | { kind: "slow-body"; totalMs: number };
 
 /** One request as the proxy saw it. */
 export interface ProxiedRequest {
@@ -16,8 +35,8 @@ export interface ProxiedRequest {
   headers: IncomingMessage["headers"];
   /** 1 for the first request on its connection, 2 for the next one on the same kept-alive connection, ... */
   onConnection: number;
-  /** `"reset"` when the proxy reset the connection instead of forwarding; `"forwarded"` otherwise. */
-  fate: "forwarded" | "reset";
+  /** `"forwarded"` as it came, `"reset"` when the proxy reset the connection, or the kind of fault it answered with. */
+  fate: "forwarded" | ProxyFault["kind"];
 }
 
 export interface FaultProxy {
@@ -29,6 +48,13 @@ export interface FaultProxy {
    * ECONNRESET, and no answer.
    */
   resetNext(options?: { count?: number; match?: (request: ProxiedRequest) => boolean }): void;
+  /**
+   * Answers every request `match` accepts (default: any) with `fault`, until {@link clearFaults} (or for the next
+   * `count` of them).
+   */
+  inject(fault: ProxyFault, options?: { count?: number; match?: (request: ProxiedRequest) => boolean }): void;
+  /** Forwards every request as it comes again. */
+  clearFaults(): void;
   /** Every request so far, oldest first. */
   requests(): ProxiedRequest[];
   close(): Promise<void>;
@@ -56,7 +82,9 @@ export async function startFaultProxy(target: string, options: { host?: string }
   const log: ProxiedRequest[] = [];
   const served = new WeakMap<Socket, number>();
   const sockets = new Set<Socket>();
-  let armed: { count: number; match: (request: ProxiedRequest) => boolean } | undefined;
+  let faults: { fault: ProxyFault; count: number; match: (request: ProxiedRequest) => boolean }[] = [];
+  /** Answers held open by a hang, ended when the proxy closes. */
+  const hanging = new Set<() => void>();
 
   const server = createServer((req, res) => {
     const onConnection = (served.get(req.socket) ?? 0) + 1;
@@ -69,11 +97,34 @@ export async function startFaultProxy(target: string, options: { host?: string }
       fate: "forwarded",
     };
     log.push(seen);
-    if (armed && armed.count > 0 && armed.match(seen)) {
-      armed.count--;
-      seen.fate = "reset";
-      req.socket.resetAndDestroy();
-      return;
+    const armed = faults.find((f) => f.count > 0 && f.match(seen));
+    if (armed) armed.count--;
+    const fault = armed?.fault;
+    if (fault) seen.fate = fault.kind;
+    switch (fault?.kind) {
+      case "reset":
+        req.socket.resetAndDestroy();
+        return;
+      case "status": {
+        const headers: Record<string, string> = fault.html
+          ? { "content-type": "text/html" }
+          : { "content-type": "application/json" };
+        if (fault.retryAfterSeconds !== undefined) headers["retry-after"] = String(fault.retryAfterSeconds);
+        const body = fault.html
+          ? `<html><head><title>${fault.status}</title></head><body><h1>${fault.status}</h1></body></html>`
+          : JSON.stringify({ errors: [`fault proxy: ${fault.status}`] });
+        req.resume();
+        res.writeHead(fault.status, headers).end(body);
+        return;
+      }
+      case "hang":
+        req.resume();
+        hanging.add(() => res.destroy());
+        return;
+      case "wrong-shape":
+        req.resume();
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify([{ unexpected: [1, "two"] }]));
+        return;
     }
     const upstream = httpRequest(
       {
@@ -86,6 +137,23 @@ export async function startFaultProxy(target: string, options: { host?: string }
         agent,
       },
       (answer) => {
+        if (fault?.kind === "truncate" || fault?.kind === "slow-body") {
+          // The whole answer first, then sent with its length as announced but cut short, or in slow pieces.
+          const chunks: Buffer[] = [];
+          answer.on("data", (chunk: Buffer) => chunks.push(chunk));
+          answer.on("end", () => {
+            const body = Buffer.concat(chunks);
+            const headers = { ...endToEnd(answer.headers), "content-length": String(body.length) };
+            delete headers["content-encoding"];
+            res.writeHead(answer.statusCode ?? 502, headers);
+            if (fault.kind === "truncate") {
+              res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.destroy());
+              return;
+            }
+            trickle(res, body, fault.totalMs, hanging);
+          });
+          return;
+        }
         res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
         answer.pipe(res);
       },
@@ -113,15 +181,47 @@ export async function startFaultProxy(target: string, options: { host?: string }
   return {
     url: `http://${address.includes(":") ? `[${address}]` : address}:${port}`,
     resetNext({ count = 1, match = () => true } = {}) {
-      armed = { count, match };
+      faults.unshift({ fault: { kind: "reset" }, count, match });
+    },
+    inject(fault, { count = Number.POSITIVE_INFINITY, match = () => true } = {}) {
+      faults.unshift({ fault, count, match });
+    },
+    clearFaults() {
+      faults = [];
     },
     requests: () => log.map((request) => ({ ...request })),
     close() {
       return new Promise<void>((resolve) => {
         server.close(() => resolve());
+        for (const end of hanging) end();
         for (const socket of sockets) socket.destroy();
         agent.destroy();
       });
     },
   };
+}
+
+/** Sends `body` in 16 pieces spread over `totalMs`; stops when the client goes away. */
+function trickle(res: ServerResponse, body: Buffer, totalMs: number, open: Set<() => void>): void {
+  const pieces = 16;
+  const size = Math.max(1, Math.ceil(body.length / pieces));
+  let sent = 0;
+  const timer = setInterval(
+    () => {
+      if (res.destroyed) return stop();
+      res.write(body.subarray(sent, sent + size));
+      sent += size;
+      if (sent >= body.length) {
+        res.end();
+        stop();
+      }
+    },
+    Math.max(1, Math.floor(totalMs / pieces)),
+  );
+  const end = () => res.destroy();
+  open.add(end);
+  function stop() {
+    clearInterval(timer);
+    open.delete(end);
+  }
 }

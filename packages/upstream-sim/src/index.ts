@@ -7,7 +7,7 @@
  *   collections, stats, best listings and collection offers, behind `x-api-key`.
  * - `createMarketDataSim()`: DexScreener tokens, token pairs, search, pairs, boosts and profiles.
  * - `startUpstreamSims()`: both, for the embedded default.
- * - `startFaultProxy()`: a reverse proxy in front of any origin that resets chosen requests' connections.
+ * - `startFaultProxy()`: a reverse proxy in front of any origin that injects network and upstream faults.
  * - `MARKETPLACE_FACTS`, `MARKET_DATA_FACTS`: what the fixtures contain, for tests.
  */
 export {
@@ -20,7 +20,7 @@ export {
 } from "./core/faults.js";
 export type { Clock, SimRequest, SimServer, SimServerOptions } from "./core/sim-server.js";
 export { DEMO_WALLETS, MARKET_DATA_FACTS, MARKET_THRESHOLDS, MARKETPLACE_FACTS } from "./facts.js";
-export { type FaultProxy, type ProxiedRequest, startFaultProxy } from "./fault-proxy.js";
+export { type FaultProxy, type ProxiedRequest, type ProxyFault, startFaultProxy } from "./fault-proxy.js";
 export {
   ALT_CHAIN_ID,
   B20_CHAIN_ID,

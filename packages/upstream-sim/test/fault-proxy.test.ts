@@ -67,4 +67,60 @@ describe("fault proxy", () => {
     expect(((reset as TypeError).cause as NodeJS.ErrnoException).code).toBe("ECONNRESET");
     expect((await fetch(`${proxy.url}/latest/dex/search?q=WBNB`)).status).toBe(200);
   });
+
+  describe("HTTP faults", () => {
+    const url = () => `${proxy.url}/latest/dex/search?q=WBNB`;
+
+    it("answers an error status, with Retry-After when asked, as JSON or as an HTML page", async () => {
+      proxy.inject({ kind: "status", status: 429, retryAfterSeconds: 7 }, { count: 1 });
+      const limited = await fetch(url());
+      expect([limited.status, limited.headers.get("retry-after")]).toEqual([429, "7"]);
+      expect(await limited.json()).toEqual({ errors: ["fault proxy: 429"] });
+      proxy.inject({ kind: "status", status: 502, html: true }, { count: 1 });
+      const html = await fetch(url());
+      expect([html.status, html.headers.get("content-type"), html.headers.get("retry-after")]).toEqual([
+        502,
+        "text/html",
+        null,
+      ]);
+      expect(await html.text()).toMatch(/^<html>/);
+      expect((await fetch(url())).status).toBe(200);
+    });
+
+    it("applies a fault to matching requests until cleared", async () => {
+      proxy.inject({ kind: "status", status: 503 }, { match: (r) => r.url.includes("USDT") });
+      expect((await fetch(`${proxy.url}/latest/dex/search?q=USDT`)).status).toBe(503);
+      expect((await fetch(`${proxy.url}/latest/dex/search?q=USDT`)).status).toBe(503);
+      expect((await fetch(url())).status).toBe(200);
+      proxy.clearFaults();
+      expect((await fetch(`${proxy.url}/latest/dex/search?q=USDT`)).status).toBe(200);
+    });
+
+    it("cuts the body short after the headers: the client's read fails", async () => {
+      proxy.inject({ kind: "truncate" }, { count: 1 });
+      const res = await fetch(url());
+      expect(res.status).toBe(200);
+      await expect(res.text()).rejects.toThrow();
+    });
+
+    it("answers JSON of another shape", async () => {
+      proxy.inject({ kind: "wrong-shape" }, { count: 1 });
+      expect(await (await fetch(url())).json()).toEqual([{ unexpected: [1, "two"] }]);
+    });
+
+    it("never answers a hung request: the client's own timeout ends it", async () => {
+      proxy.inject({ kind: "hang" }, { count: 1 });
+      await expect(fetch(url(), { signal: AbortSignal.timeout(200) })).rejects.toThrow(/aborted|timeout/i);
+      expect(proxy.requests().at(-1)!.fate).toBe("hang");
+    });
+
+    it("trickles the body in over the time asked, whole in the end", async () => {
+      proxy.inject({ kind: "slow-body", totalMs: 160 }, { count: 1 });
+      const started = performance.now();
+      const res = await fetch(url());
+      const body = (await res.json()) as { pairs: unknown[] };
+      expect(body.pairs.length).toBeGreaterThan(0);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(100);
+    });
+  });
 });

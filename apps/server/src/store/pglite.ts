@@ -1,4 +1,6 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import type { Database, Queryable } from "./database.js";
@@ -60,15 +62,53 @@ export function fromPglite(db: PGlite, location = "memory", release: () => void 
 }
 
 /**
- * PGlite on a data directory (created when missing). It survives restarts and crashes: Postgres' own write-ahead
- * log is on disk. One process at a time: a second one is refused with `DataDirectoryInUseError`.
+ * Postgres settings sized for an embedded store of a few tables: Postgres' defaults (128 MB of shared buffers among
+ * them) are for a database server, and PGlite holds them in this process's memory.
+ */
+const PGLITE_SETTINGS = ["shared_buffers = 16MB", "work_mem = 2MB", "maintenance_work_mem = 16MB", "wal_buffers = 1MB"];
+
+/**
+ * Creates a new data directory in a child process. Postgres' initdb runs in a WebAssembly instance of its own whose
+ * memory peaks at over a gigabyte and is never given back to the system: run in the server, it would stay in the
+ * server's resident memory for good (docs/decisions.md, "Memory").
+ */
+async function initializeInChild(pgdata: string): Promise<void> {
+  const script = `const { PGlite } = await import(process.argv[1]);
+const db = await PGlite.create(process.argv[2], { postgresqlconf: JSON.parse(process.argv[3]) });
+await db.close();`;
+  const child = spawn(
+    process.execPath,
+    [
+      "--input-type=module",
+      "-e",
+      script,
+      import.meta.resolve("@electric-sql/pglite"),
+      pgdata,
+      JSON.stringify(PGLITE_SETTINGS),
+    ],
+    { stdio: ["ignore", "ignore", "pipe"] },
+  );
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk;
+  });
+  const [code] = (await once(child, "close")) as [number | null];
+  if (code !== 0) throw new Error(`could not create the PGlite data directory ${pgdata}: ${stderr.trim()}`);
+}
+
+/**
+ * PGlite on a data directory (created when missing, in a child process). It survives restarts and crashes:
+ * Postgres' own write-ahead log is on disk. One process at a time: a second one is refused with
+ * `DataDirectoryInUseError`.
  */
 export async function openPglite(dataDir: string): Promise<Database> {
   const dir = resolve(dataDir);
   mkdirSync(dir, { recursive: true });
   const release = lockDirectory(dir);
   try {
-    const db = await PGlite.create(join(dir, "pgdata"));
+    const pgdata = join(dir, "pgdata");
+    if (!existsSync(join(pgdata, "PG_VERSION"))) await initializeInChild(pgdata);
+    const db = await PGlite.create(pgdata, { postgresqlconf: PGLITE_SETTINGS });
     return fromPglite(db, dir, release);
   } catch (error) {
     release();
