@@ -66,6 +66,17 @@ describe("upstream client", () => {
     expect(error!.code).toBe("upstream_timeout");
   });
 
+  it("spends one timeout on a hung upstream, whatever the retries: the deadline is the call's", async () => {
+    const baseUrl = await serve(() => {});
+    const error = await failure(
+      createUpstreamClient({ name: "x", baseUrl, timeoutMs: 150, retries: 2, backoffMs: 1 }).get("/x", { schema }),
+    );
+    expect(error!.code).toBe("upstream_timeout");
+    expect(error!.message).toMatch(/did not answer within 150 ms/);
+    // The one attempt took the whole budget: no second request was started.
+    expect(hits).toBe(1);
+  });
+
   it("sends a request again when its connection is reset under it (as a kept-alive socket closed under it), and answers", async () => {
     const baseUrl = await serve((req, res) => json(res, 200, { value: Number(req.url?.slice(2)) }));
     const proxy = await startFaultProxy(baseUrl);

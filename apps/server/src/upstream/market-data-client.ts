@@ -15,6 +15,7 @@ export function createMarketDataClient(options: MarketDataClientOptions): Upstre
     timeoutMs: options.timeoutMs ?? 5000,
     cacheTtlMs: 30_000,
     maxConcurrency: 4,
+    maxQueue: 256,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
 }

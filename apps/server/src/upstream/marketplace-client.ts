@@ -17,6 +17,8 @@ export function createMarketplaceClient(options: MarketplaceClientOptions): Upst
     timeoutMs: options.timeoutMs ?? 5000,
     cacheTtlMs: 30_000,
     maxConcurrency: 8,
+    // A drop radar call alone may ask some 120 things at once; past a few such calls, the caller is told to retry.
+    maxQueue: 512,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
 }

@@ -10,7 +10,7 @@ export interface UpstreamClientOptions {
   name: string;
   baseUrl: string;
   headers?: Record<string, string>;
-  /** Per attempt. */
+  /** For the whole call: every attempt and the waits between them (default 5 s). */
   timeoutMs?: number;
   /** Retries after the first attempt, on 429, 5xx and network errors. */
   retries?: number;
@@ -19,7 +19,7 @@ export interface UpstreamClientOptions {
   /** Longest Retry-After the client waits for itself before giving up with 503. */
   maxRetryAfterMs?: number;
   maxConcurrency?: number;
-  /** Requests that may wait for a free slot; past them a call is refused at once with 503 (default 64). */
+  /** Requests that may wait for a free slot; past them a call is refused at once with 503 (default 256). */
   maxQueue?: number;
   /** Default time a successful answer is reused. */
   cacheTtlMs?: number;
@@ -117,7 +117,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   const retries = options.retries ?? 2;
   const backoffMs = options.backoffMs ?? 200;
   const maxRetryAfterMs = options.maxRetryAfterMs ?? 2000;
-  const limit = createSemaphore(options.maxConcurrency ?? 8, options.maxQueue ?? 64);
+  const limit = createSemaphore(options.maxConcurrency ?? 8, options.maxQueue ?? 256);
   const notFoundTtlMs = options.notFoundTtlMs ?? 60_000;
   const cache = createTtlCache<unknown>(options.cacheEntries ?? 2000, now);
   const inFlight = new Map<string, Promise<unknown>>();
@@ -133,7 +133,11 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
    * complete (refused, reset, a kept-alive socket closed under the request, a body cut short) is retried, as is a
    * timeout: every call here is a GET, safe to repeat.
    */
-  async function attempt(url: string, headers: Record<string, string>): Promise<{ status: number; body: unknown }> {
+  async function attempt(
+    url: string,
+    headers: Record<string, string>,
+    budgetMs: number,
+  ): Promise<{ status: number; body: unknown }> {
     requestCount++;
     let res: Response | undefined;
     let text: string;
@@ -142,7 +146,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     try {
       res = await fetchImpl(url, {
         headers: { accept: "application/json", ...options.headers, ...headers },
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: AbortSignal.timeout(budgetMs),
       });
       if (res.status === 429 || res.status >= 500) {
         await res.body?.cancel();
@@ -191,7 +195,14 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     headers: Record<string, string>,
   ): Promise<{ status: number; body: unknown }> {
     let last: RetryableError | undefined;
+    // One deadline for the call: a hung upstream is answered within the timeout, not once per attempt.
+    const deadline = performance.now() + timeoutMs;
     for (let i = 0; i <= retries; i++) {
+      const budgetMs = deadline - performance.now();
+      if (budgetMs <= 0) {
+        last = new RetryableError(`${options.name} did not answer within ${timeoutMs} ms`, undefined, "timeout");
+        break;
+      }
       const closedIn = breaker.retryInMs();
       if (closedIn > 0) {
         throw new HttpError(
@@ -202,7 +213,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         );
       }
       try {
-        const answer = await limit(() => attempt(url, headers));
+        const answer = await limit(() => attempt(url, headers, Math.max(1, Math.ceil(deadline - performance.now()))));
         breaker.success();
         return answer;
       } catch (error) {
@@ -219,7 +230,8 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         last = error;
         if (i === retries) break;
         const wait = error.retryAfterMs ?? backoffMs * 2 ** i;
-        if (wait > maxRetryAfterMs) break;
+        // No retry that could not finish in time: the caller gets the failure now, with its real cause.
+        if (wait > maxRetryAfterMs || performance.now() + wait >= deadline) break;
         await new Promise((resolve) => setTimeout(resolve, wait));
       }
     }
