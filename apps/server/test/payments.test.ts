@@ -528,6 +528,86 @@ describe("what a facilitator says stays in the log", () => {
   });
 });
 
+describe("crafted input gets its 4xx, never a 500", () => {
+  const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64");
+  /** A payment as x402 v2 frames it, with `payload` as given. */
+  const framed = async (payload: unknown) => {
+    const { json } = await challenge("/intel", { tokenId: 1 });
+    return b64({ x402Version: 2, accepted: json.accepts[0], payload });
+  };
+  const authorization = (overrides: Record<string, string>) => ({
+    signature: `0x${"ab".repeat(65)}`,
+    authorization: {
+      from: address(1),
+      to: payTo(),
+      value: "1000000",
+      validAfter: "0",
+      validBefore: String(Math.floor(Date.now() / 1000) + 60),
+      nonce: `0x${"11".repeat(32)}`,
+      ...overrides,
+    },
+  });
+
+  it.each([
+    ["a repeated scalar query key", "/b20-radar?tokenId=1&limit=a&limit=b", "limit"],
+    ["prototype-named query keys", "/dispatch?tokenId=1&__proto__=1&constructor=2&limit=x", "limit"],
+    ["a path that is not valid percent-encoding", "/agents/info/%", "path"],
+  ])("%s: 400 naming the field", async (_, path, field) => {
+    const res = await t.get(path);
+    expect(res.status).toBe(400);
+    const { error } = await res.json();
+    expect(error.code).toBe("invalid_request");
+    expect(error.details.map((d: { field: string }) => d.field)).toContain(field);
+  });
+
+  it("a Content-Encoding that does not match the body: 400, nothing read", async () => {
+    for (const encoding of ["gzip", "deflate"]) {
+      const res = await fetch(`${t.server.url}/intel`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "content-encoding": encoding },
+        body: '{"tokenId":1}',
+      });
+      expect(res.status).toBe(400);
+      expect((await res.json()).error.code).toBe("invalid_request");
+    }
+  });
+
+  it.each([
+    ["no payload", () => null, /payload/],
+    ["a payload without its authorization", () => ({ signature: "0x00" }), /payload\.authorization/],
+    ["a value that is not a number", () => authorization({ value: "1e6" }), /payload\.authorization\.value/],
+    ["a validBefore past any date", () => authorization({ validBefore: "9000000000000" }), /too far ahead/],
+    [
+      "a validBefore days ahead",
+      () => authorization({ validBefore: String(Math.floor(Date.now() / 1000) + 86_400 * 10) }),
+      /too far ahead/,
+    ],
+    ["a signature that is not hex", () => ({ ...authorization({}), signature: "zz" }), /payload\.signature/],
+  ])("a PAYMENT-SIGNATURE with %s: 402 invalid_payment saying what", async (_, payload, says) => {
+    const before = await t.balance(address(1));
+    const res = await t.post("/intel", { tokenId: 1 }, { "PAYMENT-SIGNATURE": await framed(payload()) });
+    expect(res.status).toBe(402);
+    const { error } = (await res.json()) as PaymentRequired;
+    expect(parsePaymentRefusal(error).reason).toBe("invalid_payment");
+    expect(error).toMatch(says);
+    expect(await t.balance(address(1))).toBe(before);
+  });
+
+  it.each([
+    ["a nonce of the wrong form", { nonce: "n0nce-with-dashes" }, /nonce/],
+    ["an address that is not one", { address: "0x1234" }, /address/],
+    ["version 2", { version: "2" }, /version/],
+    ["a statement of two lines", { statement: "one\ntwo" }, /statement/],
+  ])("a SIGN-IN-WITH-X with %s: 402 invalid_siwx naming it", async (_, overrides, says) => {
+    const header = JSON.parse(Buffer.from(await t.signIn(1, "/intel"), "base64").toString());
+    const res = await t.post("/intel", { tokenId: 1 }, { "SIGN-IN-WITH-X": b64({ ...header, ...overrides }) });
+    expect(res.status).toBe(402);
+    const { error } = (await res.json()) as PaymentRequired;
+    expect(parsePaymentRefusal(error).reason).toBe("invalid_siwx");
+    expect(error).toMatch(says);
+  });
+});
+
 describe("any x402 v2 client", () => {
   it("a client built only from @x402/fetch and a viem account pays and gets 200", async () => {
     const account = privateKeyToAccount(t.devnet.deployment.accounts[8]!.privateKey);

@@ -40,21 +40,28 @@ function coerceScalar(kind: string, value: string): unknown {
  */
 export function queryToInput(schema: z.ZodObject, query: Record<string, QueryValue>): Record<string, unknown> {
   const input: Record<string, unknown> = {};
+  // Own properties only, set as data: a key named `__proto__` or `constructor` is a parameter like any other, never
+  // the prototype of the input nor a field of the schema object.
+  const set = (key: string, value: unknown) =>
+    Object.defineProperty(input, key, { value, enumerable: true, writable: true, configurable: true });
   for (const [key, raw] of Object.entries(query)) {
     if (raw === undefined) continue;
-    const field = schema.shape[key] as z.ZodType | undefined;
+    const field = Object.hasOwn(schema.shape, key) ? (schema.shape[key] as z.ZodType) : undefined;
     if (!field) {
-      input[key] = raw;
+      set(key, raw);
       continue;
     }
     const { kind, element } = baseKind(field);
     if (kind === "array") {
       const elementKind = element ? baseKind(element).kind : "string";
       const values = Array.isArray(raw) ? raw : [raw];
-      input[key] = values.map((value) => coerceScalar(elementKind, value));
+      set(
+        key,
+        values.map((value) => coerceScalar(elementKind, value)),
+      );
     } else {
       // A repeated scalar parameter is kept as an array, so validation reports it instead of picking one.
-      input[key] = Array.isArray(raw) ? raw : coerceScalar(kind, raw);
+      set(key, Array.isArray(raw) ? raw : coerceScalar(kind, raw));
     }
   }
   return input;

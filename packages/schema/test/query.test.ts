@@ -114,4 +114,27 @@ describe("queryToInput", () => {
     expect(validate("offerRadar", "tokenId=3&slugs=..%2Fx").error?.issues.map((i) => i.path)).toEqual([["slugs", 0]]);
     expect(validate("offerRadar", "tokenId=3&slugs=123").data?.slugs).toEqual(["123"]);
   });
+
+  it("takes prototype-named parameters as parameters, never as the schema's fields or the input's prototype", () => {
+    for (const key of ["__proto__", "constructor", "toString", "hasOwnProperty"]) {
+      const input = queryToInput(toolRoutes.intel.request, { tokenId: "7", [key]: ["1", "2"] });
+      expect(Object.getPrototypeOf(input)).toBe(Object.prototype);
+      expect(Object.getOwnPropertyDescriptor(input, key)?.value).toEqual(["1", "2"]);
+      expect(requestOf("intel").safeParse(input).data).toEqual({ tokenId: 7 });
+      expect(requestOf("altchainRadar").safeParse({ ...input, tokenId: 3 }).success).toBe(false);
+    }
+  });
+
+  it("refuses a repeated scalar of any tool with the field named, and never throws", () => {
+    for (const tool of Object.keys(toolRoutes) as ToolName[]) {
+      const schema = requestOf(tool);
+      for (const key of Object.keys(schema.shape)) {
+        // Array fields take repeated parameters: a single value comes out as an array for them.
+        if (Array.isArray(queryToInput(schema, { [key]: "a" })[key])) continue;
+        const result = schema.safeParse(queryToInput(schema, { tokenId: "3", [key]: ["a", "b"] }));
+        expect(result.success, `${tool}.${key}`).toBe(false);
+        expect(result.error?.issues.map((i) => i.path[0])).toContain(key);
+      }
+    }
+  });
 });

@@ -17,6 +17,8 @@ export function notFound(): RequestHandler {
 interface BodyParserError extends Error {
   type?: string;
   status?: number;
+  statusCode?: number;
+  expose?: boolean;
 }
 
 /**
@@ -46,6 +48,31 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
         return sendError(res, new HttpError("unsupported_media_type", "The request body must be UTF-8 JSON."));
       case "request.aborted":
         return;
+    }
+    // The router could not decode a path parameter ("%zz"): the path is the client's mistake.
+    if (err instanceof URIError || (parserError?.status === 400 && /decode param/.test(parserError.message))) {
+      return sendError(
+        res,
+        new HttpError("invalid_request", "The request path is not valid percent-encoding.", [
+          { field: "path", message: "not valid percent-encoding" },
+        ]),
+      );
+    }
+    // The body could not be read as sent (a Content-Encoding that does not match the bytes, a stream cut short):
+    // the body parser marks these client errors (4xx, safe to say).
+    const status = parserError?.status ?? parserError?.statusCode;
+    if (parserError?.expose === true && status !== undefined && status >= 400 && status < 500) {
+      return sendError(
+        res,
+        status === 415
+          ? new HttpError(
+              "unsupported_media_type",
+              "The request body's encoding is not supported; send it as UTF-8 JSON.",
+            )
+          : new HttpError("invalid_request", "The request body could not be read as sent (check Content-Encoding).", [
+              { field: "", message: "unreadable body" },
+            ]),
+      );
     }
     if (err instanceof ViemError && !(err instanceof ContractFunctionExecutionError)) {
       // The chain's RPC endpoint failed or timed out: the service cannot answer from chain right now.

@@ -1,0 +1,151 @@
+/**
+ * The environment the reliability suite runs against, as a user runs it: the chains in a process of their own, the
+ * upstream simulators behind fault-injecting proxies, and the built server (`dist/main.js`) in a child process on
+ * a PGlite data directory that outlives restarts and SIGKILLs.
+ */
+import { once } from "node:events";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { usdTokenAbi } from "@agent-tools/contracts";
+import { type DevnetProcess, spawnDevnetProcess } from "@agent-tools/devnet";
+import { type LedgerReport, ledgerReportSchema } from "@agent-tools/schema";
+import { type FaultProxy, startFaultProxy, startUpstreamSims, type UpstreamSims } from "@agent-tools/upstream-sim";
+import type { PaymentRequired } from "@x402/core/types";
+import { type Address, createPublicClient, http, type PrivateKeyAccount, type PublicClient } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { runNodeScript, type ScriptProcess, waitForOutput } from "../src/embedded-process.js";
+import { paymentHeader, signInHeader } from "../test/helpers/x402-client.js";
+
+const mainScript = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+
+/** How long one upstream call may take in the suite's server (UPSTREAM_TIMEOUT_MS). */
+export const UPSTREAM_TIMEOUT_MS = 1500;
+
+export interface ServerProcess extends ScriptProcess {
+  url: string;
+  pid: number;
+}
+
+export interface Environment {
+  devnet: DevnetProcess;
+  sims: UpstreamSims;
+  proxies: { marketplace: FaultProxy; marketData: FaultProxy };
+  l2: PublicClient;
+  network: string;
+  asset: Address;
+  payTo: Address;
+  server: ServerProcess;
+  /** Devnet account `index` (1-9 hold tokens and USD; 0 is the operator and payee). */
+  account(index: number): PrivateKeyAccount;
+  /** Starts the server (again) on the same data directory, with `env` on top of the suite's. */
+  start(env?: Record<string, string>): Promise<ServerProcess>;
+  /** SIGTERM, and waits for the exit. */
+  stop(): Promise<void>;
+  /** SIGKILL, and waits for the exit. */
+  kill(): Promise<void>;
+  /** A fresh sign-in of `account` for `path` of the server, on the collection chain. */
+  signIn(account: PrivateKeyAccount, path: string): Promise<string>;
+  /** A PAYMENT-SIGNATURE paying a 402's first requirement from `account`, signed by x402's own client. */
+  pay(account: PrivateKeyAccount, paymentRequired: PaymentRequired): Promise<string>;
+  /** USD token balance, in units. */
+  balance(address: Address): Promise<bigint>;
+  /** The operator's ledger, read as the operator. */
+  ledger(): Promise<LedgerReport>;
+  /** The server process's resident memory, in kB. */
+  rssKb(): number;
+  close(): Promise<void>;
+}
+
+export async function startEnvironment(): Promise<Environment> {
+  const temp = mkdtempSync(join(tmpdir(), "agent-tools-reliability-"));
+  const devnet = await spawnDevnetProcess({ host: "127.0.0.1", l1Port: 0, l2Port: 0, log: () => {} });
+  const sims = await startUpstreamSims({ host: "127.0.0.1" });
+  const proxies = {
+    marketplace: await startFaultProxy(sims.urls.marketplace),
+    marketData: await startFaultProxy(sims.urls.marketData),
+  };
+  const { deployment } = devnet;
+  const l2 = createPublicClient({ transport: http(deployment.l2.rpcUrl!) }) as PublicClient;
+  const network = `eip155:${deployment.l2.chainId}`;
+  const asset = deployment.addresses.usdToken as Address;
+  const payTo = deployment.accounts[0]!.address as Address;
+  const account = (index: number) => privateKeyToAccount(deployment.accounts[index]!.privateKey);
+  const baseEnv: Record<string, string> = {
+    PORT: "0",
+    LOG_LEVEL: "info",
+    DATA_DIR: join(temp, "data"),
+    L1_RPC_URL: deployment.l1.rpcUrl!,
+    L2_RPC_URL: deployment.l2.rpcUrl!,
+    COLLECTION_ADDRESS: deployment.addresses.collection,
+    IDENTITY_REGISTRY_ADDRESS: deployment.addresses.identityRegistry,
+    PAYMENT_NETWORK: network,
+    PAYMENT_ASSET: asset,
+    PAY_TO: payTo,
+    FACILITATOR_PRIVATE_KEY: deployment.accounts[0]!.privateKey,
+    MARKETPLACE_URL: proxies.marketplace.url,
+    MARKET_DATA_URL: proxies.marketData.url,
+    UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS),
+    DISPATCH_POLL_MS: "100",
+    DISPATCH_RETRY_BASE_MS: "100",
+    DISPATCH_MAX_ATTEMPTS: "2",
+    // The suite is one address sending on behalf of many clients: the per-address limits are lifted, the per-payer
+    // ones are as shipped.
+    PAID_RATE_PER_IP: "1000000",
+    PAID_CONCURRENCY_PER_IP: "100000",
+  };
+
+  const env = {} as Environment;
+  async function start(extra: Record<string, string> = {}): Promise<ServerProcess> {
+    const proc = runNodeScript(mainScript, { ...baseEnv, ...extra });
+    const [, url] = await waitForOutput(proc, /Agent Tools API on (http:\/\/\S+)/, 120_000, "the server");
+    env.server = { ...proc, url: url!, pid: proc.child.pid! };
+    return env.server;
+  }
+  async function exit(signal: NodeJS.Signals): Promise<void> {
+    const { child } = env.server;
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, "exit");
+    child.kill(signal);
+    await exited;
+  }
+
+  Object.assign(env, {
+    devnet,
+    sims,
+    proxies,
+    l2,
+    network,
+    asset,
+    payTo,
+    account,
+    start,
+    stop: () => exit("SIGTERM"),
+    kill: () => exit("SIGKILL"),
+    signIn: (who: PrivateKeyAccount, path: string) =>
+      signInHeader(who, `${env.server.url}${path}`, `eip155:${deployment.l1.chainId}`),
+    pay: (who: PrivateKeyAccount, paymentRequired: PaymentRequired) =>
+      paymentHeader(who, l2, paymentRequired, { network, asset }),
+    balance: (address: Address) =>
+      l2.readContract({ address: asset, abi: usdTokenAbi, functionName: "balanceOf", args: [address] }),
+    async ledger() {
+      const url = `${env.server.url}/operator/ledger?limit=500`;
+      const signIn = await signInHeader(account(0), url, `eip155:${deployment.l1.chainId}`);
+      const res = await fetch(url, { headers: { "SIGN-IN-WITH-X": signIn } });
+      if (res.status !== 200) throw new Error(`the operator ledger answered ${res.status}: ${await res.text()}`);
+      return ledgerReportSchema.parse(await res.json());
+    },
+    rssKb: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${env.server.pid}/status`, "utf8"))?.[1] ?? 0),
+    async close() {
+      await exit("SIGTERM").catch(() => undefined);
+      await proxies.marketplace.close();
+      await proxies.marketData.close();
+      await sims.close();
+      await devnet.close();
+      rmSync(temp, { recursive: true, force: true });
+    },
+  } satisfies Omit<Environment, "server">);
+  await start();
+  return env;
+}
