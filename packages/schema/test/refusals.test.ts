@@ -16,9 +16,10 @@ describe("payment refusal reasons", () => {
       reason: "payment_required",
       message: PAYMENT_REFUSAL_REASONS.payment_required,
     });
-    expect(parsePaymentRefusal("insufficient_funds: something else")).toEqual({
+    // A word that is not one of the reasons stays part of the message.
+    expect(parsePaymentRefusal("insufficient_gas: something else")).toEqual({
       reason: undefined,
-      message: "insufficient_funds: something else",
+      message: "insufficient_gas: something else",
     });
     expect(parsePaymentRefusal(undefined)).toEqual({ reason: undefined, message: "" });
     // A prototype name is not a reason.
