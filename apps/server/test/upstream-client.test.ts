@@ -9,8 +9,10 @@ import { createUpstreamClient } from "../src/upstream/upstream-client.js";
 let server: Server | undefined;
 let hits = 0;
 afterEach(async () => {
-  await new Promise<void>((done) => (server ? server.close(() => done()) : done()));
+  const closed = new Promise<void>((done) => (server ? server.close(() => done()) : done()));
+  // Connections a hung handler left open are closed now, not when their keep-alive runs out.
   server?.closeAllConnections();
+  await closed;
   server = undefined;
   hits = 0;
 });
@@ -75,6 +77,40 @@ describe("upstream client", () => {
     expect(error!.message).toMatch(/did not answer within 150 ms/);
     // The one attempt took the whole budget: no second request was started.
     expect(hits).toBe(1);
+  });
+
+  it("does not count the wait for a free slot against the upstream's timeout", async () => {
+    // Each answer takes 300 ms, well within the 1000 ms timeout; with one request at a time, the fifth call waits
+    // 1200 ms for its slot behind the other four.
+    const baseUrl = await serve((_req, res) => void setTimeout(() => json(res, 200, { value: 1 }), 300));
+    const client = createUpstreamClient({ name: "x", baseUrl, timeoutMs: 1000, retries: 0, maxConcurrency: 1 });
+    const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => client.get(`/p${i}`, { schema })));
+    expect(answers).toEqual(Array.from({ length: 5 }, () => ({ value: 1 })));
+    expect(hits).toBe(5);
+  });
+
+  it("refuses the calls still waiting for a slot once a hung upstream has opened the circuit, without asking it", async () => {
+    const baseUrl = await serve(() => {});
+    const client = createUpstreamClient({
+      name: "x",
+      baseUrl,
+      timeoutMs: 200,
+      retries: 0,
+      maxConcurrency: 2,
+      failureThreshold: 1,
+    });
+    // The first two are in flight together and time out; the first timeout opens the circuit, so the four waiting
+    // for a slot are refused with 503 when they get it.
+    const errors = await Promise.all(Array.from({ length: 6 }, (_, i) => failure(client.get(`/p${i}`, { schema }))));
+    expect(errors.map((e) => e!.code)).toEqual([
+      "upstream_timeout",
+      "upstream_timeout",
+      "upstream_unavailable",
+      "upstream_unavailable",
+      "upstream_unavailable",
+      "upstream_unavailable",
+    ]);
+    expect(hits).toBe(2);
   });
 
   it("sends a request again when its connection is reset under it (as a kept-alive socket closed under it), and answers", async () => {

@@ -42,8 +42,9 @@ export const dispatchRoutes = {
     slug: "dispatch-missions",
     summary: "List missions",
     description:
-      "The agent's missions, newest first, with their status, result or error, and counts by status. A signed-in " +
-      "holder sees every mission of the agent; an anonymous caller sees the missions its own payments queued. " +
+      "The agent's missions, newest first, with their status, result or error, and counts by status. A mission " +
+      "belongs to whoever bought it: the listing shows the missions paid by this call's payer and, signed in, those " +
+      "the holder queued signed in. " +
       "Revealed agents only. Requires an Epic-tier or higher agent token (Elite clearance).",
     minimumClearance: "Elite",
     tags: ["missions", "dispatch"],

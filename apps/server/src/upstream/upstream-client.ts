@@ -190,32 +190,49 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     return new HttpError("upstream_error", `${error.message}. Nothing was charged.`);
   }
 
+  /** 503 while the circuit is open: the upstream is not asked. */
+  function refuseWhileOpen(): void {
+    const closedIn = breaker.retryInMs();
+    if (closedIn > 0) {
+      throw new HttpError(
+        "upstream_unavailable",
+        `${options.name} is failing; calls are paused for ${Math.ceil(closedIn / 1000)} s. Nothing was charged.`,
+        [],
+        { "Retry-After": String(Math.ceil(closedIn / 1000)) },
+      );
+    }
+  }
+
   async function fetchWithRetries(
     url: string,
     headers: Record<string, string>,
   ): Promise<{ status: number; body: unknown }> {
     let last: RetryableError | undefined;
-    // One deadline for the call: a hung upstream is answered within the timeout, not once per attempt.
-    const deadline = performance.now() + timeoutMs;
+    // One deadline for the call, its retries included: a hung upstream is answered within the timeout, not once per
+    // attempt. It starts when the first attempt gets its slot: waiting behind the call's siblings (a radar's fan-out)
+    // is not the upstream being slow.
+    let deadline: number | undefined;
     for (let i = 0; i <= retries; i++) {
-      const budgetMs = deadline - performance.now();
-      if (budgetMs <= 0) {
+      if (deadline !== undefined && deadline - performance.now() <= 0) {
         last = new RetryableError(`${options.name} did not answer within ${timeoutMs} ms`, undefined, "timeout");
         break;
       }
-      const closedIn = breaker.retryInMs();
-      if (closedIn > 0) {
-        throw new HttpError(
-          "upstream_unavailable",
-          `${options.name} is failing; calls are paused for ${Math.ceil(closedIn / 1000)} s. Nothing was charged.`,
-          [],
-          { "Retry-After": String(Math.ceil(closedIn / 1000)) },
-        );
-      }
+      refuseWhileOpen();
       try {
-        const answer = await limit(() => attempt(url, headers, Math.max(1, Math.ceil(deadline - performance.now()))));
-        breaker.success();
-        return answer;
+        return await limit(async () => {
+          // Checked again with the slot: the circuit may have opened while this call waited for it.
+          refuseWhileOpen();
+          deadline ??= performance.now() + timeoutMs;
+          // The outcome is counted before the slot is given to the next call, so that call sees an opened circuit.
+          try {
+            const answer = await attempt(url, headers, Math.max(1, Math.ceil(deadline - performance.now())));
+            breaker.success();
+            return answer;
+          } catch (error) {
+            if (error instanceof RetryableError) breaker.failure();
+            throw error;
+          }
+        });
       } catch (error) {
         if (error instanceof QueueFullError) {
           throw new HttpError(
@@ -226,12 +243,11 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
           );
         }
         if (!(error instanceof RetryableError)) throw error;
-        breaker.failure();
         last = error;
         if (i === retries) break;
         const wait = error.retryAfterMs ?? backoffMs * 2 ** i;
         // No retry that could not finish in time: the caller gets the failure now, with its real cause.
-        if (wait > maxRetryAfterMs || performance.now() + wait >= deadline) break;
+        if (wait > maxRetryAfterMs || performance.now() + wait >= deadline!) break;
         await new Promise((resolve) => setTimeout(resolve, wait));
       }
     }
