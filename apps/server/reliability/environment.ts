@@ -4,7 +4,7 @@
  * a PGlite data directory that outlives restarts and SIGKILLs.
  */
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,6 +19,14 @@ import { runNodeScript, type ScriptProcess, waitForOutput } from "../src/embedde
 import { paymentHeader, signInHeader } from "../test/helpers/x402-client.js";
 
 const mainScript = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+const memoryProbe = fileURLToPath(new URL("./memory-probe.mjs", import.meta.url));
+
+/** Memory of the server process, in bytes: resident, and live after a full garbage collection. */
+export interface MemoryFigures {
+  rss: number;
+  heapUsed: number;
+  external: number;
+}
 
 /** How long one upstream call may take in the suite's server (UPSTREAM_TIMEOUT_MS). */
 export const UPSTREAM_TIMEOUT_MS = 1500;
@@ -41,6 +49,8 @@ export interface Environment {
   account(index: number): PrivateKeyAccount;
   /** Starts the server (again) on the same data directory, with `env` on top of the suite's. */
   start(env?: Record<string, string>): Promise<ServerProcess>;
+  /** Resolves once the server is up: at once while it runs, after the next start while it is stopped. */
+  serverUp(): Promise<void>;
   /** SIGTERM, and waits for the exit. */
   stop(): Promise<void>;
   /** SIGKILL, and waits for the exit. */
@@ -53,8 +63,8 @@ export interface Environment {
   balance(address: Address): Promise<bigint>;
   /** The operator's ledger, read as the operator. */
   ledger(): Promise<LedgerReport>;
-  /** The server process's resident memory, in kB. */
-  rssKb(): number;
+  /** The server process's memory after a full garbage collection (reliability/memory-probe.mjs). */
+  memory(): Promise<MemoryFigures>;
   close(): Promise<void>;
 }
 
@@ -94,18 +104,30 @@ export async function startEnvironment(): Promise<Environment> {
     // ones are as shipped.
     PAID_RATE_PER_IP: "1000000",
     PAID_CONCURRENCY_PER_IP: "100000",
+    // The built server as shipped, with a probe that reports its live memory when asked (SIGUSR2).
+    NODE_OPTIONS: `--expose-gc --import ${memoryProbe}`,
   };
 
   const env = {} as Environment;
+  const pending = () => {
+    let resolve = () => {};
+    const promise = new Promise<void>((r) => {
+      resolve = r;
+    });
+    return { promise, resolve };
+  };
+  let up = pending();
   async function start(extra: Record<string, string> = {}): Promise<ServerProcess> {
     const proc = runNodeScript(mainScript, { ...baseEnv, ...extra });
     const [, url] = await waitForOutput(proc, /Agent Tools API on (http:\/\/\S+)/, 120_000, "the server");
     env.server = { ...proc, url: url!, pid: proc.child.pid! };
+    up.resolve();
     return env.server;
   }
   async function exit(signal: NodeJS.Signals): Promise<void> {
     const { child } = env.server;
     if (child.exitCode !== null || child.signalCode !== null) return;
+    up = pending();
     const exited = once(child, "exit");
     child.kill(signal);
     await exited;
@@ -121,6 +143,7 @@ export async function startEnvironment(): Promise<Environment> {
     payTo,
     account,
     start,
+    serverUp: () => up.promise,
     stop: () => exit("SIGTERM"),
     kill: () => exit("SIGKILL"),
     signIn: (who: PrivateKeyAccount, path: string) =>
@@ -136,7 +159,18 @@ export async function startEnvironment(): Promise<Environment> {
       if (res.status !== 200) throw new Error(`the operator ledger answered ${res.status}: ${await res.text()}`);
       return ledgerReportSchema.parse(await res.json());
     },
-    rssKb: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${env.server.pid}/status`, "utf8"))?.[1] ?? 0),
+    async memory() {
+      // Only what the process prints after the signal is looked at: the answer to this request.
+      const seen = env.server.output().length;
+      process.kill(env.server.pid, "SIGUSR2");
+      const [, figures] = await waitForOutput(
+        { ...env.server, output: () => env.server.output().slice(seen) },
+        /memory-probe (\{[^\n]*\})\n/,
+        30_000,
+        "the memory probe",
+      );
+      return JSON.parse(figures!) as MemoryFigures;
+    },
     async close() {
       await exit("SIGTERM").catch(() => undefined);
       await proxies.marketplace.close();

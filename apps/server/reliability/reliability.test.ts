@@ -7,9 +7,16 @@
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { errorBodySchema, paymentRequiredSchema } from "@agent-tools/schema";
+import { usdTokenAbi } from "@agent-tools/contracts";
+import { errorBodySchema, parsePaymentRefusal, paymentRequiredSchema } from "@agent-tools/schema";
+import type { ProxyFault } from "@agent-tools/upstream-sim";
+import type { PaymentRequired } from "@x402/core/types";
+import { createWalletClient, http, type PrivateKeyAccount } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Environment, startEnvironment } from "./environment.js";
+import { waitForOutput } from "../src/embedded-process.js";
+import { type AuthorizationFields, signedPayment } from "./authorizations.js";
+import { type Environment, startEnvironment, UPSTREAM_TIMEOUT_MS } from "./environment.js";
 import { fuzzCases } from "./fuzz-cases.js";
 import { eachLimit, rawRequest } from "./raw-request.js";
 
@@ -95,5 +102,484 @@ describe("fuzz", () => {
     );
     expect((await fetch(`${env.server.url}/healthz`)).status).toBe(200);
     expect((await fetch(`${env.server.url}/agents/info/1`)).status).toBe(200);
+  });
+});
+
+/** What a paid call got: its status, the 402's refusal reason, the settlement transaction of a 200. */
+interface CallOutcome {
+  status: number;
+  reason?: string;
+  transaction?: string;
+}
+
+/** The 402 a paid route answers without a payment (signed in when `signIn` is given). */
+async function quote(path: string, body: unknown, signIn?: string): Promise<PaymentRequired> {
+  const res = await fetch(`${env.server.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(signIn ? { "SIGN-IN-WITH-X": signIn } : {}) },
+    body: JSON.stringify(body),
+  });
+  expect(res.status, await res.clone().text()).toBe(402);
+  return paymentRequiredSchema.parse(await res.json()) as PaymentRequired;
+}
+
+async function paidCall(path: string, body: unknown, payment: string, signIn?: string): Promise<CallOutcome> {
+  const res = await fetch(`${env.server.url}${path}`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "PAYMENT-SIGNATURE": payment,
+      ...(signIn ? { "SIGN-IN-WITH-X": signIn } : {}),
+    },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status === 402) return { status: 402, reason: parsePaymentRefusal(JSON.parse(text).error).reason };
+  const receipt = res.headers.get("PAYMENT-RESPONSE");
+  const transaction = receipt ? JSON.parse(Buffer.from(receipt, "base64").toString("utf8")).transaction : undefined;
+  return { status: res.status, transaction };
+}
+
+describe("payment abuse", () => {
+  it("refuses every forged, misdirected, stale, unfunded or replayed payment; the payee gains exactly what the ledger records", async () => {
+    const path = "/intel";
+    const body = { tokenId: 1 };
+    const chainId = Number(env.network.split(":")[1]);
+    const payer = env.account(2);
+    const now = () => Math.floor(Date.now() / 1000);
+    const payeeBefore = await env.balance(env.payTo);
+    const ledgerBefore = await env.ledger();
+    const anonymous = await quote(path, body);
+    const requirement = anonymous.accepts[0]!;
+    const stranger = privateKeyToAccount(generatePrivateKey());
+
+    // Each forged payment is signed for real; none may buy a call.
+    const forged: [string, PrivateKeyAccount, AuthorizationFields, string[]][] = [
+      ["one unit short", payer, { value: String(BigInt(requirement.amount) - 1n) }, ["invalid_payment"]],
+      ["paid to another address", payer, { to: env.account(5).address }, ["invalid_payment"]],
+      [
+        "in another asset",
+        payer,
+        { verifyingContract: env.account(6).address, accepted: { asset: env.account(6).address } },
+        ["invalid_payment"],
+      ],
+      ["on another network", payer, { chainId: 1, accepted: { network: "eip155:1" } }, ["invalid_payment"]],
+      ["expired", payer, { validAfter: now() - 3600, validBefore: now() - 10 }, ["invalid_payment"]],
+      ["not yet valid", payer, { validAfter: now() + 600 }, ["invalid_payment"]],
+      ["valid for ten days", payer, { validBefore: now() + 10 * 86_400 }, ["invalid_payment"]],
+      ["from a wallet without funds", stranger, {}, ["invalid_payment", "insufficient_funds"]],
+      ["naming a payer who did not sign", env.account(3), { from: payer.address }, ["invalid_payment"]],
+    ];
+    const wrongful: string[] = [];
+    let attempts = 0;
+    for (const [name, signer, fields, reasons] of forged) {
+      const outcome = await paidCall(path, body, await signedPayment(signer, requirement, chainId, fields));
+      attempts++;
+      if (outcome.status === 200) wrongful.push(`${name}: served`);
+      expect(outcome.status, name).toBe(402);
+      expect(reasons, `${name}: ${outcome.reason}`).toContain(outcome.reason);
+    }
+
+    // A payment signed at the holder's price, sent without the sign-in that earned it.
+    const holder = env.account(1);
+    const holderQuote = await quote(path, body, await env.signIn(holder, path));
+    expect(BigInt(holderQuote.accepts[0]!.amount)).toBeLessThan(BigInt(requirement.amount));
+    const atHolderPrice = await paidCall(path, body, await env.pay(holder, holderQuote));
+    attempts++;
+    if (atHolderPrice.status === 200) wrongful.push("holder price without sign-in: served");
+    expect(atHolderPrice).toMatchObject({ status: 402, reason: "invalid_payment" });
+
+    // One payment sent twenty times at once, then again, then after a restart: one call.
+    const payment = await env.pay(payer, anonymous);
+    const burst = await Promise.all(Array.from({ length: 20 }, () => paidCall(path, body, payment)));
+    attempts += burst.length;
+    const served = burst.filter((o) => o.status === 200);
+    if (served.length > 1) wrongful.push(`replayed at once: ${served.length} served`);
+    expect(served).toHaveLength(1);
+    for (const o of burst.filter((o) => o.status !== 200)) {
+      expect(["payment_in_use", "payment_already_used"]).toContain(o.reason);
+    }
+    const again = await paidCall(path, body, payment);
+    attempts++;
+    expect(again).toMatchObject({ status: 402, reason: "payment_already_used" });
+    // A holder's sign-in buys one call at the holder price; after a restart it buys nothing more.
+    const signIn = await env.signIn(holder, path);
+    const holderCall = await paidCall(path, body, await env.pay(holder, holderQuote), signIn);
+    attempts++;
+    expect(holderCall.status).toBe(200);
+    await env.stop();
+    await env.start();
+    const afterRestart = await paidCall(path, body, payment);
+    attempts++;
+    if (afterRestart.status === 200) wrongful.push("replayed after a restart: served");
+    expect(afterRestart).toMatchObject({ status: 402, reason: "payment_already_used" });
+    const signInAgain = await paidCall(path, body, await env.pay(holder, holderQuote), signIn);
+    attempts++;
+    if (signInAgain.status === 200) wrongful.push("sign-in reused after a restart: served");
+    expect(signInAgain).toMatchObject({ status: 402, reason: "invalid_siwx" });
+
+    // A fresh wallet funded with one call's price signs eight payments and sends them at once: one is served.
+    const fresh = privateKeyToAccount(generatePrivateKey());
+    const funder = createWalletClient({ account: env.account(9), transport: http(env.devnet.deployment.l2.rpcUrl!) });
+    const funding = await funder.writeContract({
+      chain: null,
+      address: env.asset,
+      abi: usdTokenAbi,
+      functionName: "transfer",
+      args: [fresh.address, BigInt(requirement.amount)],
+    });
+    await env.l2.waitForTransactionReceipt({ hash: funding });
+    const overdrawn = await Promise.all(
+      await Promise.all(Array.from({ length: 8 }, () => signedPayment(fresh, requirement, chainId))).then((payments) =>
+        payments.map((p) => paidCall(path, body, p)),
+      ),
+    );
+    attempts += overdrawn.length;
+    const overServed = overdrawn.filter((o) => o.status === 200);
+    if (overServed.length > 1) wrongful.push(`overdrawn: ${overServed.length} served`);
+    expect(overServed).toHaveLength(1);
+    for (const o of overdrawn.filter((o) => o.status !== 200)) {
+      expect(["insufficient_funds", "invalid_payment"]).toContain(o.reason);
+    }
+    expect(await env.balance(fresh.address)).toBe(0n);
+
+    // Money: the payee gained what the ledger gained, which is what the three served calls paid.
+    const payeeGain = (await env.balance(env.payTo)) - payeeBefore;
+    const ledgerAfter = await env.ledger();
+    const ledgerGain = BigInt(ledgerAfter.total.amount) - BigInt(ledgerBefore.total.amount);
+    expect(ledgerAfter.total.payments - ledgerBefore.total.payments).toBe(3);
+    expect(payeeGain).toBe(ledgerGain);
+    expect(ledgerGain).toBe(2n * BigInt(requirement.amount) + BigInt(holderQuote.accepts[0]!.amount));
+    expect(wrongful).toEqual([]);
+    summary.payment = `payment ${wrongful.length} wrongful of ${attempts} attempts, payee +${payeeGain} = ledger +${ledgerGain}`;
+  });
+});
+
+/** A paid call made as a client does: ask, pay the quote, send again. Answers the outcome and the price paid. */
+async function payAndCall(
+  payer: PrivateKeyAccount,
+  method: "GET" | "POST",
+  path: string,
+  input: Record<string, unknown>,
+): Promise<CallOutcome & { amount: bigint; ms: number; body: unknown }> {
+  const url =
+    method === "GET"
+      ? `${env.server.url}${path}?${new URLSearchParams(Object.entries(input).map(([k, v]) => [k, String(v)]))}`
+      : `${env.server.url}${path}`;
+  const init = (headers: Record<string, string>) => ({
+    method,
+    headers: { ...(method === "POST" ? { "content-type": "application/json" } : {}), ...headers },
+    ...(method === "POST" ? { body: JSON.stringify(input) } : {}),
+  });
+  const first = await fetch(url, init({}));
+  expect(first.status, `${method} ${path}: ${await first.clone().text()}`).toBe(402);
+  const required = paymentRequiredSchema.parse(await first.json()) as PaymentRequired;
+  const payment = await env.pay(payer, required);
+  const started = performance.now();
+  const res = await fetch(url, { ...init({ "PAYMENT-SIGNATURE": payment }), signal: AbortSignal.timeout(60_000) });
+  const text = await res.text();
+  const ms = performance.now() - started;
+  const body = text ? JSON.parse(text) : undefined;
+  const receipt = res.headers.get("PAYMENT-RESPONSE");
+  return {
+    status: res.status,
+    ...(res.status === 402 ? { reason: parsePaymentRefusal(body.error).reason } : {}),
+    ...(receipt ? { transaction: JSON.parse(Buffer.from(receipt, "base64").toString("utf8")).transaction } : {}),
+    amount: BigInt(required.accepts[0]!.amount),
+    ms,
+    body,
+  };
+}
+
+describe("upstream faults", () => {
+  it("never answers 500 and never charges for an upstream's errors, hangs, cut or slow bodies and wrong shapes", async () => {
+    // Token 5 has Elite clearance, which every tool accepts; each tool has a payer of its own.
+    const wallet = env.account(2).address;
+    // The status each answers without a fault. Outside the embedded default no wallet has authorized the service with
+    // the marketplace, so the allowlist scan reaches it and is told the wallet's eligibility cannot be read (400).
+    const tools: [string, Record<string, unknown>, number][] = [
+      ["/drop-radar", { tokenId: 5, limit: 5 }, 200],
+      ["/b20-radar", { tokenId: 5, limit: 5 }, 200],
+      ["/altchain-radar", { tokenId: 5, limit: 5 }, 200],
+      ["/portfolio", { tokenId: 5, walletAddress: wallet }, 200],
+      ["/allowlist-scan", { tokenId: 5, walletAddress: wallet, limit: 5 }, 400],
+      ["/offer-radar", { tokenId: 5, slugs: ["base-bloomers"] }, 200],
+    ];
+    const payerOf = (i: number) => env.account(2 + i);
+    const missionPayer = env.account(9);
+    const faults: ProxyFault[] = [
+      { kind: "status", status: 429, retryAfterSeconds: 1 },
+      { kind: "status", status: 429 },
+      { kind: "status", status: 500 },
+      { kind: "status", status: 502, html: true },
+      { kind: "status", status: 503 },
+      { kind: "status", status: 504 },
+      { kind: "reset" },
+      { kind: "hang" },
+      { kind: "truncate" },
+      { kind: "wrong-shape" },
+      { kind: "slow-body", totalMs: 4 * UPSTREAM_TIMEOUT_MS },
+    ];
+    const label = (f: ProxyFault) =>
+      f.kind === "status" ? `${f.status}${f.html ? " html" : ""}${f.retryAfterSeconds ? " retry-after" : ""}` : f.kind;
+    const payeeBefore = await env.balance(env.payTo);
+    let paid = 0n;
+    const problems: string[] = [];
+    const answers = new Map<string, number>();
+    let slowest = 0;
+
+    for (const fault of faults) {
+      // A fresh process for each fault: the previous round opened the upstream circuit breakers, which would answer
+      // 503 without asking the upstream (the breaker has tests of its own).
+      await env.stop();
+      await env.start();
+      const seenBefore = {
+        marketplace: env.proxies.marketplace.requests().length,
+        marketData: env.proxies.marketData.requests().length,
+      };
+      env.proxies.marketplace.inject(fault);
+      env.proxies.marketData.inject(fault);
+      try {
+        const queued = await payAndCall(missionPayer, "POST", "/dispatch", {
+          tokenId: 5,
+          mission: { tool: "offer-radar", params: { slugs: ["base-bloomers"] } },
+        });
+        expect(queued.status, JSON.stringify(queued.body)).toBe(202);
+        paid += queued.amount;
+        const missionId = (queued.body as { mission: { id: string } }).mission.id;
+        const outcomes = await Promise.all(
+          tools.map(([path, input], i) => payAndCall(payerOf(i), "POST", path, input).then((o) => ({ path, ...o }))),
+        );
+        for (const o of outcomes) {
+          const key = `${o.status} ${(o.body as { code?: string })?.code ?? ""}`.trim();
+          answers.set(key, (answers.get(key) ?? 0) + 1);
+          slowest = Math.max(slowest, o.ms);
+          const what = `${label(fault)} ${o.path}: ${o.status} ${JSON.stringify(o.body).slice(0, 200)}`;
+          if (o.status === 200) paid += o.amount;
+          else if (o.transaction) problems.push(`${what} (charged)`);
+          if (o.status >= 500 && ![502, 503, 504].includes(o.status)) problems.push(what);
+          if (o.status !== 200 && !errorBodySchema.safeParse(o.body).success) problems.push(`${what} (shape)`);
+        }
+        // The mission meets the same fault, is retried, and ends failed with an error of ours.
+        await waitForOutput(
+          env.server,
+          new RegExp(`"mission":"${missionId}"[^\\n]*"msg":"mission (failed|done)"`),
+          60_000,
+          `mission ${missionId}`,
+        );
+        // Both upstreams were asked and answered with the fault (no answer came from a cache).
+        for (const name of ["marketplace", "marketData"] as const) {
+          const met = env.proxies[name].requests().slice(seenBefore[name]);
+          expect(
+            met.some((r) => r.fate === fault.kind),
+            `${label(fault)}: the ${name} upstream was asked`,
+          ).toBe(true);
+        }
+      } finally {
+        env.proxies.marketplace.clearFaults();
+        env.proxies.marketData.clearFaults();
+      }
+    }
+    const listing = await payAndCall(missionPayer, "GET", "/dispatch", { tokenId: 5, limit: 50 });
+    expect(listing.status).toBe(200);
+    paid += listing.amount;
+    const missions = (listing.body as { missions: { status: string; error?: unknown }[] }).missions;
+    expect(missions).toHaveLength(faults.length);
+    for (const mission of missions) {
+      expect(mission.status).toBe("failed");
+      expect(JSON.stringify(mission.error)).not.toMatch(/127\.0\.0\.1|ECONN|at .*\.js|Unexpected token/);
+    }
+
+    // Once the faults are cleared each tool answers as it should: the calls above met the faults, not an error of
+    // their own. (Run last: an answer from before the faults would be cached and hide them.)
+    await env.stop();
+    await env.start();
+    for (const [i, [path, input, status]] of tools.entries()) {
+      const outcome = await payAndCall(payerOf(i), "POST", path, input);
+      expect(outcome.status, `${path} ${JSON.stringify(outcome.body).slice(0, 300)}`).toBe(status);
+      if (outcome.status === 200) paid += outcome.amount;
+    }
+
+    const payeeGain = (await env.balance(env.payTo)) - payeeBefore;
+    expect(problems).toEqual([]);
+    expect(payeeGain, "the payee gained exactly the price of the answers given").toBe(paid);
+    // A hung or trickling upstream is given up after UPSTREAM_TIMEOUT_MS per upstream call; a tool makes its calls in
+    // at most a few rounds, so no answer waits for the upstream indefinitely.
+    expect(slowest).toBeLessThan(10 * UPSTREAM_TIMEOUT_MS);
+    const histogram = [...answers].map(([k, n]) => `${n}x ${k}`).join(", ");
+    summary.faults = `faults ${problems.length} wrong of ${faults.length * tools.length} (${histogram}; slowest ${Math.round(slowest)} ms; ${missions.length} missions failed cleanly)`;
+  });
+});
+
+/** Paid `/intel` calls from `workers` payers at once, until stopped; each outcome is kept. */
+function steadyPaidLoad(workers: number, firstAccount: number) {
+  const outcomes: (CallOutcome | { status: 0 | -1; error: string })[] = [];
+  let stopped = false;
+  let served = 0;
+  const waiters: { count: number; resolve: () => void }[] = [];
+  const run = async (payer: PrivateKeyAccount, tokenId: number) => {
+    while (!stopped) {
+      try {
+        const payment = await env.pay(payer, await quote("/intel", { tokenId }));
+        const outcome = await paidCall("/intel", { tokenId }, payment);
+        outcomes.push(outcome);
+        if (outcome.status === 200) served++;
+        for (const w of waiters.filter((w) => served >= w.count)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve();
+        }
+      } catch (error) {
+        // An answer other than the 402 asked for is wrong; no answer at all means the server was killed under the
+        // call, or is not back yet: its outcome is unknown, not wrong.
+        if ((error as Error).name === "AssertionError") outcomes.push({ status: -1, error: (error as Error).message });
+        else outcomes.push({ status: 0, error: (error as Error).message });
+        await env.serverUp();
+      }
+    }
+  };
+  const running = Array.from({ length: workers }, (_, i) => run(env.account(firstAccount + i), 10 + i));
+  return {
+    outcomes,
+    /** Resolves once `count` more calls have been served. */
+    servedMore(count: number): Promise<void> {
+      return new Promise((resolve) => waiters.push({ count: served + count, resolve }));
+    },
+    async stop() {
+      stopped = true;
+      await Promise.all(running);
+    },
+  };
+}
+
+describe("crash", () => {
+  it(`SIGKILLed ${SCALE.kills} times under paid load, loses no settlement and records none twice`, async () => {
+    const startBlock = (await env.l2.getBlockNumber({ cacheTime: 0 })) + 1n;
+    const ledgerBefore = await env.ledger();
+    const load = steadyPaidLoad(6, 2);
+    for (let kill = 0; kill < SCALE.kills; kill++) {
+      await load.servedMore(20);
+      await env.kill();
+      await env.start();
+    }
+    await load.servedMore(10);
+    await load.stop();
+
+    // What the chain shows: every settlement is a Transfer to the payee.
+    const transfers = await env.l2.getContractEvents({
+      address: env.asset,
+      abi: usdTokenAbi,
+      eventName: "Transfer",
+      args: { to: env.payTo },
+      fromBlock: startBlock,
+      toBlock: "latest",
+    });
+    const onChain = new Set(transfers.map((t) => t.transactionHash));
+    expect(onChain.size).toBe(transfers.length);
+    // The restarted server records the settlements a kill cut short when it starts: wait until it has.
+    let ledger = await env.ledger();
+    for (let i = 0; i < 150 && ledger.total.payments - ledgerBefore.total.payments < onChain.size; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      ledger = await env.ledger();
+    }
+    const recorded = ledger.entries.slice(0, ledger.total.payments - ledgerBefore.total.payments);
+    const recordedTx = recorded.map((e) => e.transaction);
+    const served = load.outcomes.filter((o) => o.status === 200) as CallOutcome[];
+    const unanswered = load.outcomes.filter((o) => o.status === 0).length;
+    const wrong = load.outcomes.filter((o) => o.status !== 0 && o.status !== 200);
+
+    expect(wrong.map((o) => JSON.stringify(o)).slice(0, 10), "answers other than 200 under load").toEqual([]);
+    expect(new Set(recordedTx).size, "no settlement recorded twice").toBe(recordedTx.length);
+    expect([...recordedTx].sort(), "the ledger's rows are the chain's settlements").toEqual([...onChain].sort());
+    for (const o of served) expect(onChain.has(o.transaction as `0x${string}`), `${o.transaction} on chain`).toBe(true);
+    summary.crash =
+      `crash ${SCALE.kills} kills: ${onChain.size} settled on chain = ${recorded.length} ledger rows, ` +
+      `${served.length} served, ${unanswered} cut off by a kill`;
+  });
+});
+
+describe("soak", () => {
+  it(`serves ${SCALE.soakSeconds} s of mixed load without an error, its memory flat after warm-up`, async () => {
+    const WARM_UP_MS = 5_000;
+    const errors: string[] = [];
+    const counts = { public: 0, challenge: 0 };
+    let stopped = false;
+    const publicPaths = (i: number) => {
+      const id = 1 + ((i * 97) % 6000);
+      return ["/healthz", `/agents/info/${id}`, `/agents/${id}/binding`, "/openapi.json", "/.well-known/x402"][i % 5]!;
+    };
+    const publicReader = async (worker: number) => {
+      for (let i = worker; !stopped; i += 4) {
+        const path = publicPaths(i);
+        const res = await fetch(`${env.server.url}${path}`).catch((e: Error) => ({ status: 0, text: () => e.message }));
+        await res.text();
+        if (res.status !== 200) errors.push(`GET ${path}: ${res.status}`);
+        counts.public++;
+      }
+    };
+    const challenger = async () => {
+      while (!stopped) {
+        const res = await fetch(`${env.server.url}/drop-radar`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ tokenId: 5, limit: 5 }),
+        }).catch((e: Error) => ({ status: 0, text: () => e.message }));
+        await res.text();
+        if (res.status !== 402) errors.push(`POST /drop-radar without payment: ${res.status}`);
+        counts.challenge++;
+      }
+    };
+    const readers = [...Array.from({ length: 4 }, (_, i) => publicReader(i)), challenger(), challenger()];
+    const paid = steadyPaidLoad(3, 2);
+    const tools = (async () => {
+      const bodies: [string, Record<string, unknown>][] = [
+        ["/drop-radar", { tokenId: 5, limit: 5 }],
+        ["/offer-radar", { tokenId: 5, slugs: ["base-bloomers", "static-kittens"] }],
+        ["/altchain-radar", { tokenId: 5, limit: 5 }],
+        ["/portfolio", { tokenId: 5, walletAddress: env.account(2).address }],
+      ];
+      let served = 0;
+      for (let i = 0; !stopped; i++) {
+        const [path, input] = bodies[i % bodies.length]!;
+        const outcome = await payAndCall(env.account(8), "POST", path, input).catch((e: Error) => ({
+          status: 0,
+          body: e.message,
+        }));
+        if (outcome.status === 200) served++;
+        else errors.push(`${path}: ${outcome.status} ${JSON.stringify(outcome.body).slice(0, 200)}`);
+      }
+      return served;
+    })();
+
+    // Memory is read after a warm-up (code tiering up, caches filling), then every 5 s, each time after a full GC.
+    await new Promise((resolve) => setTimeout(resolve, WARM_UP_MS));
+    const samples = [await env.memory()];
+    const started = performance.now();
+    while (performance.now() - started < SCALE.soakSeconds * 1000) {
+      await new Promise((resolve) => setTimeout(resolve, 5000));
+      samples.push(await env.memory());
+    }
+    const [before, after] = [samples[0]!, samples.at(-1)!];
+    stopped = true;
+    await Promise.all(readers);
+    await paid.stop();
+    const toolCalls = await tools;
+
+    const paidErrors = paid.outcomes.filter((o) => o.status !== 200);
+    const all = counts.public + counts.challenge + paid.outcomes.length + toolCalls + errors.length;
+    const allErrors = errors.length + paidErrors.length;
+    const mb = (bytes: number) => Math.round(bytes / 1_048_576);
+    const growth = after.heapUsed / before.heapUsed - 1;
+    summary.soak =
+      `soak ${SCALE.soakSeconds} s: ${allErrors} errors in ${all} requests, live heap ${mb(before.heapUsed)} -> ` +
+      `${mb(after.heapUsed)} MB (${(growth * 100).toFixed(1)}%), Postgres and buffers ${mb(before.external)} -> ` +
+      `${mb(after.external)} MB, resident ${mb(before.rss)} -> ${mb(after.rss)} MB`;
+    expect([...errors, ...paidErrors.map((o) => JSON.stringify(o))].slice(0, 20)).toEqual([]);
+    // A leak grows the live heap; resident memory also holds what V8 keeps reserved after a burst, and is reported.
+    const series = (key: keyof (typeof samples)[0]) => samples.map((m) => mb(m[key])).join(" ");
+    writeFileSync(
+      join(tmpdir(), "agent-tools-soak-memory.txt"),
+      `live heap ${series("heapUsed")}\nPostgres and buffers ${series("external")}\nresident ${series("rss")}\n`,
+    );
+    expect(growth, summary.soak).toBeLessThan(0.1);
   });
 });
