@@ -1,12 +1,15 @@
 import type { RequestListener } from "node:http";
-import { buildOpenApiDocument } from "@agent-tools/schema";
+import { API_VERSION, buildOpenApiDocument, MCP_PATH } from "@agent-tools/schema";
 import express, { type Express } from "express";
 import type { Logger } from "pino";
+import { createAgentRecords } from "./agents/agent-records.js";
 import type { AgentRegistryReader } from "./chain/agent-registry.js";
 import type { CollectionIndex } from "./chain/collection-index.js";
 import { type Config, DEFAULT_LIMITS } from "./config.js";
 import { createCallLimiter } from "./limits/call-limiter.js";
+import { mcpEndpoint, mcpMethodNotAllowed } from "./mcp/mcp-endpoint.js";
 import { errorHandler, notFound } from "./middleware/errors.js";
+import { ipLimits } from "./middleware/ip-limits.js";
 import { jsonBody } from "./middleware/json-body.js";
 import { requestLog } from "./middleware/request-log.js";
 import { createPaidCalls } from "./payment/paid-call.js";
@@ -51,15 +54,32 @@ export function createApp(deps: AppDeps): Express {
     app.use(agentRoutes({ ...deps.chain, publicUrl: deps.config.publicUrl }));
     if (deps.payments) {
       const paidCalls = createPaidCalls({ payments: deps.payments, collection: deps.chain.collection });
+      const perIp = createCallLimiter(deps.config.limits?.perIp ?? DEFAULT_LIMITS.perIp);
       app.use(
         toolRoutesRouter({
           tools: deps.tools ?? {},
           paidCalls,
           collection: deps.chain.collection,
           now: deps.payments.now,
-          perIp: createCallLimiter(deps.config.limits?.perIp ?? DEFAULT_LIMITS.perIp),
+          perIp,
         }),
       );
+      // The same tools and paid calls over MCP, under the same per-address limits (docs/architecture.md, "MCP").
+      app.post(
+        MCP_PATH,
+        ipLimits(perIp),
+        mcpEndpoint({
+          paidCalls,
+          tools: deps.tools ?? {},
+          collection: deps.chain.collection,
+          records: createAgentRecords({ ...deps.chain, publicUrl: deps.config.publicUrl }),
+          now: deps.payments.now,
+          logger: deps.logger.child({ component: "mcp" }),
+          serverInfo: { name: "agent-tools", version: API_VERSION },
+        }),
+      );
+      app.get(MCP_PATH, mcpMethodNotAllowed);
+      app.delete(MCP_PATH, mcpMethodNotAllowed);
       app.use(
         operatorRoutes({ payments: deps.payments, operator: deps.config.operatorAddress ?? deps.config.payment.payTo }),
       );

@@ -2,6 +2,7 @@ export * from "./catalog.js";
 export * from "./errors.js";
 export * from "./jcs.js";
 export * from "./json-schema.js";
+export * from "./mcp.js";
 export * from "./objects.js";
 export * from "./openapi.js";
 export * from "./operator.js";

@@ -5,6 +5,7 @@ import { LEDGER_PATH, ledgerQuerySchema, ledgerReportSchema } from "./operator.j
 import { paidRoutes, type ToolRoute } from "./paid-routes.js";
 import { clearanceWording, formatUsd, type PricePoint, pricePoints } from "./pricing.js";
 import { agentInfoSchema, bindingStatusSchema, healthSchema, registrationFileSchema } from "./public.js";
+import { API_VERSION } from "./service.js";
 import { toolManifestSchema } from "./tool-manifest.js";
 import { type PaymentRequirements, paymentCatalogSchema, paymentRequiredSchema } from "./x402.js";
 
@@ -341,7 +342,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     openapi: "3.1.0",
     info: {
       title: "Agent Tools",
-      version: "1.0.0",
+      version: API_VERSION,
       license: { name: "MIT", identifier: "MIT" },
       description:
         "Pay-per-call intelligence for the 6666 token-bound agents of the collection: public discovery routes and " +

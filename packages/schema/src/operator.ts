@@ -25,7 +25,9 @@ export const pricePointNameSchema = z.enum(["standard", "discounted"]);
 export const ledgerEntrySchema = z
   .object({
     route: z.string().meta({ description: "The paid route, for example `/intel`.", example: "/intel" }),
-    method: z.enum(["GET", "POST"]),
+    method: z
+      .enum(["GET", "POST", "MCP"])
+      .meta({ description: "How the call came: HTTP GET or POST, or an MCP tool call." }),
     tokenId: tokenIdSchema,
     payer: addressSchema.meta({ description: "Who signed the payment." }),
     caller: addressSchema.nullable().meta({ description: "The signed-in caller, null for an anonymous call." }),

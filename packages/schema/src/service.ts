@@ -13,3 +13,6 @@ export const SERVICE_DESCRIPTION =
 export const SERVICE_ICON_PATH = "/icon.svg";
 /** Path of the payment catalog. */
 export const PAYMENT_CATALOG_PATH = "/.well-known/x402";
+
+/** The API's version, as the OpenAPI document and the MCP endpoint's `initialize` answer it. */
+export const API_VERSION = "1.0.0";

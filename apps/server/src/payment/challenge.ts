@@ -1,5 +1,14 @@
 import { randomBytes } from "node:crypto";
-import type { PaymentRequired, PaymentRequirements, ToolRoute } from "@agent-tools/schema";
+import {
+  MCP_PATH,
+  mcpPaidToolNames,
+  type PaidRouteName,
+  type PaymentRequired,
+  type PaymentRequirements,
+  paidRoutes,
+  requestJsonSchema,
+  type ToolRoute,
+} from "@agent-tools/schema";
 import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import { buildSIWxSchema } from "@x402/extensions/sign-in-with-x";
 import { z } from "zod";
@@ -11,8 +20,14 @@ export interface ChallengeContext {
   now: () => Date;
 }
 
-/** The HTTP method of a call: a body for POST, query parameters for GET. */
-export type CallMethod = "GET" | "POST";
+/** How a call came: HTTP with a body (POST) or query parameters (GET), or an MCP tool call (`/mcp`). */
+export type CallMethod = "GET" | "POST" | "MCP";
+
+/** The MCP tool name of a route. */
+function mcpToolName(route: ToolRoute): string {
+  const name = (Object.keys(paidRoutes) as PaidRouteName[]).find((key) => paidRoutes[key] === route)!;
+  return mcpPaidToolNames[name];
+}
 
 const discoveryCache = new Map<string, Record<string, unknown>>();
 
@@ -25,6 +40,19 @@ const discoveryCache = new Map<string, Record<string, unknown>>();
 function discoveryExtension(route: ToolRoute, method: CallMethod): Record<string, unknown> {
   const key = `${method} ${route.path}`;
   let extension = discoveryCache.get(key);
+  if (!extension && method === "MCP") {
+    // An MCP tool: its name, transport and input schema (self-contained, references inlined).
+    const { $schema: _, ...inputSchema } = requestJsonSchema(route);
+    extension = declareDiscoveryExtension({
+      toolName: mcpToolName(route),
+      description: route.summary,
+      transport: "streamable-http",
+      inputSchema,
+      example: route.sampleInput,
+      output: { example: route.sampleOutput },
+    });
+    discoveryCache.set(key, extension);
+  }
   if (!extension) {
     const {
       $defs,
@@ -59,11 +87,13 @@ export function buildPaymentRequired(
   context: ChallengeContext,
   method: CallMethod,
 ): PaymentRequired {
-  const url = `${context.publicUrl}${route.path}`;
+  // An MCP tool is named as x402's MCP transport names it; the holder signs in to the MCP endpoint.
+  const url = method === "MCP" ? `${context.publicUrl}${MCP_PATH}` : `${context.publicUrl}${route.path}`;
+  const resource = method === "MCP" ? `mcp://tool/${mcpToolName(route)}` : url;
   return {
     x402Version: 2,
     error,
-    resource: { url, description: route.summary, mimeType: "application/json" },
+    resource: { url: resource, description: route.summary, mimeType: "application/json" },
     accepts,
     extensions: {
       "sign-in-with-x": {

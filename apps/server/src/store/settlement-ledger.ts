@@ -5,7 +5,7 @@ export interface SettlementClaim {
   /** One key per payment authorization (see `replayKey`). */
   paymentKey: string;
   route: string;
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "MCP";
   tokenId: number;
   payer: string;
   /** The EIP-3009 nonce (bytes32 hex). */
@@ -33,7 +33,7 @@ export interface PendingSettlement {
 
 export interface SettledRow {
   route: string;
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "MCP";
   tokenId: number;
   payer: string;
   caller: string | null;
@@ -174,7 +174,7 @@ export function createSettlementLedger(db: Database): SettlementLedger {
     async entries(range, limit) {
       const rows = await db.query<{
         route: string;
-        method: "GET" | "POST";
+        method: "GET" | "POST" | "MCP";
         token_id: number;
         payer: string;
         caller: string | null;

@@ -1,7 +1,7 @@
 import type { RarityTable, RarityTierName } from "@agent-tools/contracts";
 import { type Clearance, clearanceMeets, clearances, type ToolName, toolNames, toolRoutes } from "@agent-tools/schema";
+import { agentName, EDITION } from "../agents/agent-records.js";
 import type { CollectionIndex, IndexedToken } from "../chain/collection-index.js";
-import { agentName, EDITION } from "../routes/agents.js";
 import type { Tool } from "./types.js";
 
 /* ----------------------------------------------------------------------------------------------------------- */

@@ -1,0 +1,209 @@
+/**
+ * `POST /mcp`: the tools over the Model Context Protocol (Streamable HTTP, stateless: every request stands alone, so
+ * any instance answers any request). A paid tool is the same paid call as its HTTP route (payment/paid-call.ts):
+ * the x402 `PaymentPayload` comes in the call's `_meta["x402/payment"]` and the holder's sign-in in
+ * `_meta["sign-in-with-x"]`; a refusal is an `isError` result carrying x402's `PaymentRequired`, a success carries
+ * the `SettlementResponse` in `_meta["x402/payment-response"]` (coinbase/x402 `specs/transports-v2/mcp.md`;
+ * docs/architecture.md, "MCP").
+ */
+import {
+  type ErrorBody,
+  MCP_PAYMENT_META,
+  MCP_PAYMENT_RESPONSE_META,
+  MCP_SIGN_IN_META,
+  type McpReadToolName,
+  mcpPaidToolNames,
+  mcpReadTools,
+  mcpToolDescriptions,
+  type PaidRouteName,
+  type PaymentRequired,
+  paidRoutes,
+} from "@agent-tools/schema";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { encodeSIWxHeader } from "@x402/extensions/sign-in-with-x";
+import type { RequestHandler } from "express";
+import type { Logger } from "pino";
+import type { AgentRecords } from "../agents/agent-records.js";
+import type { CollectionIndex } from "../chain/collection-index.js";
+import { HttpError, validationError } from "../http/errors.js";
+import type { PaidCalls } from "../payment/paid-call.js";
+import { runTool } from "../tools/run-tool.js";
+import type { Tool, ToolSet } from "../tools/types.js";
+
+export interface McpEndpointDeps {
+  paidCalls: PaidCalls;
+  tools: ToolSet;
+  collection: CollectionIndex;
+  records: AgentRecords;
+  now: () => Date;
+  logger: Logger;
+  /** The service's name and version, as `initialize` answers them. */
+  serverInfo: { name: string; version: string };
+}
+
+const paidByToolName = new Map(
+  (Object.keys(paidRoutes) as PaidRouteName[]).map((name) => [mcpPaidToolNames[name], name]),
+);
+const tools = mcpToolDescriptions();
+
+/** A refused payment: x402's `PaymentRequired` as the structured result, and in the `x402/error` wrapper as text. */
+function paymentRequiredResult(paymentRequired: PaymentRequired, settlement?: unknown): CallToolResult {
+  const structured = settlement ? { ...paymentRequired, [MCP_PAYMENT_RESPONSE_META]: settlement } : paymentRequired;
+  return {
+    isError: true,
+    structuredContent: structured as Record<string, unknown>,
+    content: [
+      {
+        type: "text",
+        text: JSON.stringify({ "x402/error": { code: 402, message: paymentRequired.error, data: structured } }),
+      },
+    ],
+  };
+}
+
+/** A call no payment can make right (bad input, unknown token, upstream failure): the error body of the HTTP API. */
+function errorResult(error: unknown, logger: Logger): CallToolResult {
+  const known =
+    error instanceof HttpError ? error : new HttpError("internal_error", "The tool failed. Nothing was charged.");
+  if (!(error instanceof HttpError)) logger.error({ err: error }, "MCP tool call failed");
+  const body: ErrorBody = { error: { code: known.code, message: known.message, details: known.details } };
+  return {
+    isError: true,
+    structuredContent: body as unknown as Record<string, unknown>,
+    content: [{ type: "text", text: `${known.code}: ${known.message}` }],
+  };
+}
+
+/** The sign-in as the paid call reads it: the header's value, or the decoded payload object. */
+function signInOf(meta: Record<string, unknown> | undefined): string | undefined {
+  const value = meta?.[MCP_SIGN_IN_META];
+  if (value === undefined) return undefined;
+  if (typeof value === "string") return value;
+  try {
+    return encodeSIWxHeader(value as Parameters<typeof encodeSIWxHeader>[0]);
+  } catch {
+    return "";
+  }
+}
+
+function mcpServer(deps: McpEndpointDeps, requestId: string): Server {
+  const server = new Server(deps.serverInfo, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const { name, arguments: args = {}, _meta: meta } = request.params;
+    try {
+      const routeName = paidByToolName.get(name);
+      if (routeName) return await paidTool(deps, routeName, args, meta, requestId);
+      if (name in mcpReadTools) return await readTool(deps, name as McpReadToolName, args);
+      throw new HttpError("not_found", `There is no tool named ${name}; tools/list names them.`, [
+        { field: "name", message: "unknown tool" },
+      ]);
+    } catch (error) {
+      return errorResult(error, deps.logger.child({ requestId, tool: name }));
+    }
+  });
+  return server;
+}
+
+async function readTool(deps: McpEndpointDeps, name: McpReadToolName, args: unknown): Promise<CallToolResult> {
+  const parsed = mcpReadTools[name].request.safeParse(args);
+  if (!parsed.success) throw validationError(parsed.error);
+  const { tokenId } = parsed.data;
+  const record =
+    name === "agent_info"
+      ? await deps.records.info(tokenId)
+      : name === "agent_registration"
+        ? await deps.records.registration(tokenId)
+        : await deps.records.binding(tokenId);
+  return {
+    structuredContent: record as unknown as Record<string, unknown>,
+    content: [{ type: "text", text: JSON.stringify(record) }],
+  };
+}
+
+async function paidTool(
+  deps: McpEndpointDeps,
+  routeName: PaidRouteName,
+  args: unknown,
+  meta: Record<string, unknown> | undefined,
+  requestId: string,
+): Promise<CallToolResult> {
+  const route = paidRoutes[routeName];
+  const payment = meta?.[MCP_PAYMENT_META];
+  const signIn = signInOf(meta);
+  const admission = await deps.paidCalls.admit({
+    route,
+    input: args,
+    inputFrom: "body",
+    ...(signIn !== undefined ? { signIn } : {}),
+    ...(payment !== undefined ? { payment: payment as Record<string, unknown> } : {}),
+    method: "MCP",
+    requestId,
+  });
+  if (!admission.admitted) return paymentRequiredResult(admission.refusal.paymentRequired);
+  const { call } = admission;
+
+  let output: { brief?: string } & Record<string, unknown>;
+  try {
+    output = (await runTool(route, (deps.tools[routeName] as Tool<never> | undefined) ?? notAvailable(), call.params, {
+      ...(call.caller ? { caller: call.caller } : {}),
+      token: call.token,
+      collection: deps.collection,
+      now: deps.now,
+      payment: { key: call.payment.key, payer: call.payment.payer },
+    })) as typeof output;
+  } catch (error) {
+    await deps.paidCalls.release(call);
+    throw error;
+  }
+  const outcome = await deps.paidCalls.settle(call);
+  if (!outcome.settled) {
+    return paymentRequiredResult(outcome.refusal.paymentRequired, {
+      success: false,
+      errorReason: outcome.refusal.reason,
+      transaction: "",
+      network: call.price.requirements.network,
+    });
+  }
+  return {
+    structuredContent: output,
+    content: [{ type: "text", text: typeof output.brief === "string" ? output.brief : JSON.stringify(output) }],
+    _meta: { [MCP_PAYMENT_RESPONSE_META]: outcome.settlement },
+  };
+}
+
+function notAvailable(): Tool<never> {
+  return async () => {
+    throw new HttpError("not_implemented", "This tool is not available; you were not charged.");
+  };
+}
+
+/** The Express handler of `POST /mcp`: one stateless MCP server and transport per request. */
+export function mcpEndpoint(deps: McpEndpointDeps): RequestHandler {
+  return async (req, res) => {
+    const server = mcpServer(deps, String(req.id ?? ""));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on("close", () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  };
+}
+
+/** `GET` and `DELETE /mcp`: a stateless endpoint has no stream to open and no session to end (405, as MCP says). */
+export const mcpMethodNotAllowed: RequestHandler = (_req, res) => {
+  res
+    .status(405)
+    .set("Allow", "POST")
+    .json({
+      error: {
+        code: "method_not_allowed",
+        message: "The MCP endpoint is stateless: send JSON-RPC requests with POST.",
+        details: [],
+      },
+    });
+};

@@ -1,0 +1,167 @@
+import {
+  MCP_PAYMENT_META,
+  MCP_PAYMENT_RESPONSE_META,
+  MCP_SIGN_IN_META,
+  mcpPaidToolNames,
+  mcpReadTools,
+  paidRoutes,
+  requestJsonSchema,
+  responseJsonSchema,
+  settlementResponseSchema,
+} from "@agent-tools/schema";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { type CallToolResult, CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { PaymentRequiredV2Schema } from "@x402/core/schemas";
+import type { PaymentRequired } from "@x402/core/types";
+import { extractDiscoveryInfo, validateDiscoveryExtension } from "@x402/extensions/bazaar";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HttpError } from "../src/http/errors.js";
+import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
+
+let t: PaidTestServer;
+let client: Client;
+const address = (index: number) => t.devnet.deployment.accounts[index]!.address;
+
+beforeAll(async () => {
+  t = await startPaidTestServer({
+    tools: {
+      // A tool whose upstream is down: the call must cost nothing.
+      portfolio: async () => {
+        throw new HttpError("upstream_unavailable", "The marketplace is unavailable.", [], { "Retry-After": "30" });
+      },
+    },
+  });
+  client = new Client({ name: "mcp-test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${t.server.url}/mcp`)));
+}, 120_000);
+afterAll(async () => {
+  await client?.close();
+  await t?.close();
+});
+
+/**
+ * A tools/call as an x402 MCP client sends it. `client.request` rather than `client.callTool`: the SDK's
+ * `callTool` validates `structuredContent` against the output schema even on an `isError` result, so it throws on
+ * the `PaymentRequired` an unpaid call answers (modelcontextprotocol/typescript-sdk issue 1943).
+ */
+function call(name: string, args: Record<string, unknown>, meta?: Record<string, unknown>): Promise<CallToolResult> {
+  return client.request(
+    { method: "tools/call", params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) } },
+    CallToolResultSchema,
+  ) as Promise<CallToolResult>;
+}
+
+/** The x402 `PaymentPayload` object paying a PaymentRequired from devnet account `index`. */
+async function paymentPayload(index: number, paymentRequired: PaymentRequired): Promise<Record<string, unknown>> {
+  return JSON.parse(Buffer.from(await t.pay(index, paymentRequired), "base64").toString("utf8"));
+}
+
+describe("the MCP endpoint", () => {
+  it("lists every paid tool and free read, with the contracts' schemas as input and output schemas", async () => {
+    const { tools } = await client.listTools();
+    const names = tools.map((tool) => tool.name);
+    expect(names).toEqual([...Object.values(mcpPaidToolNames), ...Object.keys(mcpReadTools)]);
+    for (const [routeName, toolName] of Object.entries(mcpPaidToolNames)) {
+      const tool = tools.find((candidate) => candidate.name === toolName)!;
+      const route = paidRoutes[routeName as keyof typeof paidRoutes];
+      const { $schema: _in, ...input } = requestJsonSchema(route);
+      const { $schema: _out, ...output } = responseJsonSchema(route);
+      expect(tool.inputSchema).toEqual(input);
+      expect(tool.outputSchema).toEqual(output);
+    }
+  });
+
+  it("answers an unpaid call with an isError result holding a valid x402 v2 PaymentRequired, with MCP discovery", async () => {
+    const result = await call("intel", { tokenId: 7 });
+    expect(result.isError).toBe(true);
+    const paymentRequired = PaymentRequiredV2Schema.parse(result.structuredContent);
+    expect(paymentRequired.accepts[0]!.amount).toBe("1000000");
+    expect(paymentRequired.resource.url).toBe("mcp://tool/intel");
+    expect(paymentRequired.error).toMatch(/^payment_required: /);
+    const text = JSON.parse((result.content[0] as { text: string }).text);
+    expect(text["x402/error"]).toEqual({ code: 402, message: paymentRequired.error, data: result.structuredContent });
+    const bazaar = (paymentRequired.extensions as Record<string, unknown>).bazaar as never;
+    expect(validateDiscoveryExtension(bazaar)).toEqual({ valid: true });
+    expect(extractDiscoveryInfo(paymentRequired as never, paymentRequired.accepts[0]! as never)).toMatchObject({
+      discoveryInfo: { input: { type: "mcp", toolName: "intel", transport: "streamable-http" } },
+    });
+  });
+
+  it("runs a paid call: the tool's structured result, the brief as text, the settlement in _meta, the price moved", async () => {
+    const quote = (await call("intel", { tokenId: 7 })).structuredContent as unknown as PaymentRequired;
+    const before = await t.balance(address(3));
+    const result = await call("intel", { tokenId: 7 }, { [MCP_PAYMENT_META]: await paymentPayload(3, quote) });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ tokenId: 7 });
+    expect((result.content[0] as { text: string }).text).toBe((result.structuredContent as { brief: string }).brief);
+    const settlement = settlementResponseSchema.parse(result._meta?.[MCP_PAYMENT_RESPONSE_META]);
+    expect(settlement).toMatchObject({ success: true, payer: address(3) });
+    expect(before - (await t.balance(address(3)))).toBe(1_000_000n);
+    // callTool validates a successful result against the output schema listed for the tool.
+    const validated = await client.callTool({ name: "agent_info", arguments: { tokenId: 7 } });
+    expect(validated.structuredContent).toMatchObject({ tokenId: 7, name: "Agent #7" });
+  });
+
+  it("quotes and charges a signed-in holder 10000, the sign-in in _meta as the header carries it", async () => {
+    const signIn = () => t.signIn(1, "/mcp");
+    const quote = await call("intel", { tokenId: 1 }, { [MCP_SIGN_IN_META]: await signIn() });
+    const paymentRequired = quote.structuredContent as unknown as PaymentRequired;
+    expect(paymentRequired.accepts[0]!.amount).toBe("10000");
+    const before = await t.balance(address(1));
+    const result = await call(
+      "intel",
+      { tokenId: 1 },
+      { [MCP_SIGN_IN_META]: await signIn(), [MCP_PAYMENT_META]: await paymentPayload(1, paymentRequired) },
+    );
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ tokenId: 1, caller: address(1) });
+    expect(before - (await t.balance(address(1)))).toBe(10_000n);
+  });
+
+  it("charges nothing for a replayed payment, an invalid input or an upstream failure", async () => {
+    const quote = (await call("intel", { tokenId: 8 })).structuredContent as unknown as PaymentRequired;
+    const payment = await paymentPayload(4, quote);
+    expect((await call("intel", { tokenId: 8 }, { [MCP_PAYMENT_META]: payment })).isError).toBeFalsy();
+    const before = await t.balance(address(4));
+
+    const replay = await call("intel", { tokenId: 8 }, { [MCP_PAYMENT_META]: payment });
+    expect(replay.isError).toBe(true);
+    expect(PaymentRequiredV2Schema.parse(replay.structuredContent).error).toMatch(/^payment_already_used: /);
+
+    const invalid = await call("intel", { tokenId: 0 }, { [MCP_PAYMENT_META]: await paymentPayload(4, quote) });
+    expect(invalid).toMatchObject({
+      isError: true,
+      structuredContent: { error: { code: "invalid_request", details: [{ field: "tokenId" }] } },
+    });
+
+    const portfolioQuote = (await call("portfolio", { tokenId: 8, walletAddress: address(4) }))
+      .structuredContent as unknown as PaymentRequired;
+    const failed = await call(
+      "portfolio",
+      { tokenId: 8, walletAddress: address(4) },
+      { [MCP_PAYMENT_META]: await paymentPayload(4, portfolioQuote) },
+    );
+    expect(failed).toMatchObject({ isError: true, structuredContent: { error: { code: "upstream_unavailable" } } });
+    expect(await t.balance(address(4))).toBe(before);
+  });
+
+  it("answers the free reads, and names an unknown tool", async () => {
+    const binding = await client.callTool({ name: "agent_binding", arguments: { tokenId: 7 } });
+    expect(binding.structuredContent).toMatchObject({ tokenId: 7, standard: "ERC-8217" });
+    const registration = await client.callTool({ name: "agent_registration", arguments: { tokenId: 7 } });
+    expect((registration.structuredContent as { services: unknown[] }).services).toContainEqual({
+      name: "MCP",
+      endpoint: "http://127.0.0.1:8402/mcp",
+      version: "2025-06-18",
+    });
+    const unknown = await call("no_such_tool", {});
+    expect(unknown).toMatchObject({ isError: true, structuredContent: { error: { code: "not_found" } } });
+  });
+
+  it("refuses GET with 405: the endpoint is stateless", async () => {
+    const res = await t.get("/mcp");
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("POST");
+  });
+});

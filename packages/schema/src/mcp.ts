@@ -1,0 +1,104 @@
+/**
+ * The service's tools as the Model Context Protocol names them (`/mcp`, and the `agent-tools mcp` bridge): each paid
+ * route under a snake_case name, with the route's own request and response contracts as its input and output
+ * schemas, plus the free agent reads. x402 payments travel in the call's `_meta` (coinbase/x402
+ * `specs/transports-v2/mcp.md`); the holder's sign-in travels beside them, as the HTTP header does.
+ */
+import { z } from "zod";
+import { inlineLocalRefs, type JsonSchema, requestJsonSchema, responseJsonSchema } from "./json-schema.js";
+import { type PaidRouteName, paidRoutes } from "./paid-routes.js";
+import { tokenIdSchema } from "./primitives.js";
+import { agentInfoSchema, bindingStatusSchema, registrationFileSchema } from "./public.js";
+
+/** The MCP endpoint's path. */
+export const MCP_PATH = "/mcp";
+/** `_meta` key of the x402 `PaymentPayload` a client sends with a paid call. */
+export const MCP_PAYMENT_META = "x402/payment";
+/** `_meta` key of the x402 `SettlementResponse` a paid call's result carries. */
+export const MCP_PAYMENT_RESPONSE_META = "x402/payment-response";
+/** `_meta` key of the holder's Sign-In-With-X payload: the `SIGN-IN-WITH-X` header's value, or its decoded object. */
+export const MCP_SIGN_IN_META = "sign-in-with-x";
+
+/** `dropRadar` -> `drop_radar`. */
+function snakeCase(name: string): string {
+  return name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}
+
+/** The MCP tool name of each paid route. */
+export const mcpPaidToolNames = Object.fromEntries(
+  Object.keys(paidRoutes).map((name) => [name, snakeCase(name)]),
+) as Record<PaidRouteName, string>;
+
+const tokenInput = z.object({ tokenId: tokenIdSchema });
+
+/** The free reads: an agent's public records, as the public routes answer them. */
+export const mcpReadTools = {
+  agent_info: {
+    description: "An agent's public identity record: name, owner, traits, rarity, clearance, registration.",
+    request: tokenInput,
+    response: agentInfoSchema,
+  },
+  agent_registration: {
+    description: "An agent's ERC-8004 registration file (registration-v1): its services, x402 support, registry.",
+    request: tokenInput,
+    response: registrationFileSchema,
+  },
+  agent_binding: {
+    description: "An agent's ERC-8217 binding status, read live from chain.",
+    request: tokenInput,
+    response: bindingStatusSchema,
+  },
+} as const satisfies Record<string, { description: string; request: z.ZodType; response: z.ZodType }>;
+export type McpReadToolName = keyof typeof mcpReadTools;
+
+/** A tool as `tools/list` describes it. */
+export interface McpToolDescription {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema: JsonSchema;
+}
+
+/**
+ * MCP wants a tool's schemas as JSON Schema objects; its clients validate with the dialect of their validator, so
+ * the `$schema` line is left out and references are inlined (json-schema.ts).
+ */
+function withoutDialect(schema: JsonSchema): JsonSchema {
+  const { $schema: _, ...rest } = schema;
+  return rest;
+}
+
+/** The MCP description of a paid route: its summary, how it is paid, and its contracts. */
+export function mcpPaidTool(routeName: PaidRouteName): McpToolDescription {
+  const route = paidRoutes[routeName];
+  return {
+    name: mcpPaidToolNames[routeName],
+    title: route.summary,
+    description:
+      `${route.description} Paid per call with x402 (the price is in the payment request an unpaid call returns); ` +
+      `a holder who signs in pays the holder price.`,
+    inputSchema: withoutDialect(requestJsonSchema(route)),
+    outputSchema: withoutDialect(responseJsonSchema(route)),
+  };
+}
+
+/** The MCP description of a free read. */
+export function mcpReadTool(name: McpReadToolName): McpToolDescription {
+  const tool = mcpReadTools[name];
+  return {
+    name,
+    title: tool.description.split(":")[0]!,
+    description: `${tool.description} Free.`,
+    inputSchema: withoutDialect(inlineLocalRefs(z.toJSONSchema(tool.request, { io: "input" }) as JsonSchema)),
+    outputSchema: withoutDialect(inlineLocalRefs(z.toJSONSchema(tool.response) as JsonSchema)),
+  };
+}
+
+/** Every tool of the MCP endpoint, paid ones first. */
+export function mcpToolDescriptions(): McpToolDescription[] {
+  return [
+    ...(Object.keys(paidRoutes) as PaidRouteName[]).map(mcpPaidTool),
+    ...(Object.keys(mcpReadTools) as McpReadToolName[]).map(mcpReadTool),
+  ];
+}
