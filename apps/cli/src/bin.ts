@@ -149,6 +149,7 @@ Examples:
   $ agent-tools missions --token-id 3 --status done
   $ agent-tools ledger --from 2026-11-01 --key-file operator.key
   $ agent-tools agent 7
+  $ agent-tools mcp --budget 5.00                # a local MCP server for Claude Desktop or Cursor
 
 Exit codes: 0 ok, 2 bad usage or invalid request, 3 payment refused or over --max-price,
             4 forbidden (token, clearance, unrevealed agent, sign-in, not the operator),
@@ -453,5 +454,35 @@ program
         )}\n`,
     ),
   );
+
+program
+  .command("mcp")
+  .description(
+    "serve the tools to a desktop agent (Claude Desktop, Cursor) as a local MCP server on stdin/stdout, paying with your key",
+  )
+  .addOption(
+    new Option(
+      "--budget <usd>",
+      "most this session may spend, in USD; a call that would pass it is refused before signing",
+    ).argParser(parsePrice),
+  )
+  .action(async (options: { budget?: string }) => {
+    const opts = globals();
+    const key = readKey(opts);
+    // Loaded here: the other commands start without the MCP library.
+    const { runStdioBridge } = await import("@agent-tools/sdk/mcp");
+    await runStdioBridge({
+      baseUrl: opts.baseUrl,
+      maxPaymentPerCall: opts.maxPrice,
+      ...(options.budget ? { budget: options.budget } : {}),
+      ...(key ? { account: accountFromPrivateKey(key) } : {}),
+      signIn: !opts.anonymous,
+    });
+    // stdout carries the protocol; what people read goes to stderr.
+    err.write(
+      `agent-tools mcp: serving ${opts.baseUrl}/mcp on stdio` +
+        `${key ? `, paying up to ${opts.maxPrice} USD a call${options.budget ? `, ${options.budget} USD in all` : ""}` : ", free tools and quotes only (no key)"}\n`,
+    );
+  });
 
 program.parseAsync(process.argv).catch(fail);

@@ -391,7 +391,7 @@ export function createAgentToolsClient(options: AgentToolsClientOptions): AgentT
 }
 
 /** The first EVM chain a challenge's `sign-in-with-x` extension lists. */
-function pickSignInChain(challenge: PaymentRequired): string {
+export function pickSignInChain(challenge: PaymentRequired): string {
   const siwx = challenge.extensions?.["sign-in-with-x"] as { supportedChains?: { chainId: string }[] } | undefined;
   const chain = siwx?.supportedChains?.find((c) => c.chainId.startsWith("eip155:"))?.chainId;
   if (!chain) {

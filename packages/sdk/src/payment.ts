@@ -40,6 +40,15 @@ export function unitsToUsd(units: bigint | string): string {
 
 /** Signs an x402 v2 `exact` payment of the quote's first requirement, allowing exactly that asset up to `cap`. */
 export async function signPayment(account: LocalAccount, quote: PaymentRequired, cap: bigint): Promise<string> {
+  return encodePaymentSignatureHeader(await createPayment(account, quote, cap));
+}
+
+/** The x402 `PaymentPayload` {@link signPayment} encodes: what an MCP call carries in `_meta["x402/payment"]`. */
+export async function createPayment(
+  account: LocalAccount,
+  quote: PaymentRequired,
+  cap: bigint,
+): Promise<Awaited<ReturnType<x402Client["createPaymentPayload"]>>> {
   const requirement = quote.accepts[0]!;
   const client = new x402Client();
   registerExactEvmScheme(client, { signer: toClientEvmSigner(account) });
@@ -52,8 +61,7 @@ export async function signPayment(account: LocalAccount, quote: PaymentRequired,
       },
     ],
   });
-  const payload = await client.createPaymentPayload(quote as never);
-  return encodePaymentSignatureHeader(payload);
+  return client.createPaymentPayload(quote as never);
 }
 
 /** Reads the `PAYMENT-RESPONSE` header of a paid answer. */

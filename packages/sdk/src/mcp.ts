@@ -1,0 +1,217 @@
+/**
+ * `@agent-tools/sdk/mcp`: the service's MCP endpoint (`/mcp`) from code, paid per call with x402 over MCP
+ * (coinbase/x402 `specs/transports-v2/mcp.md`), with the same spend controls as the HTTP client plus a budget for
+ * the session; and `runStdioBridge`, the local MCP server `agent-tools mcp` runs for desktop agents.
+ */
+import {
+  MCP_PATH,
+  MCP_PAYMENT_META,
+  MCP_PAYMENT_RESPONSE_META,
+  MCP_SIGN_IN_META,
+  type PaymentRequired,
+  parsePaymentRefusal,
+} from "@agent-tools/schema";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  CallToolResultSchema,
+  ListToolsRequestSchema,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { LocalAccount } from "viem";
+import { pickSignInChain } from "./client.js";
+import { PaymentRequiredError } from "./errors.js";
+import { createPayment, type Payment, unitsToUsd, usdToUnits } from "./payment.js";
+import { signInHeader } from "./sign-in.js";
+
+export { PaymentRequiredError } from "./errors.js";
+export type { Payment } from "./payment.js";
+
+export interface McpClientOptions {
+  /** The service's origin, for example `http://127.0.0.1:8402`; the endpoint is `<baseUrl>/mcp`. */
+  baseUrl: string;
+  /** A viem local account: it signs in (holder price) and pays. Without one, only free tools and quotes work. */
+  account?: LocalAccount;
+  /** Highest price paid for one call, in USD (default "1.00"): a higher quote is refused before signing. */
+  maxPaymentPerCall?: string | number;
+  /** Most the session may spend, in USD (default: no limit): a quote that would pass it is refused before signing. */
+  budget?: string | number;
+  /** Sign in with the account so holders pay the discounted price (default true). */
+  signIn?: boolean;
+}
+
+/** A tool call's result as the service gave it, and what it cost (null for a free tool or a failed call). */
+export interface McpCallResult {
+  result: CallToolResult;
+  payment: Payment | null;
+}
+
+export interface AgentToolsMcpClient {
+  /** The tools, as the service lists them (input and output schemas from its contracts). */
+  listTools(): Promise<Tool[]>;
+  /**
+   * Calls a tool; a paid one is quoted, checked against the caps, paid and sent again. An `isError` result that is
+   * not about payment (bad input, upstream failure: nothing charged) is returned as it is; a payment this client
+   * will not make, or the service refuses, throws `PaymentRequiredError`.
+   */
+  callTool(name: string, args?: Record<string, unknown>): Promise<McpCallResult>;
+  /** What the session has paid so far, in USD. */
+  spentUsd(): string;
+  close(): Promise<void>;
+}
+
+/** The `PaymentRequired` of an `isError` result, where x402's MCP transport puts it; undefined when it has none. */
+export function paymentRequiredOf(result: CallToolResult): PaymentRequired | undefined {
+  const isQuote = (value: unknown): value is PaymentRequired =>
+    typeof value === "object" && value !== null && "x402Version" in value && "accepts" in value;
+  if (!result.isError) return undefined;
+  const structured = result.structuredContent as Record<string, unknown> | undefined;
+  if (isQuote(structured)) return structured;
+  const wrapped = (structured?.["x402/error"] as { data?: unknown } | undefined)?.data;
+  if (isQuote(wrapped)) return wrapped;
+  const first = result.content?.[0];
+  if (first?.type !== "text") return undefined;
+  try {
+    const parsed = JSON.parse(first.text) as Record<string, unknown>;
+    if (isQuote(parsed)) return parsed;
+    const data = (parsed["x402/error"] as { data?: unknown } | undefined)?.data;
+    return isQuote(data) ? data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Connects to the service's MCP endpoint. */
+export async function connectMcpClient(options: McpClientOptions): Promise<AgentToolsMcpClient> {
+  const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const endpoint = `${baseUrl}${MCP_PATH}`;
+  const cap = usdToUnits(options.maxPaymentPerCall ?? "1.00");
+  const budget = options.budget === undefined ? undefined : usdToUnits(options.budget);
+  const { account } = options;
+  const signingIn = account !== undefined && (options.signIn ?? true);
+  let signInChain: string | undefined;
+  let spent = 0n;
+
+  const client = new Client({ name: "@agent-tools/sdk", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(endpoint)));
+
+  // `request`, not `callTool`: the MCP SDK's callTool validates an isError result's structuredContent against the
+  // tool's output schema, and so throws on the PaymentRequired of an unpaid call (docs/architecture.md, "MCP").
+  const send = (name: string, args: Record<string, unknown>, meta: Record<string, unknown>) =>
+    client.request(
+      { method: "tools/call", params: { name, arguments: args, _meta: meta } },
+      CallToolResultSchema,
+    ) as Promise<CallToolResult>;
+  const signedIn = async (): Promise<Record<string, unknown>> =>
+    signingIn && signInChain ? { [MCP_SIGN_IN_META]: await signInHeader(account!, endpoint, signInChain) } : {};
+
+  return {
+    async listTools() {
+      return (await client.listTools()).tools;
+    },
+
+    async callTool(name, args = {}) {
+      let result = await send(name, args, await signedIn());
+      let quote = paymentRequiredOf(result);
+      if (quote && signingIn && !signInChain) {
+        // The first quote says which chain the service takes sign-ins on; ask again signed in (a quote is free).
+        signInChain = pickSignInChain(quote);
+        result = await send(name, args, await signedIn());
+        quote = paymentRequiredOf(result);
+      }
+      if (!quote) return { result, payment: null };
+
+      const refusal = parsePaymentRefusal(quote.error);
+      if (refusal.reason !== "payment_required" && refusal.reason !== "sign_in_required") {
+        throw new PaymentRequiredError(`The service refused the call: ${refusal.message}`, quote, refusal.reason);
+      }
+      const requirement = quote.accepts[0];
+      if (!requirement) throw new PaymentRequiredError("The service quoted no price.", quote, "no_price");
+      const amount = BigInt(requirement.amount);
+      if (amount > cap) {
+        throw new PaymentRequiredError(
+          `${name} costs ${unitsToUsd(amount)} USD, above the ${unitsToUsd(cap)} USD per call allowed; nothing was signed.`,
+          quote,
+          "over_max_payment",
+        );
+      }
+      if (budget !== undefined && spent + amount > budget) {
+        throw new PaymentRequiredError(
+          `${name} costs ${unitsToUsd(amount)} USD and ${unitsToUsd(spent)} of the ${unitsToUsd(budget)} USD budget ` +
+            "is spent; nothing was signed.",
+          quote,
+          "over_budget",
+        );
+      }
+      if (!account) {
+        throw new PaymentRequiredError(
+          `${name} costs ${unitsToUsd(amount)} USD: pass an account to pay.`,
+          quote,
+          "no_account",
+        );
+      }
+
+      const paid = await send(name, args, {
+        ...(await signedIn()),
+        [MCP_PAYMENT_META]: await createPayment(account, quote, cap),
+      });
+      const refused = paymentRequiredOf(paid);
+      if (refused) {
+        const why = parsePaymentRefusal(refused.error);
+        throw new PaymentRequiredError(`The payment was refused: ${why.message}`, refused, why.reason);
+      }
+      const settlement = paid._meta?.[MCP_PAYMENT_RESPONSE_META] as
+        | { transaction: string; network: string; payer?: string; amount?: string }
+        | undefined;
+      if (paid.isError || !settlement) return { result: paid, payment: null };
+      spent += amount;
+      return {
+        result: paid,
+        payment: {
+          amount: requirement.amount,
+          amountUsd: unitsToUsd(requirement.amount),
+          asset: requirement.asset,
+          network: settlement.network,
+          transaction: settlement.transaction,
+          payer: settlement.payer ?? account.address,
+        },
+      };
+    },
+
+    spentUsd: () => unitsToUsd(spent),
+    close: () => client.close(),
+  };
+}
+
+/**
+ * A local MCP server on stdin/stdout that offers the service's tools and forwards every call to it, paying with
+ * `account` under the caps (`agent-tools mcp`). A payment it will not make is answered as an `isError` result that
+ * says why, before anything is signed. Resolves once the bridge is serving; it runs until stdin closes.
+ */
+export async function runStdioBridge(options: McpClientOptions): Promise<void> {
+  const upstream = await connectMcpClient(options);
+  const tools = await upstream.listTools();
+  const server = new Server({ name: "agent-tools-bridge", version: "1.0.0" }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    try {
+      const { result } = await upstream.callTool(request.params.name, request.params.arguments ?? {});
+      // An error's structured body is not the tool's output: clients that check it against the output schema would
+      // fail on it, so the error goes as text.
+      return result.isError ? { isError: true, content: result.content } : result;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const reason = error instanceof PaymentRequiredError ? error.reason : undefined;
+      return {
+        isError: true,
+        content: [{ type: "text", text: reason ? `${reason}: ${message}` : message }],
+      } satisfies CallToolResult;
+    }
+  });
+  server.onclose = () => void upstream.close();
+  await server.connect(new StdioServerTransport());
+}
