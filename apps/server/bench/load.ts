@@ -23,8 +23,10 @@ export interface LoadOptions {
   amount?: number;
   /** Extra headers of each request (called once per request sent), e.g. a distinct PAYMENT-SIGNATURE. */
   perRequest?: () => Record<string, string>;
-  /** Sees each answer's status and headers. */
-  onAnswer?: (status: number, headers: Record<string, string | string[]>) => void;
+  /** The body of each request (called once per request sent), e.g. an MCP call carrying a distinct payment. */
+  perRequestBody?: () => string;
+  /** Sees each answer's status, headers and body. */
+  onAnswer?: (status: number, headers: Record<string, string | string[]>, body: string) => void;
   /** Reads the servers' process CPU time (µs), to charge the run's CPU time to its answers. */
   serverCpu?: ServerCpu;
   /** Connections kept busy at once (default {@link CONNECTIONS}). */
@@ -122,7 +124,7 @@ function run(
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
   let last = 0;
-  const { perRequest, onAnswer } = options;
+  const { perRequest, perRequestBody, onAnswer } = options;
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const instance = autocannon(
@@ -135,10 +137,16 @@ function run(
             method: options.method ?? "GET",
             headers: options.headers ?? {},
             ...(options.body ? { body: options.body } : {}),
-            ...(perRequest
-              ? { setupRequest: (request) => ({ ...request, headers: { ...request.headers, ...perRequest() } }) }
+            ...(perRequest || perRequestBody
+              ? {
+                  setupRequest: (request) => ({
+                    ...request,
+                    headers: { ...request.headers, ...perRequest?.() },
+                    ...(perRequestBody ? { body: perRequestBody() } : {}),
+                  }),
+                }
               : {}),
-            ...(onAnswer ? { onResponse: (status, _body, _context, headers) => onAnswer(status, headers) } : {}),
+            ...(onAnswer ? { onResponse: (status, body, _context, headers) => onAnswer(status, headers, body) } : {}),
           },
         ],
       },

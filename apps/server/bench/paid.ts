@@ -39,6 +39,11 @@ export interface PaidOptions {
   serverCpu: ServerCpu;
   /** Connections kept busy at once (default 10). */
   connections?: number;
+  /**
+   * Call the tool over MCP instead (`url` is then the `/mcp` endpoint and `body` the tool's arguments): each request
+   * a `tools/call` with its payment in `_meta["x402/payment"]`; `challengeUrl` is the HTTP route quoting the price.
+   */
+  mcp?: { tool: string; challengeUrl: string };
 }
 
 /** The error an x402 answer gives: PaymentRequired's `error`, else the settlement's `errorReason`. */
@@ -54,9 +59,29 @@ async function run(options: PaidOptions, count: number, measured: boolean): Prom
   const { url, body, signers, signIn } = options;
   const signStart = performance.now();
   const signInHeaders = signIn ? await signers.signIns(signIn.index, signIn.origin, signIn.path, count + 1) : [];
-  const quoted = await challenge(url, body, signIn ? { "sign-in-with-x": signInHeaders.pop()! } : {});
+  const { mcp } = options;
+  const quoted = await challenge(
+    mcp?.challengeUrl ?? url,
+    body,
+    signIn ? { "sign-in-with-x": signInHeaders.pop()! } : {},
+  );
   const payments = await signers.payments(quoted, count, signIn ? [signIn.index] : PAYERS);
   const signed = performance.now();
+  // Over MCP the payment is the PaymentPayload object inside the JSON-RPC request (the header's decoded value).
+  const mcpBodies = mcp
+    ? payments.map((payment, id) =>
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: {
+            name: mcp.tool,
+            arguments: JSON.parse(body),
+            _meta: { "x402/payment": JSON.parse(Buffer.from(payment, "base64").toString("utf8")) },
+          },
+        }),
+      )
+    : [];
 
   let next = 0;
   const serverTimings: string[] = [];
@@ -64,20 +89,34 @@ async function run(options: PaidOptions, count: number, measured: boolean): Prom
   const result = await load({
     url,
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: {
+      "content-type": "application/json",
+      ...(mcp ? { accept: "application/json, text/event-stream" } : {}),
+    },
     body,
     expect: 200,
     amount: count,
     ...(options.connections ? { connections: options.connections } : {}),
     ...(measured ? { serverCpu: options.serverCpu } : {}),
-    perRequest: () => {
-      const i = next++;
-      return {
-        "payment-signature": payments[i] ?? "",
-        ...(signIn ? { "sign-in-with-x": signInHeaders[i] ?? "" } : {}),
-      };
-    },
-    onAnswer: (status, headers) => {
+    ...(mcp
+      ? { perRequestBody: () => mcpBodies[next++] ?? "" }
+      : {
+          perRequest: () => {
+            const i = next++;
+            return {
+              "payment-signature": payments[i] ?? "",
+              ...(signIn ? { "sign-in-with-x": signInHeaders[i] ?? "" } : {}),
+            };
+          },
+        }),
+    onAnswer: (status, headers, answer) => {
+      if (mcp) {
+        // A JSON-RPC answer is 200 whatever the call's fate: a refused or failed call is an isError result.
+        if (status === 200 && !answer.includes('"isError":true')) return;
+        const reason = /"error":"([a-z_]+)/.exec(answer)?.[1] ?? /"code":"([a-z_]+)"/.exec(answer)?.[1] ?? "?";
+        failures[`${status} ${reason}`] = (failures[`${status} ${reason}`] ?? 0) + 1;
+        return;
+      }
       const header = (name: string) => {
         const value = Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
         return typeof value === "string" ? value : undefined;

@@ -12,7 +12,9 @@
  * - Then, with every chain call held 100 ms by a proxy (a remote RPC), ours again: public GET and 402 latency,
  *   and paid calls per second next to what settlements sent one at a time would allow.
  *
- *   --only=healthz,info,challenge,paid,remote,market   run some lines only
+ * - Paid calls over MCP (`POST /mcp`, the payment in the call's `_meta`) next to the same calls over HTTP.
+ *
+ *   --only=healthz,info,challenge,paid,mcp,remote,market   run some lines only
  *   --cpu-prof[=dir]                                   write CPU profiles of our server (default ./bench-profiles)
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -219,6 +221,35 @@ async function main(): Promise<void> {
       breakdowns.push(
         { label: "ours, anonymous", serverTimings: anonymous.ours.serverTimings },
         { label: "ours, signed-in holder", serverTimings: holder.ours.serverTimings },
+      );
+    }
+
+    if (wants("mcp")) {
+      progress("paid intel over HTTP and over MCP, anonymous: ours, both");
+      const mcp = await benchPaid({
+        http: { url: `${ours.url}/intel`, body: INTEL_BODY, signers, serverCpu: ourCpu },
+        mcp: {
+          url: `${ours.url}/mcp`,
+          body: INTEL_BODY,
+          signers,
+          serverCpu: ourCpu,
+          mcp: { tool: "intel", challengeUrl: `${ours.url}/intel` },
+        },
+      });
+      rows.push(
+        {
+          line: "paid, anonymous: HTTP vs MCP",
+          app: "ours, POST /intel",
+          result: mcp.http.result,
+          failures: mcp.http.failures,
+        },
+        {
+          line: "paid, anonymous: HTTP vs MCP",
+          app: "ours, MCP tools/call intel",
+          result: mcp.mcp.result,
+          versus: mcp.http.result,
+          failures: mcp.mcp.failures,
+        },
       );
     }
 

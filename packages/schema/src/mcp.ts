@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { inlineLocalRefs, type JsonSchema, requestJsonSchema, responseJsonSchema } from "./json-schema.js";
-import { type PaidRouteName, paidRoutes } from "./paid-routes.js";
+import { type PaidRouteName, paidRoutes, type ToolRoute } from "./paid-routes.js";
 import { tokenIdSchema } from "./primitives.js";
 import { agentInfoSchema, bindingStatusSchema, registrationFileSchema } from "./public.js";
 
@@ -28,6 +28,18 @@ function snakeCase(name: string): string {
 export const mcpPaidToolNames = Object.fromEntries(
   Object.keys(paidRoutes).map((name) => [name, snakeCase(name)]),
 ) as Record<PaidRouteName, string>;
+
+/** The MCP tool name of a paid route. */
+export function mcpToolNameOf(route: ToolRoute): string {
+  const name = (Object.keys(paidRoutes) as PaidRouteName[]).find((key) => paidRoutes[key] === route);
+  if (!name) throw new Error(`not a paid route: ${route.path}`);
+  return mcpPaidToolNames[name];
+}
+
+/** Where and how the MCP tools are reached, as the catalog and the tool manifests name it. */
+export function mcpEndpointOf(publicUrl: string): { endpoint: string; transport: "streamable-http" } {
+  return { endpoint: `${publicUrl}${MCP_PATH}`, transport: "streamable-http" };
+}
 
 const tokenInput = z.object({ tokenId: tokenIdSchema });
 

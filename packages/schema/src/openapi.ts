@@ -346,7 +346,9 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
       license: { name: "MIT", identifier: "MIT" },
       description:
         "Pay-per-call intelligence for the 6666 token-bound agents of the collection: public discovery routes and " +
-        "seven paid tools. Pay with x402 v2 in a USD stablecoin; holders who sign in with Ethereum pay the discounted price.",
+        "seven paid tools. Pay with x402 v2 in a USD stablecoin; holders who sign in with Ethereum pay the discounted price. " +
+        "The same tools are offered to AI agents over the Model Context Protocol at `/mcp` (Streamable HTTP, paid with " +
+        "x402 over MCP: the payment in the call's `_meta`).",
     },
     servers: [{ url: options.serverUrl }],
     // The spec: no route declares a conventional security scheme (access goes through x402 and SIWX headers).

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { canonicalize } from "./jcs.js";
 import { requestJsonSchema, responseJsonSchema } from "./json-schema.js";
+import { mcpEndpointOf, mcpToolNameOf } from "./mcp.js";
 import type { PaymentTerms } from "./openapi.js";
 import { paidRoutes, routeMethod, type ToolRoute } from "./paid-routes.js";
 import { clearanceWording, formatUsd, pricePoints } from "./pricing.js";
@@ -96,6 +97,9 @@ const extensionSchema = z.object({
   pricePoints: z.array(pricePointInfoSchema),
   paymentCatalog: z.string(),
   openapi: z.string(),
+  mcp: z
+    .object({ endpoint: z.string(), transport: z.literal("streamable-http"), toolName: z.string() })
+    .meta({ description: "The same tool at the MCP endpoint, paid with x402 over MCP." }),
 });
 
 /** An ERC-8257 v1 tool manifest as this service produces it (the ERC's constraints on every field it uses). */
@@ -268,6 +272,7 @@ export function buildToolManifest(route: ToolRoute, options: ToolManifestOptions
       ],
       paymentCatalog: `${publicUrl}${PAYMENT_CATALOG_PATH}`,
       openapi: `${publicUrl}/openapi.json`,
+      mcp: { ...mcpEndpointOf(publicUrl), toolName: mcpToolNameOf(route) },
     },
   };
   return nfc(manifest);

@@ -47,7 +47,12 @@ describe("the MCP client", () => {
     expect(capped.spentUsd()).toBe("0.00");
     await capped.close();
 
-    const budgeted = await connectMcpClient({ baseUrl: service.url, account: holder(2), signIn: false, budget: "1.50" });
+    const budgeted = await connectMcpClient({
+      baseUrl: service.url,
+      account: holder(2),
+      signIn: false,
+      budget: "1.50",
+    });
     expect((await budgeted.callTool("intel", { tokenId: 2 })).payment!.amount).toBe("1000000");
     const over = await budgeted.callTool("intel", { tokenId: 2 }).catch((e: unknown) => e);
     expect(over).toBeInstanceOf(PaymentRequiredError);

@@ -1,11 +1,9 @@
 import { randomBytes } from "node:crypto";
 import {
   MCP_PATH,
-  mcpPaidToolNames,
-  type PaidRouteName,
+  mcpToolNameOf,
   type PaymentRequired,
   type PaymentRequirements,
-  paidRoutes,
   requestJsonSchema,
   type ToolRoute,
 } from "@agent-tools/schema";
@@ -23,12 +21,6 @@ export interface ChallengeContext {
 /** How a call came: HTTP with a body (POST) or query parameters (GET), or an MCP tool call (`/mcp`). */
 export type CallMethod = "GET" | "POST" | "MCP";
 
-/** The MCP tool name of a route. */
-function mcpToolName(route: ToolRoute): string {
-  const name = (Object.keys(paidRoutes) as PaidRouteName[]).find((key) => paidRoutes[key] === route)!;
-  return mcpPaidToolNames[name];
-}
-
 const discoveryCache = new Map<string, Record<string, unknown>>();
 
 /**
@@ -44,7 +36,7 @@ function discoveryExtension(route: ToolRoute, method: CallMethod): Record<string
     // An MCP tool: its name, transport and input schema (self-contained, references inlined).
     const { $schema: _, ...inputSchema } = requestJsonSchema(route);
     extension = declareDiscoveryExtension({
-      toolName: mcpToolName(route),
+      toolName: mcpToolNameOf(route),
       description: route.summary,
       transport: "streamable-http",
       inputSchema,
@@ -89,7 +81,7 @@ export function buildPaymentRequired(
 ): PaymentRequired {
   // An MCP tool is named as x402's MCP transport names it; the holder signs in to the MCP endpoint.
   const url = method === "MCP" ? `${context.publicUrl}${MCP_PATH}` : `${context.publicUrl}${route.path}`;
-  const resource = method === "MCP" ? `mcp://tool/${mcpToolName(route)}` : url;
+  const resource = method === "MCP" ? `mcp://tool/${mcpToolNameOf(route)}` : url;
   return {
     x402Version: 2,
     error,
