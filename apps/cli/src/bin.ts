@@ -142,12 +142,12 @@ Examples:
   $ export AGENT_TOOLS_PRIVATE_KEY=0x...        # the key that holds your agent token
   $ agent-tools intel --token-id 1
   $ agent-tools drop-radar --token-id 1 --type upcoming --chain base --limit 10
-  $ agent-tools offer-radar --token-id 5 --slug night-owls --slug tide-pool --json
+  $ agent-tools offer-radar --token-id 5 --slug base-bloomers --slug static-kittens --json
   $ agent-tools drop-radar --token-id 1 --watch 60
   $ agent-tools intel --token-id 7 --anonymous --max-price 1.00
-  $ agent-tools dispatch allowlist-scan --token-id 3 --run-at +2h --param type=upcoming --param limit=10
-  $ agent-tools missions --token-id 3 --status done
-  $ agent-tools ledger --from 2026-11-01 --key-file operator.key
+  $ agent-tools dispatch allowlist-scan --token-id 5 --run-at +2h --param type=upcoming --param limit=10
+  $ agent-tools missions --token-id 5 --status done
+  $ agent-tools ledger --from 2026-11-01 --key-file operator.key   # the operator's key
   $ agent-tools agent 7
   $ agent-tools mcp --budget 5.00                # a local MCP server for Claude Desktop or Cursor
 
@@ -346,10 +346,10 @@ Prints the mission (id, tool, runAt, status) and the brief; the price paid goes 
 List missions and their results with: agent-tools missions --token-id <id>
 
 Examples:
-  $ agent-tools dispatch intel --token-id 3
-  $ agent-tools dispatch allowlist-scan --token-id 3 --run-at 2026-11-23T08:00:00Z --param type=upcoming --param limit=10
-  $ agent-tools dispatch offer-radar --token-id 3 --run-at +1d --param slug=night-owls --param slug=tide-pool
-  $ agent-tools dispatch drop-radar --token-id 3 --run-at +30m --params '{"type":"upcoming","chain":"base"}' --json`,
+  $ agent-tools dispatch intel --token-id 5
+  $ agent-tools dispatch allowlist-scan --token-id 5 --run-at 2026-11-23T08:00:00Z --param type=upcoming --param limit=10
+  $ agent-tools dispatch offer-radar --token-id 5 --run-at +1d --param slug=base-bloomers --param slug=static-kittens
+  $ agent-tools dispatch drop-radar --token-id 5 --run-at +30m --params '{"type":"upcoming","chain":"base"}' --json`,
   )
   .action((tool: MissionTool, options: DispatchOptions) => runDispatch(tool, options));
 
@@ -363,9 +363,9 @@ program
     "after",
     `
 Examples:
-  $ agent-tools missions --token-id 3
-  $ agent-tools missions --token-id 3 --status done --limit 5
-  $ agent-tools missions --token-id 3 --json`,
+  $ agent-tools missions --token-id 5
+  $ agent-tools missions --token-id 5 --status done --limit 5
+  $ agent-tools missions --token-id 5 --json`,
   )
   .action((options: MissionsOptions) => runMissions(options));
 

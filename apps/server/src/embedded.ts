@@ -1,5 +1,5 @@
 import { spawnDevnetProcess } from "@agent-tools/devnet";
-import { simWalletAccessToken, startUpstreamSims } from "@agent-tools/upstream-sim";
+import { MARKETPLACE_FACTS, simWalletAccessToken, startUpstreamSims } from "@agent-tools/upstream-sim";
 import { withHealthCheck } from "./app.js";
 import { composeService } from "./compose.js";
 import { withListenerUrl } from "./config.js";
@@ -101,6 +101,9 @@ async function main(): Promise<void> {
     say(`  ${clearance.padEnd(6)} clearance: token ${tokenId}, held by account #${holderOf(tokenId)}`);
   }
   say("  Tokens 6001-6666 are not revealed yet.");
+  say(
+    `  Collections the simulated marketplace knows (offer-radar --slug): ${MARKETPLACE_FACTS.collections.established.slice(0, 6).join(", ")}, ...`,
+  );
   say("");
   say(`Try: curl ${config.publicUrl}/agents/info/1`);
 

@@ -28,7 +28,7 @@ export const dispatchRoutes = {
     request: dispatchRequestSchema,
     response: dispatchResponseSchema,
     sampleInput: {
-      tokenId: 3,
+      tokenId: 5,
       mission: { tool: "allowlist-scan", params: { type: "upcoming", limit: 10 } },
       runAt: "2026-11-23T08:00:00.000Z",
     },
@@ -50,7 +50,7 @@ export const dispatchRoutes = {
     tags: ["missions", "dispatch"],
     request: listMissionsRequestSchema,
     response: listMissionsResponseSchema,
-    sampleInput: { tokenId: 3, status: "done", limit: 20 },
+    sampleInput: { tokenId: 5, status: "done", limit: 20 },
     sampleOutput: examples.missions,
   },
 } as const satisfies Record<string, ToolRouteDefinition>;

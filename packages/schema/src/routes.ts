@@ -96,7 +96,7 @@ export const toolRoutes = {
     tags: ["tokens", "altchain", "radar"],
     request: altchainRadarRequestSchema,
     response: altchainRadarResponseSchema,
-    sampleInput: { tokenId: 3, limit: 15 },
+    sampleInput: { tokenId: 5, limit: 15 },
     sampleOutput: examples.altchainRadar,
   },
   portfolio: {
@@ -110,7 +110,7 @@ export const toolRoutes = {
     tags: ["nft", "portfolio", "wallet"],
     request: portfolioRequestSchema,
     response: portfolioResponseSchema,
-    sampleInput: { tokenId: 12, chain: "ethereum", nftLimit: 25 },
+    sampleInput: { tokenId: 2, chain: "ethereum", nftLimit: 25 },
     sampleOutput: examples.portfolio,
   },
   allowlistScan: {
@@ -126,7 +126,7 @@ export const toolRoutes = {
     tags: ["nft", "drops", "allowlist"],
     request: allowlistScanRequestSchema,
     response: allowlistScanResponseSchema,
-    sampleInput: { tokenId: 12, type: "all", limit: 25 },
+    sampleInput: { tokenId: 2, type: "all", limit: 25 },
     sampleOutput: examples.allowlistScan,
   },
   offerRadar: {
@@ -141,7 +141,7 @@ export const toolRoutes = {
     tags: ["nft", "offers", "radar"],
     request: offerRadarRequestSchema,
     response: offerRadarResponseSchema,
-    sampleInput: { tokenId: 3, slugs: ["agent-tools-genesis", "night-owls"] },
+    sampleInput: { tokenId: 5, slugs: ["base-bloomers", "static-kittens"] },
     sampleOutput: examples.offerRadar,
   },
 } as const satisfies Record<string, ToolRouteDefinition>;

@@ -1,0 +1,206 @@
+/**
+ * Every example of README.md, packages/sdk/README.md and the CLI's --help, run as written against the embedded
+ * default (`pnpm start`), with the key the text names: the shell blocks as one terminal session (`agent-tools` on
+ * PATH, the service's address for http://127.0.0.1:8402), the TypeScript blocks as scripts next to the SDK, the help
+ * examples as the built binary. Each must exit 0.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
+import { type EmbeddedProcess, spawnEmbeddedService } from "@agent-tools/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const repo = fileURLToPath(new URL("../../../", import.meta.url));
+const bin = join(repo, "apps/cli/dist/bin.js");
+const DOC_ORIGIN = "http://127.0.0.1:8402";
+let service: EmbeddedProcess;
+let work: string;
+
+/** The machine's own Node (Node 20 on a fresh machine), as a user runs the CLI. */
+const machineNode =
+  (process.env.PATH ?? "")
+    .split(delimiter)
+    .filter((dir) => !dir.includes("node_modules"))
+    .map((dir) => join(dir, "node"))
+    .find((candidate) => existsSync(candidate)) ?? "node";
+
+beforeAll(async () => {
+  service = await spawnEmbeddedService();
+  // A user's working directory: `agent-tools` installed on PATH, and the repository's `apps` where the README runs
+  // `node apps/cli/dist/bin.js`.
+  work = mkdtempSync(join(tmpdir(), "agent-tools-doc-examples-"));
+  mkdirSync(join(work, "bin"));
+  writeFileSync(join(work, "bin", "agent-tools"), `#!/bin/sh\nexec "${machineNode}" "${bin}" "$@"\n`);
+  chmodSync(join(work, "bin", "agent-tools"), 0o755);
+  symlinkSync(join(repo, "apps"), join(work, "apps"));
+}, 120_000);
+afterAll(async () => {
+  await service?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+interface Block {
+  file: string;
+  line: number;
+  lang: string;
+  body: string;
+}
+
+function blocksOf(file: string): Block[] {
+  const text = readFileSync(join(repo, file), "utf8");
+  return [...text.matchAll(/```(\w*)\n([\s\S]*?)```/g)].map((m) => ({
+    file,
+    line: text.slice(0, m.index).split("\n").length,
+    lang: m[1]!,
+    body: m[2]!,
+  }));
+}
+
+/** The devnet key of demo account #n, the one a text names ("demo account #5"). */
+const keyOf = (index: number) => DEVNET_ACCOUNTS[index]!.privateKey;
+const namedAccount = (text: string) => Number(/demo account #(\d)/.exec(text)?.[1] ?? 1);
+
+const env = () => ({
+  PATH: `${join(work, "bin")}${delimiter}${process.env.PATH ?? ""}`,
+  AGENT_TOOLS_BASE_URL: service.url,
+  NO_COLOR: "1",
+  HOME: work,
+});
+
+function run(command: string, args: string[], options: { cwd: string; env: Record<string, string> }) {
+  return new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(command, args, { ...options, encoding: "utf8", timeout: 120_000 }, (error, stdout, stderr) => {
+      resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe("the README's shell examples", () => {
+  it("run as written, in order, as one terminal session", async () => {
+    const blocks = blocksOf("README.md").filter(
+      (b) => (b.lang === "sh" || b.lang === "console") && !/npm run setup|pnpm /.test(b.body),
+    );
+    expect(blocks.length).toBeGreaterThanOrEqual(4);
+    const exports: string[] = [];
+    let ran = 0;
+    for (const block of blocks) {
+      const lines = block.body.split("\n");
+      for (const [i, raw] of lines.entries()) {
+        // A console block's commands carry the prompt; its other lines are output.
+        const line = block.lang === "console" ? (raw.startsWith("$ ") ? raw.slice(2) : "") : raw;
+        if (!line.trim() || line.trimStart().startsWith("#")) continue;
+        const command = line.replaceAll(DOC_ORIGIN, service.url);
+        if (command.startsWith("export ")) {
+          exports.push(command);
+          continue;
+        }
+        const result = await run("bash", ["-c", [...exports, command].join("\n")], { cwd: work, env: env() });
+        ran++;
+        expect(result.status, `${block.file}:${block.line + i + 1}: ${line}\n${result.stderr}${result.stdout}`).toBe(0);
+      }
+    }
+    expect(ran).toBeGreaterThanOrEqual(10);
+  });
+});
+
+describe("the TypeScript examples", () => {
+  const blocks = [...blocksOf("README.md"), ...blocksOf("packages/sdk/README.md")].filter((b) => b.lang === "ts");
+  it.each(blocks.map((b) => [`${b.file}:${b.line}`, b] as const))("%s runs as written", async (_where, block) => {
+    // Next to the SDK, so that `@agent-tools/sdk` resolves to it as an installed package would.
+    const dir = mkdtempSync(join(repo, "packages/sdk/.doc-example-"));
+    try {
+      const script = join(dir, "example.mts");
+      writeFileSync(script, block.body.replaceAll(DOC_ORIGIN, service.url));
+      const result = await run(process.execPath, [script], {
+        cwd: dir,
+        env: { ...env(), AGENT_TOOLS_PRIVATE_KEY: keyOf(namedAccount(block.body)) },
+      });
+      expect(result.status, `${block.file}:${block.line}\n${result.stderr}${result.stdout}`).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** `agent-tools <args>` started as a user starts it, until `ready` says it is working; then stopped. */
+function runUntil(args: string[], key: string, ready: RegExp): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child: ChildProcess = spawn(machineNode, [bin, ...args], {
+      cwd: work,
+      env: { ...env(), AGENT_TOOLS_PRIVATE_KEY: key },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let output = "";
+    const check = () => {
+      if (ready.test(output)) {
+        child.kill("SIGTERM");
+        resolve(output);
+      }
+    };
+    child.stdout!.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      check();
+    });
+    child.stderr!.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      check();
+    });
+    child.on("exit", (code) => {
+      if (!ready.test(output)) reject(new Error(`agent-tools ${args.join(" ")} exited ${code}:\n${output}`));
+    });
+  });
+}
+
+describe("the CLI's --help examples", () => {
+  it("run as written against the embedded default, each with the key of the token's holder", async () => {
+    // Every command's help, and the root's.
+    const root = await run(machineNode, [bin, "--help"], { cwd: work, env: env() });
+    const commands = [...root.stdout.matchAll(/^ {2}([a-z-]+)(?: \[options\]| <|\s{2,})/gm)].map((m) => m[1]!);
+    expect(commands).toContain("drop-radar");
+    const helps = [root.stdout];
+    for (const command of commands.filter((c) => c !== "help")) {
+      helps.push((await run(machineNode, [bin, command, "--help"], { cwd: work, env: env() })).stdout);
+    }
+    const examples = [
+      ...new Set(
+        helps.flatMap((help) =>
+          [...help.matchAll(/^ {2}\$ agent-tools (.+)$/gm)].map((m) => m[1]!.replace(/\s+#.*$/, "")),
+        ),
+      ),
+    ];
+    expect(examples.length).toBeGreaterThanOrEqual(15);
+    // The ledger examples read the operator's key from operator.key: demo account #0 on the embedded default.
+    writeFileSync(join(work, "operator.key"), `${keyOf(0)}\n`);
+    for (const example of examples) {
+      const args = [...example.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]!);
+      const tokenId = Number(/--token-id (\d+)/.exec(example)?.[1] ?? 1);
+      // Demo account #i holds tokens i, i + 9, i + 18, ...; the ledger's help names the operator's key (#0).
+      const key = args[0] === "ledger" ? keyOf(0) : keyOf(((tokenId - 1) % 9) + 1);
+      if (args.includes("--watch")) {
+        expect(await runUntil(args, key, /Agent|drops?\b/i)).not.toMatch(/^agent-tools:/m);
+        continue;
+      }
+      if (args[0] === "mcp") {
+        expect(await runUntil(args, key, /agent-tools mcp: serving/)).toContain("paying up to");
+        continue;
+      }
+      const result = await run(machineNode, [bin, ...args], {
+        cwd: work,
+        env: { ...env(), AGENT_TOOLS_PRIVATE_KEY: key },
+      });
+      expect(result.status, `agent-tools ${example}\n${result.stderr}${result.stdout}`).toBe(0);
+    }
+  });
+});
