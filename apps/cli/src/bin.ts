@@ -1,7 +1,5 @@
 import { readFileSync } from "node:fs";
 import {
-  accountFromPrivateKey,
-  createAgentToolsClient,
   type MissionStatus,
   type MissionTool,
   missionStatuses,
@@ -10,7 +8,7 @@ import {
   type ToolName,
   toolRoutes,
   ValidationError,
-} from "@agent-tools/sdk";
+} from "@agent-tools/sdk/contracts";
 import { Argument, Command, InvalidArgumentError, Option } from "commander";
 import { version } from "../package.json";
 import { describeFailure, ExitCode, UsageError } from "./exit-codes.js";
@@ -59,8 +57,13 @@ function readKey(options: GlobalOptions): `0x${string}` | undefined {
   return key as `0x${string}`;
 }
 
-function clientFor(options: GlobalOptions) {
+/**
+ * The SDK's client, loaded when a command runs: its signing and payment code (viem, x402) is most of the CLI's
+ * start-up time, and `--help` or a usage error never needs it.
+ */
+async function clientFor(options: GlobalOptions) {
   const key = readKey(options);
+  const { accountFromPrivateKey, createAgentToolsClient } = await import("@agent-tools/sdk");
   return createAgentToolsClient({
     baseUrl: options.baseUrl,
     maxPaymentPerCall: options.maxPrice,
@@ -160,7 +163,7 @@ const globals = () => program.opts<GlobalOptions>();
 
 async function runTool(name: ToolName, options: Record<string, unknown>): Promise<void> {
   const opts = globals();
-  const client = clientFor(opts);
+  const client = await clientFor(opts);
   const input = toolInputFromOptions(name, options);
   let previous: Record<string, unknown> | undefined;
   for (;;) {
@@ -240,7 +243,7 @@ async function runDispatch(tool: MissionTool, options: DispatchOptions): Promise
   const opts = globals();
   try {
     refuseWatch("dispatch");
-    const client = clientFor(opts);
+    const client = await clientFor(opts);
     const input = {
       tokenId: options.tokenId,
       mission: { tool, params: missionParams(tool, options.param, options.params) },
@@ -265,7 +268,7 @@ async function runMissions(options: MissionsOptions): Promise<void> {
   const opts = globals();
   try {
     refuseWatch("missions");
-    const client = clientFor(opts);
+    const client = await clientFor(opts);
     const stop = startSpinner("Reading the missions…");
     const result = await client
       .missions({
@@ -300,7 +303,7 @@ async function runLedger(options: LedgerOptions): Promise<void> {
       process.exit(ExitCode.forbidden);
     }
     const stop = startSpinner("Reading the ledger…");
-    const report = await clientFor(opts)
+    const report = await (await clientFor(opts))
       .ledger({
         ...(options.from ? { from: options.from } : {}),
         ...(options.to ? { to: options.to } : {}),
@@ -401,7 +404,7 @@ program
   .description("check that the service is up")
   .action(() =>
     runPublic(
-      () => clientFor(globals()).health(),
+      async () => (await clientFor(globals())).health(),
       (h) => `${h.service} at ${globals().baseUrl}: ${h.ok ? style.green("up") : "down"}\n`,
     ),
   );
@@ -412,7 +415,7 @@ program
   .argument("<tokenId>", "token id, 1 to 6666", parseTokenId)
   .action((tokenId: number) =>
     runPublic(
-      () => clientFor(globals()).agentInfo(tokenId),
+      async () => (await clientFor(globals())).agentInfo(tokenId),
       (a) =>
         `${style.bold(a.name)} · ${a.rarity.tier} (rank ${a.rarity.rank} of ${a.rarity.of}, score ${a.rarity.score}) · clearance ${a.clearance}\n` +
         `owner ${a.owner}\n` +
@@ -429,7 +432,7 @@ program
   .argument("<tokenId>", "token id, 1 to 6666", parseTokenId)
   .action((tokenId: number) =>
     runPublic(
-      () => clientFor(globals()).binding(tokenId),
+      async () => (await clientFor(globals())).binding(tokenId),
       (b) =>
         `token ${b.tokenId} · agent ${b.agentId} · ${b.bound ? style.green("bound") : "not bound"} · owner ${b.owner} · block ${b.blockNumber}\n`,
     ),
@@ -440,7 +443,7 @@ program
   .description("the payment catalog: every tool and its prices")
   .action(() =>
     runPublic(
-      () => clientFor(globals()).catalog(),
+      async () => (await clientFor(globals())).catalog(),
       (c) =>
         `${table(
           c.items.map((item) => ({
@@ -470,7 +473,10 @@ program
     const opts = globals();
     const key = readKey(opts);
     // Loaded here: the other commands start without the MCP library.
-    const { runStdioBridge } = await import("@agent-tools/sdk/mcp");
+    const [{ runStdioBridge }, { accountFromPrivateKey }] = await Promise.all([
+      import("@agent-tools/sdk/mcp"),
+      import("@agent-tools/sdk"),
+    ]);
     await runStdioBridge({
       baseUrl: opts.baseUrl,
       maxPaymentPerCall: opts.maxPrice,

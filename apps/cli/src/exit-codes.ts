@@ -6,7 +6,7 @@ import {
   UnauthorizedError,
   UpstreamError,
   ValidationError,
-} from "@agent-tools/sdk";
+} from "@agent-tools/sdk/contracts";
 
 /** A mistake in the command line that the flags' own parsers cannot see (exit 2). */
 export class UsageError extends Error {

@@ -1,4 +1,4 @@
-import { type LedgerReport, unitsToUsd } from "@agent-tools/sdk";
+import { type LedgerReport, unitsToUsd } from "@agent-tools/sdk/contracts";
 import { type Style, table } from "./render.js";
 
 const shortHash = (hash: string) => `${hash.slice(0, 10)}…${hash.slice(-4)}`;

@@ -5,7 +5,7 @@ import {
   type MissionTool,
   missionParamsSchema,
   queryToInput,
-} from "@agent-tools/sdk";
+} from "@agent-tools/sdk/contracts";
 import { UsageError } from "./exit-codes.js";
 import type { Style } from "./render.js";
 import { table } from "./render.js";

@@ -1,4 +1,4 @@
-import { queryToInput, type ToolName, toolRoutes } from "@agent-tools/sdk";
+import { queryToInput, type ToolName, toolRoutes } from "@agent-tools/sdk/contracts";
 import { type Command, Option } from "commander";
 
 export type Field = {

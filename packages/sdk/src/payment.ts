@@ -4,9 +4,9 @@ import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402
 import { toClientEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import type { LocalAccount } from "viem";
+import { unitsToUsd } from "./units.js";
 
-/** Decimals of the USD stablecoins the service is paid in. */
-const USD_DECIMALS = 6;
+export { unitsToUsd, usdToUnits } from "./units.js";
 
 /** What a paid call cost, from the service's `PAYMENT-RESPONSE`. */
 export interface Payment {
@@ -20,22 +20,6 @@ export interface Payment {
   /** Settlement transaction hash. */
   transaction: string;
   payer: string;
-}
-
-/** "1.00" or 1 (USD) -> 1000000 (units of a 6-decimal stablecoin). */
-export function usdToUnits(usd: string | number): bigint {
-  const text = typeof usd === "number" ? usd.toFixed(USD_DECIMALS) : usd.trim();
-  const match = /^(\d+)(?:\.(\d{1,6}))?$/.exec(text);
-  if (!match) throw new RangeError(`not a USD amount: ${String(usd)} (use a decimal such as "0.50")`);
-  return BigInt(match[1]!) * 10n ** BigInt(USD_DECIMALS) + BigInt((match[2] ?? "").padEnd(USD_DECIMALS, "0"));
-}
-
-/** 1000000 -> "1.00"; keeps more decimals only when they matter. */
-export function unitsToUsd(units: bigint | string): string {
-  const value = BigInt(units);
-  const whole = value / 10n ** BigInt(USD_DECIMALS);
-  const fraction = (value % 10n ** BigInt(USD_DECIMALS)).toString().padStart(USD_DECIMALS, "0").replace(/0+$/, "");
-  return `${whole}.${fraction.padEnd(2, "0")}`;
 }
 
 /** Signs an x402 v2 `exact` payment of the quote's first requirement, allowing exactly that asset up to `cap`. */

@@ -1,0 +1,25 @@
+/**
+ * `@agent-tools/sdk/contracts`: the route table, the request and response contracts, the error classes and USD
+ * units, without the client's signing and payment code (viem, x402). For code that only needs to know the tools:
+ * the CLI builds its commands from it and loads the client when a command runs.
+ */
+export {
+  type Clearance,
+  inputToQuery,
+  type LedgerReport,
+  type Mission,
+  type MissionStatus,
+  type MissionTool,
+  missionParamsSchema,
+  missionStatuses,
+  missionTools,
+  type PaidRouteName,
+  paidRoutes,
+  queryToInput,
+  type ToolName,
+  toolRoutes,
+} from "@agent-tools/schema";
+export type { DispatchInput, DispatchOutput, ListMissionsInput, ListMissionsOutput } from "./client.js";
+export * from "./errors.js";
+export type { Payment } from "./payment.js";
+export { unitsToUsd, usdToUnits } from "./units.js";
