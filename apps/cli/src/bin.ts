@@ -36,16 +36,23 @@ const style = styleFor(out);
 const errStyle = styleFor(err);
 
 function fail(error: unknown): never {
-  const { code, message } = describeFailure(error);
+  const options = program.opts<GlobalOptions>();
+  const signedIn = !options.anonymous && (options.keyFile !== undefined || !!process.env.AGENT_TOOLS_PRIVATE_KEY);
+  const { code, message } = describeFailure(error, { signedIn });
   err.write(`agent-tools: ${message}\n`);
   process.exit(code);
 }
 
 /** The signing key: --key-file, else AGENT_TOOLS_PRIVATE_KEY. Never printed. */
 function readKey(options: GlobalOptions): `0x${string}` | undefined {
-  let key = options.keyFile
-    ? readFileSync(options.keyFile, "utf8").trim()
-    : process.env.AGENT_TOOLS_PRIVATE_KEY?.trim();
+  let key: string | undefined;
+  try {
+    key = options.keyFile ? readFileSync(options.keyFile, "utf8").trim() : process.env.AGENT_TOOLS_PRIVATE_KEY?.trim();
+  } catch (error) {
+    const why = (error as NodeJS.ErrnoException).code === "ENOENT" ? "there is no such file" : (error as Error).message;
+    err.write(`agent-tools: --key-file ${options.keyFile} cannot be read: ${why}.\n`);
+    process.exit(ExitCode.usage);
+  }
   if (!key) return undefined;
   if (!key.startsWith("0x")) key = `0x${key}`;
   if (!/^0x[0-9a-fA-F]{64}$/.test(key)) {
@@ -118,7 +125,7 @@ const program = new Command()
     "Agent Tools from a terminal: radar scans, agent intel and missions, paid per call with x402; the operator's ledger.",
   )
   .version(version)
-  .showHelpAfterError()
+  .showHelpAfterError("(agent-tools --help lists the commands; agent-tools <command> --help shows its flags)")
   // Usage mistakes exit 2 (commander's own default is 1); --help and --version exit 0.
   .exitOverride((error) => process.exit(error.exitCode === 0 ? ExitCode.ok : ExitCode.usage))
   .addOption(
@@ -213,7 +220,8 @@ for (const name of Object.keys(toolRoutes) as ToolName[]) {
   const route = toolRoutes[name];
   const command = program
     .command(commandNames[name])
-    .description(`${route.summary}: ${route.description}`)
+    .summary(route.summary)
+    .description(route.description)
     .addHelpText(
       "after",
       `\nExample:\n  $ agent-tools ${commandNames[name]} ${Object.entries(route.sampleInput)

@@ -8,6 +8,28 @@ import {
   ValidationError,
 } from "@agent-tools/sdk/contracts";
 
+/** The flag a request field came from: `tokenId` -> `--token-id`, `slugs.0` -> `--slug`, a mission's params -> `--param`. */
+export function flagFor(field: string): string {
+  const param = /^mission\.params\.([^.]+)/.exec(field);
+  if (param) return `--param ${param[1]}`;
+  if (field === "mission.tool" || field === "mission") return "the tool";
+  const [top, index] = field.split(".");
+  if (!top) return "the request";
+  const kebab = top.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+  // A list is given by repeating its flag in the singular (--slug a --slug b); a detail may name one element.
+  const isList = index !== undefined && /^\d+$/.test(index);
+  return `--${isList || /s$/.test(kebab) ? kebab.replace(/s$/, "") : kebab}`;
+}
+
+/** "Invalid intel request:" and each offending flag with what is wrong with it. */
+function validationMessage(error: ValidationError): string {
+  // The SDK names its method (offerRadar); the command is offer-radar.
+  const head = error.message.split(":")[0]!.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+  if (error.details.length === 0) return error.message;
+  const lines = error.details.map((d) => `  ${flagFor(d.field)}: ${d.message.replace(/^\S+ (must|is)/, "$1")}`);
+  return `${head}:\n${lines.join("\n")}`;
+}
+
 /** A mistake in the command line that the flags' own parsers cannot see (exit 2). */
 export class UsageError extends Error {
   override name = "UsageError";
@@ -30,15 +52,26 @@ export const ExitCode = {
 } as const;
 
 /** The exit code and a message that says what to do, for an error the SDK threw. */
-export function describeFailure(error: unknown): { code: number; message: string } {
+export function describeFailure(
+  error: unknown,
+  context: { signedIn?: boolean } = {},
+): { code: number; message: string } {
   if (error instanceof UsageError) {
     return { code: ExitCode.usage, message: `${error.message}\nSee --help for the flags and examples.` };
   }
   if (error instanceof ValidationError) {
-    return { code: ExitCode.usage, message: `${error.message}\nFix the flags named above; see --help.` };
+    return { code: ExitCode.usage, message: `${validationMessage(error)}\nSee --help for the flags and examples.` };
+  }
+  if (error instanceof NotFoundError && error.code === "agent_not_revealed") {
+    return {
+      code: ExitCode.forbidden,
+      message: `${error.message}\nTokens 6001 to 6666 are revealed later; pick a revealed token.`,
+    };
   }
   if (error instanceof NotFoundError) return { code: ExitCode.usage, message: error.message };
-  if (error instanceof PaymentRequiredError) return { code: ExitCode.payment, message: paymentFailure(error) };
+  if (error instanceof PaymentRequiredError) {
+    return { code: ExitCode.payment, message: paymentFailure(error, context.signedIn ?? false) };
+  }
   if (error instanceof UnauthorizedError) {
     return {
       code: ExitCode.forbidden,
@@ -75,14 +108,16 @@ export function describeFailure(error: unknown): { code: number; message: string
 }
 
 /** What went wrong with a payment, and what to do about it, by the typed reason the SDK gives. */
-function paymentFailure(error: PaymentRequiredError): string {
+function paymentFailure(error: PaymentRequiredError, signedIn: boolean): string {
   const say = (what: string, hint: string) => `${what}\n${hint}`;
   switch (error.reason) {
     case "over_max_payment":
       // The SDK names its own option; this command's is --max-price.
       return say(
         error.message.replace("maxPaymentPerCall", "--max-price"),
-        "Raise --max-price to pay it, or sign in as a holder for the holder price.",
+        signedIn
+          ? "Raise --max-price to pay it."
+          : "Raise --max-price to pay it, or sign in as a holder (a key holding the token, without --anonymous) for the holder price.",
       );
     case "no_account":
       return say(error.message, "Set AGENT_TOOLS_PRIVATE_KEY or pass --key-file to pay.");

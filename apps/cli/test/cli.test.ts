@@ -51,3 +51,33 @@ describe("agent-tools health", () => {
     expect(result.stderr).toContain("Is the service running?");
   });
 });
+
+describe("messages and exit codes", () => {
+  it("an unknown option says so with a one-line hint, not the whole help (exit 2)", async () => {
+    const result = await cli(["intel", "--bogus"]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/unknown option '--bogus'/);
+    expect(result.stderr.trim().split("\n")).toHaveLength(2);
+  });
+
+  it("a --key-file that cannot be read is a usage error that names the flag (exit 2)", async () => {
+    const result = await cli(["--base-url", baseUrl, "--key-file", "/nonexistent/key", "intel", "--token-id", "1"]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe("agent-tools: --key-file /nonexistent/key cannot be read: there is no such file.\n");
+  });
+
+  it("a mission's bad param is named as the --param typed", async () => {
+    const result = await cli(["dispatch", "portfolio", "--token-id", "5", "--param", "walletAddress=nope"]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/^ {2}--param walletAddress: must be a 20-byte hex address/m);
+    expect(result.stderr).not.toMatch(/mission\.params/);
+  });
+
+  it("a tool's help says its summary once, and each flag in plain words", async () => {
+    const portfolio = await cli(["portfolio", "--help"]);
+    expect(portfolio.stdout.match(/Wallet portfolio/g)).toHaveLength(1);
+    const scan = await cli(["allowlist-scan", "--help"]);
+    expect(scan.stdout).not.toMatch(/specification|inverted/);
+    expect(scan.stdout).toMatch(/--scan-chains\s+Also query each known chain/);
+  });
+});

@@ -107,11 +107,26 @@ describe("agent-tools against the embedded default", () => {
     expect(result.stdout.trim().split("\n")).toHaveLength(1);
   });
 
-  it("bad flags exit 2 before anything is sent", async () => {
+  it("bad flags exit 2 before anything is sent, each named as typed", async () => {
     const result = await cli(["drop-radar", "--token-id", "0", "--limit", "500"], 1);
     expect(result.status).toBe(2);
-    expect(result.stderr).toMatch(/tokenId/);
-    expect(result.stderr).toMatch(/limit/);
+    expect(result.stderr).toMatch(/^ {2}--token-id: /m);
+    expect(result.stderr).toMatch(/^ {2}--limit: /m);
+    expect(result.stderr).not.toMatch(/tokenId/);
+  });
+
+  it("tells a signed-in holder over --max-price to raise it, not to sign in", async () => {
+    const result = await cli(["intel", "--token-id", "5", "--max-price", "0.001"], 5);
+    expect(result.status).toBe(3);
+    expect(result.stderr).toMatch(/0\.01 USD, above --max-price 0\.001 USD/);
+    expect(result.stderr).toMatch(/Raise --max-price to pay it\.$/m);
+    expect(result.stderr).not.toMatch(/sign in/i);
+  });
+
+  it("an agent that is not revealed yet exits 4, as the README says", async () => {
+    const result = await cli(["agent", "6500"]);
+    expect(result.status).toBe(4);
+    expect(result.stderr).toMatch(/not revealed/);
   });
 
   it("reads the key from --key-file", async () => {

@@ -9,7 +9,9 @@ export const allowlistScanRequestSchema = z
     type: dropFeedSchema.default("all"),
     limit: z.number().int().min(1).max(50).default(25).meta({ description: "Maximum drops scanned, 1 to 50." }),
     chain: chainSchema.optional(),
-    scanChains: z.boolean().default(true),
+    scanChains: z.boolean().default(true).meta({
+      description: "Also query each known chain on its own, to catch drops missing from the unfiltered feed.",
+    }),
     walletAddress: addressSchema
       .optional()
       .meta({ description: "Wallet to check; defaults to the authenticated caller." }),
@@ -18,8 +20,8 @@ export const allowlistScanRequestSchema = z
       .default(false)
       .meta({
         description:
-          "false (default): the response lists ineligible drops in `ineligible`; true: `ineligible` is omitted. " +
-          "(The specification's sentence for this flag reads inverted; this is the behaviour.)",
+          "true: leave the drops the wallet cannot mint out of the answer (no `ineligible` list); false (the default): " +
+          "list them in `ineligible`.",
       }),
   })
   .meta({ id: "AllowlistScanRequest" });
