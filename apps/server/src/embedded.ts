@@ -6,6 +6,7 @@ import { withListenerUrl } from "./config.js";
 import { exitOnStartFailure, loadConfigOrExit, stopOnSignals } from "./lifecycle.js";
 import { createLogger } from "./logger.js";
 import { openListener } from "./server.js";
+import { claimDataDirectory } from "./store/pglite.js";
 
 /**
  * The embedded default (`pnpm start`): local chains on loopback, deployed and seeded, and the server wired to
@@ -16,6 +17,14 @@ async function main(): Promise<void> {
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const started = Date.now();
   say("Starting the embedded default: local chains, seeded, and the Agent Tools server.");
+  // A data directory another process holds is refused now, not after the chains are seeded.
+  if (loaded.store.kind === "pglite") {
+    try {
+      claimDataDirectory(loaded.store.dataDir);
+    } catch (error) {
+      exitOnStartFailure(error);
+    }
+  }
   // The server's socket is bound first: its address (PORT=0 picks one) is the public origin the chains are seeded
   // with, and a port already taken is reported before anything else starts.
   const running = await openListener(loaded.host, loaded.port, { keepAliveTimeoutMs: loaded.keepAliveTimeoutMs });
@@ -26,6 +35,7 @@ async function main(): Promise<void> {
     l1Port: Number(process.env.L1_PORT ?? 8545),
     l2Port: Number(process.env.L2_PORT ?? 8546),
     publicUrl: config.publicUrl,
+    portHint: "set L1_PORT and L2_PORT to other ports, or 0 for free ones",
     log: (line: string) => say(`  ${line}`),
   });
   const { deployment } = devnet;

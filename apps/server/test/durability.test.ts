@@ -440,4 +440,30 @@ describe("the embedded default (pnpm start)", () => {
       await second.close();
     }
   }, 120_000);
+
+  it("refuses a second start on a data directory in use before seeding anything, and names the port variables", async () => {
+    const dataDir = join(temp, "embedded-held");
+    const first = await spawnEmbeddedService({ dataDir });
+    const embeddedScript = fileURLToPath(new URL("../dist/embedded.js", import.meta.url));
+    const start = async (env: Record<string, string>) => {
+      const proc = runNodeScript(embeddedScript, { PORT: "0", L1_PORT: "0", L2_PORT: "0", LOG_LEVEL: "warn", ...env });
+      const [code] = (await once(proc.child, "exit")) as [number | null];
+      return { code, output: proc.output() };
+    };
+    try {
+      const second = await start({ DATA_DIR: dataDir });
+      expect(second.code).toBe(1);
+      expect(second.output).toMatch(new RegExp(`in use by process ${first.child.pid}`));
+      expect(second.output).not.toMatch(/seeding/);
+
+      const l1Port = /L1 \(collection\)\s+http:\/\/127\.0\.0\.1:(\d+)/.exec(first.output())?.[1];
+      const third = await start({ DATA_DIR: join(temp, "embedded-other"), L1_PORT: l1Port! });
+      expect(third.code).toBe(1);
+      expect(third.output).toMatch(
+        new RegExp(`L1: port ${l1Port} on 127\\.0\\.0\\.1 is already in use \\(set L1_PORT and L2_PORT`),
+      );
+    } finally {
+      await first.close();
+    }
+  }, 120_000);
 });

@@ -205,6 +205,8 @@ export interface StartDevnetOptions {
   l2Port?: number;
   /** Origin the collection's and registry's URIs point to (default http://127.0.0.1:8402). */
   publicUrl?: string;
+  /** How the caller picks other ports, said when one is taken (default: the devnet command's --l1-port/--l2-port). */
+  portHint?: string;
   log?: Log;
 }
 
@@ -221,7 +223,7 @@ function urlHost(host: string): string {
 }
 
 /** Fails with a clear message when `port` is taken (Hardhat's server would crash the process instead). */
-async function assertPortFree(host: string, port: number, what: string): Promise<void> {
+async function assertPortFree(host: string, port: number, what: string, hint: string): Promise<void> {
   if (port === 0) return;
   await new Promise<void>((resolve, reject) => {
     const probe = createNetServer();
@@ -229,7 +231,7 @@ async function assertPortFree(host: string, port: number, what: string): Promise
       reject(
         new Error(
           error.code === "EADDRINUSE"
-            ? `${what}: port ${port} on ${host} is already in use (pick another with --l1-port/--l2-port or 0)`
+            ? `${what}: port ${port} on ${host} is already in use (${hint})`
             : `${what}: cannot listen on ${host}:${port}: ${error.message}`,
           { cause: error },
         ),
@@ -256,8 +258,9 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Run
   checkPort(l1Port, "L1");
   checkPort(l2Port, "L2");
   if (l1Port !== 0 && l1Port === l2Port) throw new Error(`L1 and L2 need different ports (both ${l1Port})`);
-  await assertPortFree(host, l1Port, "L1");
-  await assertPortFree(host, l2Port, "L2");
+  const hint = options.portHint ?? "pick other ports with --l1-port/--l2-port, or 0 for free ones";
+  await assertPortFree(host, l1Port, "L1", hint);
+  await assertPortFree(host, l2Port, "L2", hint);
 
   const hre = await devnetHardhat();
   const servers: { close(): Promise<void> }[] = [];

@@ -45,6 +45,16 @@ function lockDirectory(dataDir: string): () => void {
   return () => rmSync(lockPath, { force: true });
 }
 
+/**
+ * Takes a data directory for this process before anything else starts (the embedded default checks it before
+ * seeding its chains); `openPglite` in the same process then opens it. Throws `DataDirectoryInUseError`.
+ */
+export function claimDataDirectory(dataDir: string): void {
+  const dir = resolve(dataDir);
+  mkdirSync(dir, { recursive: true });
+  lockDirectory(dir);
+}
+
 /** The store's view of a PGlite instance (`release` runs after it is closed). */
 export function fromPglite(db: PGlite, location = "memory", release: () => void = () => undefined): Database {
   const query: Queryable["query"] = async (sql, params) => (await db.query(sql, params)).rows as never;
