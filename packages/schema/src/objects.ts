@@ -15,14 +15,14 @@ export const riskSchema = z
 
 export const marketSchema = z
   .object({
-    priceUsd: nullableNumber.optional(),
-    volumeH24: nullableNumber.optional(),
-    liquidityUsd: nullableNumber.optional(),
-    priceChangeH24: nullableNumber.optional(),
-    txns24: nullableNumber.optional(),
-    marketCap: nullableNumber.optional(),
-    risk: riskSchema.optional(),
-    url: z.string().nullable().optional().meta({ description: "Link to the market page." }),
+    priceUsd: nullableNumber,
+    volumeH24: nullableNumber,
+    liquidityUsd: nullableNumber,
+    priceChangeH24: nullableNumber,
+    txns24: nullableNumber,
+    marketCap: nullableNumber,
+    risk: riskSchema,
+    url: z.string().nullable().meta({ description: "Link to the market page." }),
   })
   .meta({ id: "Market", description: "Market data of a B20 token." });
 

@@ -194,11 +194,11 @@ describe("shared objects", () => {
     expect(radarTokenSchema.parse({ ...token, ...nulls })).toMatchObject(nulls);
   });
 
-  it("market object: every field optional, numbers and url nullable", () => {
+  it("market object: numbers and url nullable; every field always sent (the spec allows them absent, the service always sends them)", () => {
     expect(sorted(Object.keys(marketSchema.shape))).toEqual(
       sorted(["priceUsd", "volumeH24", "liquidityUsd", "priceChangeH24", "txns24", "marketCap", "risk", "url"]),
     );
-    expect(marketSchema.parse({})).toEqual({});
+    expect(issuePaths(marketSchema, {}).sort()).toEqual(sorted(Object.keys(marketSchema.shape)));
     const nulls = {
       priceUsd: null,
       volumeH24: null,
@@ -206,6 +206,7 @@ describe("shared objects", () => {
       priceChangeH24: null,
       txns24: null,
       marketCap: null,
+      risk: { level: "high", volToLiq: null, flags: ["no trading pair"] },
       url: null,
     };
     expect(marketSchema.parse(nulls)).toEqual(nulls);

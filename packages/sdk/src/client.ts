@@ -12,6 +12,7 @@ import {
   type LedgerReport,
   ledgerQuerySchema,
   ledgerReportSchema,
+  type MissionSpec,
   type PaidRouteName,
   type PaymentCatalog,
   type PaymentRequired,
@@ -25,6 +26,7 @@ import {
   type ToolName,
   type ToolOutput,
   type ToolRoute,
+  type TypedMission,
   toolRoutes,
 } from "@agent-tools/schema";
 import type { LocalAccount } from "viem";
@@ -67,14 +69,17 @@ type ToolMethods = {
   [N in ToolName]: (input: ToolInput<N>) => Promise<ToolResult<ToolOutput<N>>>;
 };
 
-/** Body of `POST /dispatch`: the agent, the mission (a tool by its slug and that tool's fields) and when to run it. */
-export type DispatchInput = ToolInput<"dispatch">;
-/** Answer of `POST /dispatch` (202): the queued mission and a brief. */
-export type DispatchOutput = ToolOutput<"dispatch">;
+/**
+ * Body of `POST /dispatch`: the agent, the mission (a tool by its slug and that tool's fields, typed together) and
+ * when to run it.
+ */
+export type DispatchInput = Omit<ToolInput<"dispatch">, "mission"> & { mission: MissionSpec };
+/** Answer of `POST /dispatch` (202): the queued mission, typed by its tool, and a brief. */
+export type DispatchOutput = Omit<ToolOutput<"dispatch">, "mission"> & { mission: TypedMission };
 /** Query of `GET /dispatch`: the agent, optionally a status, and how many missions (1 to 100, default 20). */
 export type ListMissionsInput = ToolInput<"missions">;
-/** Answer of `GET /dispatch`: the agent's missions, newest first, and counts by status. */
-export type ListMissionsOutput = ToolOutput<"missions">;
+/** Answer of `GET /dispatch`: the agent's missions, newest first (each typed by its tool), and counts by status. */
+export type ListMissionsOutput = Omit<ToolOutput<"missions">, "missions"> & { missions: TypedMission[] };
 
 export interface AgentToolsClient extends ToolMethods {
   /**
@@ -376,8 +381,9 @@ export function createAgentToolsClient(options: AgentToolsClientOptions): AgentT
 
   return {
     ...tools,
-    dispatch: (input) => callPaid("dispatch", input),
-    missions: (input) => callPaid("missions", input),
+    // The typed mission shapes are the contracts' own, narrowed by tool; the answer was validated by the contract.
+    dispatch: (input) => callPaid("dispatch", input as ToolInput<"dispatch">) as Promise<ToolResult<DispatchOutput>>,
+    missions: (input) => callPaid("missions", input) as Promise<ToolResult<ListMissionsOutput>>,
     ledger,
     address: account?.address,
     health: () => getPublic("/healthz", healthSchema),

@@ -8,6 +8,9 @@ export {
   inputToQuery,
   type LedgerReport,
   type Mission,
+  type MissionParams,
+  type MissionResult,
+  type MissionSpec,
   type MissionStatus,
   type MissionTool,
   missionParamsSchema,
@@ -17,6 +20,7 @@ export {
   paidRoutes,
   queryToInput,
   type ToolName,
+  type TypedMission,
   toolRoutes,
 } from "@agent-tools/schema";
 export type { DispatchInput, DispatchOutput, ListMissionsInput, ListMissionsOutput } from "./client.js";

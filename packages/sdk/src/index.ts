@@ -13,6 +13,9 @@ export {
   listMissionsResponseSchema,
   MISSION_MAX_DELAY_DAYS,
   type Mission,
+  type MissionParams,
+  type MissionResult,
+  type MissionSpec,
   type MissionStatus,
   type MissionTool,
   missionParamsSchema,
@@ -27,6 +30,7 @@ export {
   type ToolInput,
   type ToolName,
   type ToolOutput,
+  type TypedMission,
   toolRoutes,
 } from "@agent-tools/schema";
 export { privateKeyToAccount as accountFromPrivateKey } from "viem/accounts";

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { signInChainsOf } from "../src/client.js";
 import {
   createAgentToolsClient,
+  type DispatchInput,
   ForbiddenError,
   inputToQuery,
   type LedgerReport,
@@ -218,9 +219,9 @@ describe("GET query parameters", () => {
 });
 
 describe("dispatch (202 Accepted)", () => {
-  const input = {
+  const input: DispatchInput = {
     tokenId: 3,
-    mission: { tool: "allowlist-scan" as const, params: { type: "upcoming", limit: 10 } },
+    mission: { tool: "allowlist-scan", params: { type: "upcoming", limit: 10 } },
     runAt: "2026-11-23T08:00:00.000Z",
   };
 

@@ -119,3 +119,27 @@ export const listMissionsResponseSchema = z
     brief: briefField,
   })
   .meta({ id: "ListMissionsResponse" });
+
+/** The route-table name of a mission tool's slug, as a type (`"drop-radar"` -> `"dropRadar"`). */
+type ToolNameOfSlug<T extends MissionTool> = {
+  [N in ToolName]: (typeof toolRoutes)[N]["slug"] extends T ? N : never;
+}[ToolName];
+/** The request a mission's params are, for tool `T`: the tool's own fields without `tokenId`. */
+export type MissionParams<T extends MissionTool> = Omit<
+  z.input<(typeof toolRoutes)[ToolNameOfSlug<T>]["request"]>,
+  "tokenId"
+>;
+/** What a mission of tool `T` keeps as its result: the tool's own answer. */
+export type MissionResult<T extends MissionTool> = z.output<(typeof toolRoutes)[ToolNameOfSlug<T>]["response"]>;
+
+/** A mission to queue, its params typed by its tool: a field the tool does not take does not compile. */
+export type MissionSpec = { [T in MissionTool]: { tool: T; params?: MissionParams<T> } }[MissionTool];
+
+/** A mission as listed, its params and result typed by its tool (narrow on `tool`). */
+export type TypedMission = {
+  [T in MissionTool]: Omit<Mission, "tool" | "params" | "result"> & {
+    tool: T;
+    params: MissionParams<T>;
+    result: MissionResult<T> | null;
+  };
+}[MissionTool];
