@@ -8,6 +8,7 @@ import type { CollectionIndex } from "./chain/collection-index.js";
 import { type Config, DEFAULT_LIMITS } from "./config.js";
 import { createCallLimiter } from "./limits/call-limiter.js";
 import { mcpEndpoint, mcpMethodNotAllowed } from "./mcp/mcp-endpoint.js";
+import type { ServiceMetrics } from "./metrics/service-metrics.js";
 import { errorHandler, notFound } from "./middleware/errors.js";
 import { ipLimits } from "./middleware/ip-limits.js";
 import { jsonBody } from "./middleware/json-body.js";
@@ -33,6 +34,8 @@ export interface AppDeps {
   /** Payment settings and facilitator; with `chain`, they enable the paid tool routes. */
   payments?: PaymentService;
   tools?: ToolSet;
+  /** Request, payment and refusal counts for `/metrics` (METRICS_PORT). */
+  metrics?: ServiceMetrics;
 }
 
 /** Builds the Express app from its collaborators; no module-level state. */
@@ -45,7 +48,7 @@ export function createApp(deps: AppDeps): Express {
   app.set("trust proxy", deps.config.trustProxy ?? false);
 
   // Method, path and status only: payment and sign-in headers are credentials and never logged.
-  app.use(requestLog(deps.logger));
+  app.use(requestLog(deps.logger, deps.metrics));
   app.use(jsonBody());
 
   // The routes asked most come first: health, the agents' public records, the paid tools.
@@ -53,7 +56,11 @@ export function createApp(deps: AppDeps): Express {
   if (deps.chain) {
     app.use(agentRoutes({ ...deps.chain, publicUrl: deps.config.publicUrl }));
     if (deps.payments) {
-      const paidCalls = createPaidCalls({ payments: deps.payments, collection: deps.chain.collection });
+      const paidCalls = createPaidCalls({
+        payments: deps.payments,
+        collection: deps.chain.collection,
+        ...(deps.metrics ? { metrics: deps.metrics } : {}),
+      });
       const perIp = createCallLimiter(deps.config.limits?.perIp ?? DEFAULT_LIMITS.perIp);
       app.use(
         toolRoutesRouter({

@@ -8,6 +8,8 @@ import { createB20Scanner } from "./chain/b20-scanner.js";
 import { createCollectionIndex } from "./chain/collection-index.js";
 import { type Config, ConfigError } from "./config.js";
 import { createCallLimiter } from "./limits/call-limiter.js";
+import { type MetricsServer, startMetricsServer } from "./metrics/metrics-server.js";
+import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-metrics.js";
 import { createMissionWorker, type MissionWorker } from "./missions/mission-worker.js";
 import { createExactEvmFacilitator, type ExactEvmFacilitatorOptions } from "./payment/exact-evm-facilitator.js";
 import { createHttpFacilitator, type Facilitator } from "./payment/facilitator.js";
@@ -132,16 +134,19 @@ export function toolDeps(
   config: Pick<Config, "upstream">,
   l2: PublicClient,
   eligibilityToken: ToolDeps["eligibilityToken"] = () => undefined,
+  metrics?: ServiceMetrics,
 ): ToolDeps {
   return {
     marketplace: createMarketplaceClient({
       baseUrl: config.upstream.marketplaceUrl,
       apiKey: config.upstream.marketplaceApiKey,
       timeoutMs: config.upstream.timeoutMs,
+      ...(metrics ? { observer: metrics.upstream("marketplace") } : {}),
     }),
     marketData: createMarketDataClient({
       baseUrl: config.upstream.marketDataUrl,
       timeoutMs: config.upstream.timeoutMs,
+      ...(metrics ? { observer: metrics.upstream("market-data") } : {}),
     }),
     b20: createB20Scanner({ client: l2 }),
     b20ChainId: config.upstream.b20ChainId,
@@ -156,6 +161,8 @@ export interface Service {
   chain: NonNullable<AppDeps["chain"]>;
   db: Database;
   worker: MissionWorker;
+  /** `http://<host>:<port>/metrics` once started, when METRICS_PORT is set. */
+  metricsUrl?: string;
   /** Starts the background work: the first reconciliation pass, then the mission worker. */
   start(): Promise<void>;
   /** Stops the background work, waits for missions running here, closes the store. */
@@ -168,6 +175,8 @@ export async function composeService(
   logger: Logger,
   extras: { eligibilityToken?: ToolDeps["eligibilityToken"]; db?: Database } = {},
 ): Promise<Service> {
+  // Metrics only when an operator asked for them (METRICS_PORT): otherwise nothing is counted.
+  const metrics = config.metricsPort !== undefined ? createServiceMetrics() : undefined;
   const l1 = rpcClient(config.l1.rpcUrl, config.rpcTimeoutMs);
   const l2 = rpcClient(config.l2.rpcUrl, config.rpcTimeoutMs);
   const chain = await chainDeps(l1, config);
@@ -186,7 +195,7 @@ export async function composeService(
   // The dispatch tool wakes the worker, and the worker runs the tools: the two are tied once both exist.
   let wakeWorker = () => {};
   const tools = createTools({
-    ...toolDeps(config, l2, extras.eligibilityToken),
+    ...toolDeps(config, l2, extras.eligibilityToken, metrics),
     missions: { queue, wake: () => wakeWorker() },
   });
   const worker = createMissionWorker({
@@ -203,16 +212,29 @@ export async function composeService(
     network: config.payment.network,
     logger: logger.child({ component: "ledger" }),
   });
-  const app = createApp({ config, logger, chain, payments, tools });
+  const app = createApp({ config, logger, chain, payments, tools, ...(metrics ? { metrics } : {}) });
+  if (metrics) {
+    worker.onOutcome(({ tool, outcome }) => metrics.missions.inc({ tool, outcome }));
+    metrics.readAtScrape({
+      missionQueue: () => queue.depth(),
+      collectionLagBlocks: async () =>
+        Number((await l1.getBlockNumber({ cacheTime: 0 })) - chain.collection.syncedBlock()),
+    });
+  }
+  let metricsServer: MetricsServer | undefined;
   const chainLog = logger.child({ component: "chain" });
   let stopFollowing = () => {};
   let sweeper: NodeJS.Timeout | undefined;
-  return {
+  const service: Service = {
     app,
     chain,
     db,
     worker,
     async start() {
+      if (metrics && config.metricsPort !== undefined) {
+        metricsServer = await startMetricsServer(metrics.registry, config.host, config.metricsPort);
+        service.metricsUrl = metricsServer.url;
+      }
       // Requests answer from the collection snapshot; the follower keeps it younger than the staleness bound.
       stopFollowing = chain.collection.follow({
         onError: (error) => chainLog.warn({ err: error }, "could not follow the collection chain"),
@@ -235,7 +257,9 @@ export async function composeService(
       clearInterval(sweeper);
       reconciler.stop();
       await worker.stop();
+      await metricsServer?.close();
       await db.close();
     },
   };
+  return service;
 }

@@ -53,6 +53,7 @@ const envSchema = z.object({
   HOST: z.string().min(1).default("127.0.0.1"),
   PUBLIC_URL: origin.optional(),
   KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300_000).default(65_000),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   ANONYMOUS_ACCESS: booleanFlag.default(true),
   PAYMENT_NETWORK: z
@@ -167,6 +168,8 @@ export type Config = {
    * client). Per-address limits count that client.
    */
   trustProxy: boolean | number | string;
+  /** Port of `GET /metrics` (Prometheus), on HOST; no metrics when unset. `0` picks a free port. */
+  metricsPort?: number;
   /** The mission worker; `concurrency` 0 runs no missions in this instance. */
   dispatch: { pollMs: number; concurrency: number; maxAttempts: number; retryBaseMs: number };
   upstream: {
@@ -270,6 +273,7 @@ export function loadConfig(
     publicUrl: e.PUBLIC_URL ?? `http://${e.HOST.includes(":") ? `[${e.HOST}]` : e.HOST}:${e.PORT}`,
     publicUrlIsListenerUrl: e.PUBLIC_URL === undefined,
     keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+    ...(e.METRICS_PORT !== undefined ? { metricsPort: e.METRICS_PORT } : {}),
     logLevel: e.LOG_LEVEL,
     anonymousAccess: e.ANONYMOUS_ACCESS,
     payment: {

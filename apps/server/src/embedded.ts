@@ -81,6 +81,7 @@ async function main(): Promise<void> {
   say("");
   say(`Agent Tools is up in ${seconds} s.`);
   say(`  API            ${config.publicUrl}   (reference at /, health at /healthz, OpenAPI at /openapi.json)`);
+  if (service.metricsUrl) say(`  metrics        ${service.metricsUrl}`);
   say(`  L1 (collection) ${deployment.l1.rpcUrl}  chain ${deployment.l1.chainId}`);
   say(`  L2 (payments)   ${deployment.l2.rpcUrl}  chain ${deployment.l2.chainId}`);
   say(`  collection      ${deployment.addresses.collection}`);

@@ -24,6 +24,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     `Agent Tools API on ${config.publicUrl}  (${listening}reference: ${config.publicUrl}/, health: ${config.publicUrl}/healthz)\n`,
   );
+  if (service.metricsUrl) process.stdout.write(`Metrics on ${service.metricsUrl}\n`);
 
   stopOnSignals(logger, async () => {
     await running.close();

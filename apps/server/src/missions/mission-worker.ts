@@ -31,6 +31,8 @@ export interface MissionWorkerOptions {
 /** How one attempt at a mission ended here: its answer kept, a retry scheduled, or failed for good. */
 export interface MissionOutcome {
   id: string;
+  /** The mission's tool, by its slug. */
+  tool: string;
   attempt: number;
   outcome: "done" | "retry" | "failed";
 }
@@ -132,7 +134,7 @@ export function createMissionWorker(options: MissionWorkerOptions): MissionWorke
       });
       if (await queue.complete(mission.id, instance, mission.attempt, answer)) {
         log.info("mission done");
-        report({ id: mission.id, attempt: mission.attempt, outcome: "done" });
+        report({ id: mission.id, tool: mission.tool, attempt: mission.attempt, outcome: "done" });
       } else log.warn("mission finished after its claim was taken over; its answer was not kept");
     } catch (error) {
       const reason = describe(error);
@@ -140,11 +142,11 @@ export function createMissionWorker(options: MissionWorkerOptions): MissionWorke
         const delay = retryBaseMs * 2 ** (mission.attempt - 1);
         await queue.retry(mission.id, instance, mission.attempt, reason, new Date(now().getTime() + delay));
         log.warn({ err: error, retryInMs: delay }, "mission attempt failed; retrying");
-        report({ id: mission.id, attempt: mission.attempt, outcome: "retry" });
+        report({ id: mission.id, tool: mission.tool, attempt: mission.attempt, outcome: "retry" });
       } else {
         await queue.fail(mission.id, instance, mission.attempt, reason);
         log.warn({ err: error }, "mission failed");
-        report({ id: mission.id, attempt: mission.attempt, outcome: "failed" });
+        report({ id: mission.id, tool: mission.tool, attempt: mission.attempt, outcome: "failed" });
       }
     }
   }

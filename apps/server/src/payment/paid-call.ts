@@ -22,6 +22,7 @@ import { type Address, getAddress } from "viem";
 import type { CollectionIndex, IndexedToken } from "../chain/collection-index.js";
 import { HttpError, validationError } from "../http/errors.js";
 import type { Slot } from "../limits/call-limiter.js";
+import type { ServiceMetrics } from "../metrics/service-metrics.js";
 import { buildPaymentRequired, type CallMethod } from "./challenge.js";
 import { settlementRefusal, verifyRefusal } from "./facilitator-refusals.js";
 import { decodePayment, paymentKey, readAuthorization, requirementMismatch } from "./payment-payload.js";
@@ -89,6 +90,8 @@ export interface PaidCalls {
 export interface PaidCallDeps {
   payments: PaymentService;
   collection: CollectionIndex;
+  /** Counts calls by outcome, amounts settled and refusals (metrics). */
+  metrics?: Pick<ServiceMetrics, "paidCalls" | "settledAmount" | "refusals">;
 }
 
 /** x402's reason for an EIP-3009 authorization the token reports used (`authorizationState`). */
@@ -148,7 +151,7 @@ async function recordSettlement(payments: PaymentService, key: string, transacti
 }
 
 export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
-  const { payments, collection } = deps;
+  const { payments, collection, metrics } = deps;
 
   const refuse = (
     route: ToolRoute,
@@ -158,6 +161,8 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
     sentence: string,
   ): { admitted: false; settled: false; refusal: Refusal } => {
     const quoted = point ?? (payments.anonymousAccess ? "standard" : "discounted");
+    metrics?.refusals.inc({ reason });
+    metrics?.paidCalls.inc({ route: route.path, price_point: quoted, outcome: "refused" });
     const paymentRequired = buildPaymentRequired(
       route,
       [routePaymentRequirements(payments.terms, route, quoted)],
@@ -537,12 +542,16 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
       payments.payments.consume(call.payment.key);
       call.slot.release();
       if (call.caller && call.signInNonce) await spendSignIn(payments, call.caller, call.signInNonce);
+      const labels = { route: call.route.path, price_point: call.price.point };
+      metrics?.paidCalls.inc({ ...labels, outcome: "settled" });
+      metrics?.settledAmount.inc(labels, Number(call.price.requirements.amount));
       return { settled: true, settlement };
     },
 
     async release(call) {
       await releaseGuards(call);
       await payments.ledger.release(call.payment.key);
+      metrics?.paidCalls.inc({ route: call.route.path, price_point: call.price.point, outcome: "released" });
     },
   };
 

@@ -58,6 +58,8 @@ export interface MissionQueue {
   /** The token's missions that `owner` bought, newest first (see {@link MissionOwner}). */
   list(filter: { tokenId: number; owner: MissionOwner; status?: MissionStatus; limit: number }): Promise<Mission[]>;
   counts(filter: { tokenId: number; owner: MissionOwner }): Promise<MissionCounts>;
+  /** Every mission in the queue by status, all agents and owners together (metrics). */
+  depth(): Promise<MissionCounts>;
   get(id: string): Promise<Mission | undefined>;
 }
 
@@ -207,6 +209,15 @@ export function createMissionQueue(db: Database): MissionQueue {
         [tokenId, owner.payer, owner.caller ?? null, status ?? null, limit],
       );
       return rows.map(toMission);
+    },
+
+    async depth() {
+      const rows = await db.query<{ status: MissionStatus; n: number }>(
+        "SELECT status, count(*)::int AS n FROM missions GROUP BY status",
+      );
+      const counts: MissionCounts = { queued: 0, running: 0, done: 0, failed: 0 };
+      for (const row of rows) counts[row.status] = row.n;
+      return counts;
     },
 
     async counts({ tokenId, owner }) {

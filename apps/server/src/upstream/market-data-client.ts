@@ -1,10 +1,11 @@
-import { createUpstreamClient, type UpstreamClient } from "./upstream-client.js";
+import { createUpstreamClient, type UpstreamClient, type UpstreamObserver } from "./upstream-client.js";
 
 export interface MarketDataClientOptions {
   /** DexScreener API origin, for example `https://api.dexscreener.com`. */
   baseUrl: string;
   timeoutMs?: number;
   fetch?: typeof globalThis.fetch;
+  observer?: UpstreamObserver;
 }
 
 /** The market-data aggregator (DexScreener; 300 requests a minute) behind the upstream client. */
@@ -17,5 +18,6 @@ export function createMarketDataClient(options: MarketDataClientOptions): Upstre
     maxConcurrency: 4,
     maxQueue: 256,
     ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.observer ? { observer: options.observer } : {}),
   });
 }

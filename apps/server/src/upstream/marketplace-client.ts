@@ -1,4 +1,4 @@
-import { createUpstreamClient, type UpstreamClient } from "./upstream-client.js";
+import { createUpstreamClient, type UpstreamClient, type UpstreamObserver } from "./upstream-client.js";
 
 export interface MarketplaceClientOptions {
   /** OpenSea API v2 origin, for example `https://api.opensea.io`. */
@@ -6,6 +6,7 @@ export interface MarketplaceClientOptions {
   apiKey: string;
   timeoutMs?: number;
   fetch?: typeof globalThis.fetch;
+  observer?: UpstreamObserver;
 }
 
 /** The marketplace (OpenSea API v2, `x-api-key`) behind the upstream client's timeouts, retries, cache and breaker. */
@@ -20,5 +21,6 @@ export function createMarketplaceClient(options: MarketplaceClientOptions): Upst
     // A drop radar call alone may ask some 120 things at once; past a few such calls, the caller is told to retry.
     maxQueue: 512,
     ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.observer ? { observer: options.observer } : {}),
   });
 }

@@ -8,6 +8,8 @@ import { createTtlCache } from "./ttl-cache.js";
 export interface UpstreamClientOptions {
   /** Shown in error messages: "the marketplace", "the market-data aggregator". */
   name: string;
+  /** Told of each request's outcome, retries, cache hits and the circuit (metrics). */
+  observer?: UpstreamObserver;
   baseUrl: string;
   headers?: Record<string, string>;
   /** For the whole call: every attempt and the waits between them (default 5 s). */
@@ -104,6 +106,14 @@ function buildUrl(baseUrl: string, path: string, query: GetOptions<z.ZodType>["q
   return url.toString();
 }
 
+/** What an upstream client reports of its work (metrics): requests by outcome, retries, cache hits, its circuit. */
+export interface UpstreamObserver {
+  request(outcome: "ok" | "error" | "timeout" | "unavailable"): void;
+  retry(): void;
+  cacheHit(): void;
+  circuit(open: boolean): void;
+}
+
 /**
  * An HTTP JSON client for one upstream service with what a paid tool needs from it: a timeout per attempt,
  * retries with exponential backoff on 429/5xx honouring Retry-After, a circuit breaker, a TTL cache, request
@@ -127,6 +137,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     now,
   });
   let requestCount = 0;
+  const observer = options.observer;
 
   /**
    * One request, its body read in full under the same timeout. A connection that fails before the answer is
@@ -227,9 +238,15 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
           try {
             const answer = await attempt(url, headers, Math.max(1, Math.ceil(deadline - performance.now())));
             breaker.success();
+            observer?.request("ok");
+            observer?.circuit(false);
             return answer;
           } catch (error) {
-            if (error instanceof RetryableError) breaker.failure();
+            if (error instanceof RetryableError) {
+              breaker.failure();
+              observer?.request(error.kind);
+              observer?.circuit(breaker.retryInMs() > 0);
+            } else observer?.request("error");
             throw error;
           }
         });
@@ -248,6 +265,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         const wait = error.retryAfterMs ?? backoffMs * 2 ** i;
         // No retry that could not finish in time: the caller gets the failure now, with its real cause.
         if (wait > maxRetryAfterMs || performance.now() + wait >= deadline!) break;
+        observer?.retry();
         await new Promise((resolve) => setTimeout(resolve, wait));
       }
     }
@@ -267,6 +285,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         throw new UpstreamStatusError(404, `${options.name} answered 404. Nothing was charged.`);
       };
       const cached = cache.get(key);
+      if (cached !== undefined) observer?.cacheHit();
       if (cached === NOT_FOUND) return notFound() as never;
       if (cached !== undefined) return cached as never;
       let pending = inFlight.get(key);

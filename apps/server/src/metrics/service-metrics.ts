@@ -1,0 +1,125 @@
+/**
+ * What an operator scrapes (`GET /metrics` on `METRICS_PORT`, Prometheus text format, prom-client): requests by
+ * route and status, paid calls and the amounts settled, refusals by reason, upstream calls, retries, cache hits and
+ * circuits, missions, and how far the collection snapshot trails the chain (docs/decisions.md, "Metrics").
+ */
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { UpstreamObserver } from "../upstream/upstream-client.js";
+
+export interface ServiceMetrics {
+  registry: Registry;
+  requestDuration: Histogram<"method" | "route" | "status">;
+  /** Paid calls by route, price point and outcome: `settled`, `refused` (402), `released` (the tool failed). */
+  paidCalls: Counter<"route" | "price_point" | "outcome">;
+  /** Amounts settled, in the asset's smallest unit, by route and price point. */
+  settledAmount: Counter<"route" | "price_point">;
+  refusals: Counter<"reason">;
+  missions: Counter<"tool" | "outcome">;
+  /** An upstream client's observer: its requests, retries, cache hits and circuit. */
+  upstream(name: string): UpstreamObserver;
+  /** Reads taken at scrape time: the mission queue by status, and the collection snapshot's lag in blocks. */
+  readAtScrape(reads: {
+    missionQueue?: () => Promise<Record<string, number>>;
+    collectionLagBlocks?: () => Promise<number | undefined>;
+  }): void;
+}
+
+const PREFIX = "agent_tools_";
+
+export function createServiceMetrics(): ServiceMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: PREFIX });
+  const registers = [registry];
+  const upstreamRequests = new Counter({
+    name: `${PREFIX}upstream_requests_total`,
+    help: "Upstream requests by upstream and outcome (ok, error, timeout, unavailable).",
+    labelNames: ["upstream", "outcome"] as const,
+    registers,
+  });
+  const upstreamRetries = new Counter({
+    name: `${PREFIX}upstream_retries_total`,
+    help: "Upstream requests sent again after a failure.",
+    labelNames: ["upstream"] as const,
+    registers,
+  });
+  const upstreamCacheHits = new Counter({
+    name: `${PREFIX}upstream_cache_hits_total`,
+    help: "Upstream reads answered from the cache.",
+    labelNames: ["upstream"] as const,
+    registers,
+  });
+  const upstreamCircuitOpen = new Gauge({
+    name: `${PREFIX}upstream_circuit_open`,
+    help: "1 while the upstream's circuit breaker refuses calls.",
+    labelNames: ["upstream"] as const,
+    registers,
+  });
+  let reads: Parameters<ServiceMetrics["readAtScrape"]>[0] = {};
+  new Gauge({
+    name: `${PREFIX}mission_queue`,
+    help: "Missions in the queue by status.",
+    labelNames: ["status"] as const,
+    registers,
+    async collect() {
+      const counts = (await reads.missionQueue?.().catch(() => undefined)) ?? {};
+      for (const [status, n] of Object.entries(counts)) this.set({ status }, n);
+    },
+  });
+  new Gauge({
+    name: `${PREFIX}collection_lag_blocks`,
+    help: "Blocks between the collection chain's head and the snapshot requests read.",
+    registers,
+    async collect() {
+      const lag = await reads.collectionLagBlocks?.().catch(() => undefined);
+      if (lag !== undefined) this.set(lag);
+    },
+  });
+
+  return {
+    registry,
+    requestDuration: new Histogram({
+      name: `${PREFIX}http_request_duration_seconds`,
+      help: "HTTP requests by method, route (the matched pattern) and status.",
+      labelNames: ["method", "route", "status"] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+    paidCalls: new Counter({
+      name: `${PREFIX}paid_calls_total`,
+      help: "Paid calls by route, price point and outcome (settled, refused, released).",
+      labelNames: ["route", "price_point", "outcome"] as const,
+      registers,
+    }),
+    settledAmount: new Counter({
+      name: `${PREFIX}settled_amount_total`,
+      help: "Amounts settled, in the payment asset's smallest unit, by route and price point.",
+      labelNames: ["route", "price_point"] as const,
+      registers,
+    }),
+    refusals: new Counter({
+      name: `${PREFIX}payment_refusals_total`,
+      help: "Paid calls answered 402, by refusal reason (settlement failures included).",
+      labelNames: ["reason"] as const,
+      registers,
+    }),
+    missions: new Counter({
+      name: `${PREFIX}missions_total`,
+      help: "Mission attempts by tool and outcome (done, retry, failed).",
+      labelNames: ["tool", "outcome"] as const,
+      registers,
+    }),
+    upstream(name) {
+      const upstream = name;
+      upstreamCircuitOpen.set({ upstream }, 0);
+      return {
+        request: (outcome) => upstreamRequests.inc({ upstream, outcome }),
+        retry: () => upstreamRetries.inc({ upstream }),
+        cacheHit: () => upstreamCacheHits.inc({ upstream }),
+        circuit: (open) => upstreamCircuitOpen.set({ upstream }, open ? 1 : 0),
+      };
+    },
+    readAtScrape(next) {
+      reads = next;
+    },
+  };
+}
