@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import {
+  type DispatchInput,
   type MissionStatus,
   type MissionTool,
   missionStatuses,
@@ -190,7 +191,7 @@ async function runTool(name: ToolName, options: Record<string, unknown>): Promis
     if (opts.json) {
       out.write(`${JSON.stringify(data)}\n`);
     } else if (!opts.watch || !previous) {
-      out.write(renderResult(data, style));
+      out.write(renderResult(data, style, name));
     } else {
       const { added, changed } = diffResults(previous, data);
       const stamp = new Date().toISOString();
@@ -252,11 +253,12 @@ async function runDispatch(tool: MissionTool, options: DispatchOptions): Promise
   try {
     refuseWatch("dispatch");
     const client = await clientFor(opts);
+    // The params come from flags as text: the SDK checks them against the tool's own schema before sending.
     const input = {
       tokenId: options.tokenId,
       mission: { tool, params: missionParams(tool, options.param, options.params) },
       ...(options.runAt ? { runAt: options.runAt } : {}),
-    };
+    } as DispatchInput;
     const stop = startSpinner("Queueing the mission…");
     const result = await client.dispatch(input).finally(stop);
     out.write(opts.json ? `${JSON.stringify(result.data)}\n` : renderDispatch(result.data, style));

@@ -1,4 +1,6 @@
 /** Human output: the brief, then the result's main list as a table. Colour only on a TTY without NO_COLOR. */
+import type { ToolName } from "@agent-tools/sdk/contracts";
+import { viewRows } from "./views.js";
 
 export interface Style {
   bold(text: string): string;
@@ -49,8 +51,8 @@ function cell(value: unknown): string {
     if ("usd" in v && typeof v.usd === "number") return `$${(v.usd as number).toFixed(2)}`; // price
     return "…";
   }
-  const text = String(value);
-  return /^0x[0-9a-fA-F]{40}$/.test(text) ? `${text.slice(0, 6)}…${text.slice(-4)}` : text;
+  // Addresses in full: they are pasted into --address and --wallet-address.
+  return String(value);
 }
 
 /** Lifts the scalar fields of nested objects (a token's `market`) up to the row; a `risk` becomes its level. */
@@ -97,7 +99,7 @@ export function table(input: Record<string, unknown>[], style: Style, maxColumns
     ...usable.filter((k) => !preferredColumns.includes(k)),
   ].slice(0, maxColumns);
   const cells = rows.map((r) => columns.map((c) => cell(r[c])));
-  const widths = columns.map((c, i) => Math.min(32, Math.max(c.length, ...cells.map((row) => row[i]!.length))));
+  const widths = columns.map((c, i) => Math.min(48, Math.max(c.length, ...cells.map((row) => row[i]!.length))));
   const line = (values: string[]) =>
     values.map((v, i) => (v.length > widths[i]! ? `${v.slice(0, widths[i]! - 1)}…` : v.padEnd(widths[i]!))).join("  ");
   return [style.bold(line(columns)), ...cells.map(line)].join("\n");
@@ -112,14 +114,30 @@ export function mainList(result: Record<string, unknown>): [string, Record<strin
   return undefined;
 }
 
-/** The whole human rendering of a tool result. */
-export function renderResult(result: Record<string, unknown>, style: Style): string {
+/** Rows already in their view's words (views.ts): every column shown, as is. */
+export function viewTable(rows: Record<string, string>[], style: Style): string {
+  if (rows.length === 0) return style.dim("(none)");
+  const columns = Object.keys(rows[0]!);
+  const widths = columns.map((c) => Math.min(60, Math.max(c.length, ...rows.map((r) => (r[c] ?? "").length))));
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => (v.length > widths[i]! ? `${v.slice(0, widths[i]! - 1)}…` : v.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd();
+  return [style.bold(line(columns)), ...rows.map((r) => line(columns.map((c) => r[c] ?? "")))].join("\n");
+}
+
+/** The whole human rendering of a tool result, in the tool's view when it has one. */
+export function renderResult(result: Record<string, unknown>, style: Style, tool?: ToolName): string {
   const parts = [String(result.brief ?? "")];
   if (result.traits && typeof result.traits === "object" && Object.keys(result.traits).length > 0) {
     const traits = Object.entries(result.traits as Record<string, string>);
     parts.push(traits.map(([k, v]) => `${style.dim(k.padEnd(10))} ${v}`).join("\n"));
   }
   const list = mainList(result);
-  if (list) parts.push(`${style.bold(list[0])} (${list[1].length})\n${table(list[1], style)}`);
+  if (list) {
+    const rows = tool ? viewRows(tool, list[1]) : undefined;
+    parts.push(`${style.bold(list[0])} (${list[1].length})\n${rows ? viewTable(rows, style) : table(list[1], style)}`);
+  }
   return `${parts.filter(Boolean).join("\n\n")}\n`;
 }

@@ -260,7 +260,9 @@ describe("agent-tools ledger (fake service)", () => {
     expect(result.stdout).toMatch(
       /latest entries \(1\)\nsettledAt\s+route\s+tokenId\s+payer\s+price\s+usd\s+transaction/,
     );
-    expect(result.stdout).toMatch(/POST \/dispatch\s+3\s+0x90F7…b906\s+discounted\s+0\.01\s+0xabababab…abab/);
+    expect(result.stdout).toMatch(
+      /POST \/dispatch\s+3\s+0x90F79bf6EB2c4f870365E785982E1f101E93b906\s+discounted\s+0\.01\s+0xabababab…abab/,
+    );
     expect(result.stdout + result.stderr).not.toContain(DEVNET_ACCOUNTS[0]!.privateKey.slice(2));
   });
 

@@ -61,8 +61,27 @@ describe("agent-tools against the embedded default", () => {
     const result = await cli(["drop-radar", "--token-id", "1", "--type", "upcoming", "--limit", "5"], 1);
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/drops \(\d+\)/);
-    expect(result.stdout).toMatch(/slug\s+name\s+chain/);
+    // What an operator scans for: the stage, its price, and the time to its opening.
+    expect(result.stdout).toMatch(/^name\s+chain\s+status\s+stage\s+price\s+when\s+slug$/m);
+    expect(result.stdout).toMatch(/\supcoming\s+.+\((public|allowlist|token_gated|unknown)\)\s+.+\s+opens in \d+[dhm]/);
+    expect(result.stdout).not.toMatch(/remaining|maxSupply/);
     expect(result.stderr).toMatch(/paid 0\.01 USD from 0x70997970C51812dc3A010C7d01b50e0d17dc79C8/);
+  });
+
+  it("shows each radar in its own view: full addresses, risk with its flags, error codes", async () => {
+    const b20 = await cli(["b20-radar", "--token-id", "1", "--limit", "5"], 1);
+    expect(b20.status).toBe(0);
+    expect(b20.stdout).toMatch(/^symbol\s+name\s+variant\s+price\s+24h volume\s+liquidity\s+risk\s+address$/m);
+    expect(b20.stdout).toMatch(/\s0x[bB]20[0-9a-fA-F]{37}$/m);
+    expect(b20.stdout).not.toMatch(/0x[0-9a-fA-F]{2,6}…/);
+
+    const offers = await cli(
+      ["offer-radar", "--token-id", "5", "--slug", "base-bloomers", "--slug", "no-such-collection"],
+      5,
+    );
+    expect(offers.status).toBe(0);
+    expect(offers.stdout).toMatch(/^no-such-collection\s.*\scollection_not_found$/m);
+    expect(offers.stdout).toMatch(/^base-bloomers\s+[\d.]+ \w+ \(\$[\d.]+\)/m);
   });
 
   it("an anonymous run pays the standard price", async () => {

@@ -18,7 +18,7 @@ let rare: { tokenId: number; index: number };
 const account = (index: number): Address => t.devnet.deployment.accounts[index]!.address;
 
 beforeAll(async () => {
-  t = await startPaidTestServer({ env: { UPSTREAM_TIMEOUT_MS: "300" } });
+  t = await startPaidTestServer({ env: { UPSTREAM_TIMEOUT_MS: "1000" } });
   for (let id = 1; id <= 6000 && !rare; id++) {
     const token = t.chain.collection.token(id);
     if (token?.clearance !== "Rare") continue;

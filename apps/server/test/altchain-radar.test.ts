@@ -28,7 +28,7 @@ function tokenWith(clearance: string): { tokenId: number; index: number } {
 }
 
 beforeAll(async () => {
-  t = await startPaidTestServer({ env: { UPSTREAM_TIMEOUT_MS: "500" } });
+  t = await startPaidTestServer({ env: { UPSTREAM_TIMEOUT_MS: "1000" } });
   elite = tokenWith("Elite");
   holder = tokenWith("Holder");
 }, 120_000);

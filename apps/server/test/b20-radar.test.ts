@@ -26,7 +26,7 @@ let t: PaidTestServer;
 const account = (index: number) => t.devnet.deployment.accounts[index]!.address;
 
 beforeAll(async () => {
-  t = await startPaidTestServer({ env: { UPSTREAM_TIMEOUT_MS: "500" } });
+  t = await startPaidTestServer({ env: { UPSTREAM_TIMEOUT_MS: "1000" } });
 }, 120_000);
 afterAll(async () => {
   await t?.close();

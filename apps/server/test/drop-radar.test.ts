@@ -17,8 +17,9 @@ let t: PaidTestServer;
 const account = (index: number): Address => t.devnet.deployment.accounts[index]!.address;
 
 beforeAll(async () => {
-  // A short upstream timeout keeps the timeout case (3 attempts) quick; the simulators answer in milliseconds.
-  t = await startPaidTestServer({ env: { UPSTREAM_TIMEOUT_MS: "300" } });
+  // A short upstream timeout keeps the timeout cases quick, yet leaves a loaded machine time for its first, cold
+  // answers (the simulators answer in milliseconds once warm).
+  t = await startPaidTestServer({ env: { UPSTREAM_TIMEOUT_MS: "1000" } });
 }, 120_000);
 afterAll(async () => {
   await t?.close();
