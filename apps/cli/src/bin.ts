@@ -17,7 +17,7 @@ import { renderLedger } from "./ledger.js";
 import { missionParams, parseRunAt, renderDispatch, renderMissions } from "./missions.js";
 import { renderResult, styleFor, table } from "./render.js";
 import { startSpinner } from "./spinner.js";
-import { addToolOptions, toolInputFromOptions } from "./tool-options.js";
+import { addToolOptions, kebab, singular, toolInputFromOptions } from "./tool-options.js";
 import { diffResults } from "./watch.js";
 
 export const DEFAULT_BASE_URL = "http://127.0.0.1:8402";
@@ -227,9 +227,7 @@ for (const name of Object.keys(toolRoutes) as ToolName[]) {
       "after",
       `\nExample:\n  $ agent-tools ${commandNames[name]} ${Object.entries(route.sampleInput)
         .map(([k, v]) =>
-          Array.isArray(v)
-            ? v.map((x) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`).replace(/s$/, "")} ${x}`).join(" ")
-            : `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} ${v}`,
+          Array.isArray(v) ? v.map((x) => `--${kebab(singular(k))} ${x}`).join(" ") : `--${kebab(k)} ${v}`,
         )
         .join(" ")}`,
     );

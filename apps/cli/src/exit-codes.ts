@@ -7,6 +7,7 @@ import {
   UpstreamError,
   ValidationError,
 } from "@agent-tools/sdk/contracts";
+import { kebab, singular } from "./tool-options.js";
 
 /** The flag a request field came from: `tokenId` -> `--token-id`, `slugs.0` -> `--slug`, a mission's params -> `--param`. */
 export function flagFor(field: string): string {
@@ -15,16 +16,15 @@ export function flagFor(field: string): string {
   if (field === "mission.tool" || field === "mission") return "the tool";
   const [top, index] = field.split(".");
   if (!top) return "the request";
-  const kebab = top.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
   // A list is given by repeating its flag in the singular (--slug a --slug b); a detail may name one element.
   const isList = index !== undefined && /^\d+$/.test(index);
-  return `--${isList || /s$/.test(kebab) ? kebab.replace(/s$/, "") : kebab}`;
+  return `--${kebab(isList || top.endsWith("s") ? singular(top) : top)}`;
 }
 
 /** "Invalid intel request:" and each offending flag with what is wrong with it. */
 function validationMessage(error: ValidationError): string {
   // The SDK names its method (offerRadar); the command is offer-radar.
-  const head = error.message.split(":")[0]!.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+  const head = kebab(error.message.split(":")[0]!);
   if (error.details.length === 0) return error.message;
   const lines = error.details.map((d) => `  ${flagFor(d.field)}: ${d.message.replace(/^\S+ (must|is)/, "$1")}`);
   return `${head}:\n${lines.join("\n")}`;

@@ -5,36 +5,20 @@
  * examples as the built binary. Each must exit 0.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
 import { type EmbeddedProcess, spawnEmbeddedService } from "@agent-tools/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { machineNode } from "./helpers/machine-node.js";
 
 const repo = fileURLToPath(new URL("../../../", import.meta.url));
 const bin = join(repo, "apps/cli/dist/bin.js");
 const DOC_ORIGIN = "http://127.0.0.1:8402";
 let service: EmbeddedProcess;
 let work: string;
-
-/** The machine's own Node (Node 20 on a fresh machine), as a user runs the CLI. */
-const machineNode =
-  (process.env.PATH ?? "")
-    .split(delimiter)
-    .filter((dir) => !dir.includes("node_modules"))
-    .map((dir) => join(dir, "node"))
-    .find((candidate) => existsSync(candidate)) ?? "node";
 
 beforeAll(async () => {
   service = await spawnEmbeddedService();

@@ -1,5 +1,3 @@
-import { existsSync } from "node:fs";
-import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
 import { type EmbeddedProcess, spawnEmbeddedService } from "@agent-tools/server";
@@ -7,6 +5,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { machineNode } from "./helpers/machine-node.js";
 
 const bin = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
 let service: EmbeddedProcess;
@@ -17,14 +16,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await service?.close();
 });
-
-/** The machine's own Node, as a desktop agent would start the bridge with. */
-const machineNode =
-  (process.env.PATH ?? "")
-    .split(delimiter)
-    .filter((dir) => !dir.includes("node_modules"))
-    .map((dir) => join(dir, "node"))
-    .find((candidate) => existsSync(candidate)) ?? "node";
 
 /** `agent-tools mcp` started as Claude Desktop or Cursor start it, driven by the official MCP client over stdio. */
 async function bridge(keyIndex: number, options: string[], mcpOptions: string[] = []): Promise<Client> {

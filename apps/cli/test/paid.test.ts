@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
 import {
@@ -14,6 +14,7 @@ import {
 import { type EmbeddedProcess, spawnEmbeddedService } from "@agent-tools/server";
 import { startFaultProxy } from "@agent-tools/upstream-sim";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { machineNode } from "./helpers/machine-node.js";
 
 const bin = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
 let service: EmbeddedProcess;
@@ -25,17 +26,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await service?.close();
 });
-
-/**
- * The machine's own Node (what a user runs the CLI with: Node 20 on a fresh machine), not the Node 24 the
- * workspace's scripts put first on PATH.
- */
-const machineNode =
-  (process.env.PATH ?? "")
-    .split(delimiter)
-    .filter((dir) => !dir.includes("node_modules"))
-    .map((dir) => join(dir, "node"))
-    .find((candidate) => existsSync(candidate)) ?? "node";
 
 /** Runs the built CLI with the machine's Node against the service (or `baseUrl`), key from the environment. */
 function cli(args: string[], keyIndex?: number, baseUrl = service.url) {

@@ -4,6 +4,7 @@
  */
 import type { PaymentRequirements } from "@x402/core/types";
 import { type Address, type Hex, type PrivateKeyAccount, toHex } from "viem";
+import { transferWithAuthorizationTypes } from "../src/payment/exact-evm-facilitator.js";
 
 export interface AuthorizationFields {
   from?: Address;
@@ -18,15 +19,6 @@ export interface AuthorizationFields {
   /** Fields of `accepted` (the requirement the payment says it pays). */
   accepted?: Partial<PaymentRequirements>;
 }
-
-const TRANSFER_WITH_AUTHORIZATION = [
-  { name: "from", type: "address" },
-  { name: "to", type: "address" },
-  { name: "value", type: "uint256" },
-  { name: "validAfter", type: "uint256" },
-  { name: "validBefore", type: "uint256" },
-  { name: "nonce", type: "bytes32" },
-] as const;
 
 /** A PAYMENT-SIGNATURE header for `requirements`, signed by `signer`, with `fields` overriding what a client sets. */
 export async function signedPayment(
@@ -52,7 +44,7 @@ export async function signedPayment(
       chainId: fields.chainId ?? chainId,
       verifyingContract: fields.verifyingContract ?? (requirements.asset as Address),
     },
-    types: { TransferWithAuthorization: TRANSFER_WITH_AUTHORIZATION },
+    types: transferWithAuthorizationTypes,
     primaryType: "TransferWithAuthorization",
     message: {
       ...authorization,

@@ -175,8 +175,6 @@ export async function composeService(
   logger: Logger,
   extras: { eligibilityToken?: ToolDeps["eligibilityToken"]; db?: Database } = {},
 ): Promise<Service> {
-  // Metrics only when an operator asked for them (METRICS_PORT): otherwise nothing is counted.
-  const metrics = config.metricsPort !== undefined ? createServiceMetrics() : undefined;
   const l1 = rpcClient(config.l1.rpcUrl, config.rpcTimeoutMs);
   const l2 = rpcClient(config.l2.rpcUrl, config.rpcTimeoutMs);
   const chain = await chainDeps(l1, config);
@@ -192,6 +190,15 @@ export async function composeService(
     },
   );
   const queue = createMissionQueue(db);
+  // Metrics only when an operator asked for them (METRICS_PORT): otherwise nothing is counted.
+  const metrics =
+    config.metricsPort !== undefined
+      ? createServiceMetrics({
+          missionQueue: () => queue.depth(),
+          collectionLagBlocks: async () =>
+            Number((await l1.getBlockNumber({ cacheTime: 0 })) - chain.collection.syncedBlock()),
+        })
+      : undefined;
   // The dispatch tool wakes the worker, and the worker runs the tools: the two are tied once both exist.
   let wakeWorker = () => {};
   const tools = createTools({
@@ -213,14 +220,7 @@ export async function composeService(
     logger: logger.child({ component: "ledger" }),
   });
   const app = createApp({ config, logger, chain, payments, tools, ...(metrics ? { metrics } : {}) });
-  if (metrics) {
-    worker.onOutcome(({ tool, outcome }) => metrics.missions.inc({ tool, outcome }));
-    metrics.readAtScrape({
-      missionQueue: () => queue.depth(),
-      collectionLagBlocks: async () =>
-        Number((await l1.getBlockNumber({ cacheTime: 0 })) - chain.collection.syncedBlock()),
-    });
-  }
+  if (metrics) worker.onOutcome(({ tool, outcome }) => metrics.missions.inc({ tool, outcome }));
   let metricsServer: MetricsServer | undefined;
   const chainLog = logger.child({ component: "chain" });
   let stopFollowing = () => {};

@@ -1,13 +1,10 @@
 import { ledgerReportSchema } from "@agent-tools/schema";
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
-import pino from "pino";
 import { type Address, getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "../src/app.js";
 import type { PaymentService } from "../src/payment/payment-service.js";
 import { createMemoryReplayGuard } from "../src/payment/replay-guard.js";
-import { listen } from "../src/server.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
 
 let t: PaidTestServer;
@@ -95,14 +92,7 @@ describe("settlement ledger", () => {
 
     // A second instance on the same store, with its own in-memory guard (as another process would have).
     const second: PaymentService = { ...t.payments, payments: createMemoryReplayGuard(60_000) };
-    const app = createApp({
-      config: t.config,
-      logger: pino({ level: "silent" }),
-      chain: t.chain,
-      payments: second,
-      tools: t.tools,
-    });
-    const other = await listen(app, "127.0.0.1", 0);
+    const other = await t.instance(second);
     try {
       const send = (url: string) =>
         fetch(`${url}/intel`, {
@@ -127,14 +117,7 @@ describe("settlement ledger", () => {
 
   it("lets one sign-in serve one call across instances sharing the store", async () => {
     const second: PaymentService = { ...t.payments, payments: createMemoryReplayGuard(60_000) };
-    const app = createApp({
-      config: t.config,
-      logger: pino({ level: "silent" }),
-      chain: t.chain,
-      payments: second,
-      tools: t.tools,
-    });
-    const other = await listen(app, "127.0.0.1", 0);
+    const other = await t.instance(second);
     try {
       const body = { tokenId: tokenOf(6) };
       const signIn = { "SIGN-IN-WITH-X": await t.signIn(6, "/intel") };

@@ -13,13 +13,11 @@ import { toClientEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { type DiscoveryExtension, extractDiscoveryInfo, validateDiscoveryExtension } from "@x402/extensions/bazaar";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
-import pino from "pino";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "../src/app.js";
 import { HttpError } from "../src/http/errors.js";
+import { transferWithAuthorizationTypes } from "../src/payment/exact-evm-facilitator.js";
 import type { PaymentService } from "../src/payment/payment-service.js";
-import { listen } from "../src/server.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
 import { paymentHeader } from "./helpers/x402-client.js";
 
@@ -307,16 +305,7 @@ describe("x402 version 1 clients", () => {
         chainId: 84532,
         verifyingContract: t.config.payment.asset as `0x${string}`,
       },
-      types: {
-        TransferWithAuthorization: [
-          { name: "from", type: "address" },
-          { name: "to", type: "address" },
-          { name: "value", type: "uint256" },
-          { name: "validAfter", type: "uint256" },
-          { name: "validBefore", type: "uint256" },
-          { name: "nonce", type: "bytes32" },
-        ],
-      },
+      types: transferWithAuthorizationTypes,
       primaryType: "TransferWithAuthorization",
       message: { ...authorization, value: 1_000_000n, validAfter: 0n, validBefore: BigInt(authorization.validBefore) },
     });
@@ -441,14 +430,7 @@ describe("what a facilitator says stays in the log", () => {
   /** A second instance on the same store and chain, whose facilitator talks like that. */
   async function instanceWith(facilitator: PaymentService["facilitator"]) {
     const payments: PaymentService = { ...t.payments, facilitator };
-    const app = createApp({
-      config: t.config,
-      logger: pino({ level: "silent" }),
-      chain: t.chain,
-      payments,
-      tools: t.tools,
-    });
-    return listen(app, "127.0.0.1", 0);
+    return t.instance(payments);
   }
 
   const send = (url: string, payment: string) =>
@@ -634,14 +616,7 @@ describe("any x402 v2 client", () => {
 describe("ANONYMOUS_ACCESS=false", () => {
   it("answers an anonymous caller 402 asking to sign in, and still serves a signed-in holder", async () => {
     const payments: PaymentService = { ...t.payments, anonymousAccess: false };
-    const app = createApp({
-      config: t.config,
-      logger: pino({ level: "silent" }),
-      chain: t.chain,
-      payments,
-      tools: t.tools,
-    });
-    const server = await listen(app, "127.0.0.1", 0);
+    const server = await t.instance(payments);
     try {
       const post = (headers: Record<string, string>) =>
         fetch(`${server.url}/intel`, {

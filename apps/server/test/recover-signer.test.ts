@@ -1,6 +1,7 @@
 import { type Hex, recoverMessageAddress, recoverTypedDataAddress } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
+import { transferWithAuthorizationTypes } from "../src/payment/exact-evm-facilitator.js";
 import { nativeRecovery, recoverMessageSigner, recoverTypedDataSigner } from "../src/payment/recover-signer.js";
 
 const typedData = {
@@ -10,16 +11,7 @@ const typedData = {
     chainId: 31338,
     verifyingContract: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
   },
-  types: {
-    TransferWithAuthorization: [
-      { name: "from", type: "address" },
-      { name: "to", type: "address" },
-      { name: "value", type: "uint256" },
-      { name: "validAfter", type: "uint256" },
-      { name: "validBefore", type: "uint256" },
-      { name: "nonce", type: "bytes32" },
-    ],
-  },
+  types: transferWithAuthorizationTypes,
   primaryType: "TransferWithAuthorization",
 } as const;
 

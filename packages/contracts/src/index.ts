@@ -234,6 +234,14 @@ export function decodeStablecoinEventParams(variantEventParams: Hex): string | u
   }
 }
 
+/** The fields every variant's `createB20` params begin with (B20StablecoinCreateParams, B20AssetCreateParams). */
+const CREATE_PARAMS_HEAD = [
+  { name: "version", type: "uint8" },
+  { name: "name", type: "string" },
+  { name: "symbol", type: "string" },
+  { name: "initialAdmin", type: "address" },
+] as const;
+
 /** `params` of `createB20` for a stablecoin: `abi.encode(B20StablecoinCreateParams)`, version 1. */
 export function encodeStablecoinCreateParams(p: {
   name: string;
@@ -242,18 +250,7 @@ export function encodeStablecoinCreateParams(p: {
   currency: string;
 }): Hex {
   return encodeAbiParameters(
-    [
-      {
-        type: "tuple",
-        components: [
-          { name: "version", type: "uint8" },
-          { name: "name", type: "string" },
-          { name: "symbol", type: "string" },
-          { name: "initialAdmin", type: "address" },
-          { name: "currency", type: "string" },
-        ],
-      },
-    ],
+    [{ type: "tuple", components: [...CREATE_PARAMS_HEAD, { name: "currency", type: "string" }] }],
     [{ version: 1, ...p }],
   );
 }
@@ -266,18 +263,7 @@ export function encodeAssetCreateParams(p: {
   decimals: number;
 }): Hex {
   return encodeAbiParameters(
-    [
-      {
-        type: "tuple",
-        components: [
-          { name: "version", type: "uint8" },
-          { name: "name", type: "string" },
-          { name: "symbol", type: "string" },
-          { name: "initialAdmin", type: "address" },
-          { name: "decimals", type: "uint8" },
-        ],
-      },
-    ],
+    [{ type: "tuple", components: [...CREATE_PARAMS_HEAD, { name: "decimals", type: "uint8" }] }],
     [{ version: 1, ...p }],
   );
 }

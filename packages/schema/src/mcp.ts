@@ -29,11 +29,15 @@ export const mcpPaidToolNames = Object.fromEntries(
   Object.keys(paidRoutes).map((name) => [name, snakeCase(name)]),
 ) as Record<PaidRouteName, string>;
 
+const toolNameByRoute = new Map<ToolRoute, string>(
+  (Object.keys(paidRoutes) as PaidRouteName[]).map((name) => [paidRoutes[name], mcpPaidToolNames[name]]),
+);
+
 /** The MCP tool name of a paid route. */
 export function mcpToolNameOf(route: ToolRoute): string {
-  const name = (Object.keys(paidRoutes) as PaidRouteName[]).find((key) => paidRoutes[key] === route);
+  const name = toolNameByRoute.get(route);
   if (!name) throw new Error(`not a paid route: ${route.path}`);
-  return mcpPaidToolNames[name];
+  return name;
 }
 
 /** Where and how the MCP tools are reached, as the catalog and the tool manifests name it. */

@@ -1,60 +1,27 @@
+// The contracts, error classes and units (also `@agent-tools/sdk/contracts`, without the client's code).
+
 export {
-  type Clearance,
   dispatchRequestSchema,
   dispatchResponseSchema,
-  inputToQuery,
   LEDGER_PATH,
   type LedgerEntry,
   type LedgerQuery,
-  type LedgerReport,
   ledgerQuerySchema,
   ledgerReportSchema,
   listMissionsRequestSchema,
   listMissionsResponseSchema,
   MISSION_MAX_DELAY_DAYS,
-  type Mission,
-  type MissionParams,
-  type MissionResult,
-  type MissionSpec,
-  type MissionStatus,
-  type MissionTool,
-  missionParamsSchema,
-  missionStatuses,
-  missionTools,
   PAYMENT_REFUSAL_REASONS,
-  type PaidRouteName,
   type PaymentRefusalReason,
-  paidRoutes,
   parsePaymentRefusal,
-  queryToInput,
   type ToolInput,
-  type ToolName,
   type ToolOutput,
-  type TypedMission,
-  toolRoutes,
 } from "@agent-tools/schema";
 export { privateKeyToAccount as accountFromPrivateKey } from "viem/accounts";
 export {
   type AgentToolsClient,
   type AgentToolsClientOptions,
   createAgentToolsClient,
-  type DispatchInput,
-  type DispatchOutput,
-  type ListMissionsInput,
-  type ListMissionsOutput,
   type ToolResult,
 } from "./client.js";
-export {
-  AgentToolsError,
-  type ClientRefusalReason,
-  ForbiddenError,
-  NetworkError,
-  NotFoundError,
-  PaymentRequiredError,
-  ServiceError,
-  UnauthorizedError,
-  UnexpectedResponseError,
-  UpstreamError,
-  ValidationError,
-} from "./errors.js";
-export { type Payment, unitsToUsd, usdToUnits } from "./payment.js";
+export * from "./contracts.js";

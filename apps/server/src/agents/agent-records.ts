@@ -96,13 +96,14 @@ export function createAgentRecords(deps: AgentRecordsDeps): AgentRecords {
    * token object when anything of the token changes (owner, traits, clearance, rarity), and the registry reader a
    * new binding when an event touches the agent.
    */
-  const records = new WeakMap<IndexedToken, { binding: LiveBinding; json: Buffer }>();
+  const records = new WeakMap<IndexedToken, { binding: LiveBinding; body: AgentInfo; json: Buffer }>();
 
-  async function infoJson(tokenId: number): Promise<Buffer> {
+  /** The record and its serialized form, built together and kept together. */
+  async function record(tokenId: number): Promise<{ body: AgentInfo; json: Buffer }> {
     const token = await revealedToken(collection, tokenId);
     const binding = await registry.readBinding(tokenId);
     const kept = records.get(token);
-    if (kept && sameBinding(kept.binding, binding)) return kept.json;
+    if (kept && sameBinding(kept.binding, binding)) return kept;
     const table = collection.rarityTable();
     const body: AgentInfo = {
       tokenId,
@@ -120,16 +121,14 @@ export function createAgentRecords(deps: AgentRecordsDeps): AgentRecords {
         binding: { bound: binding.bound, standard: "ERC-8217", statusUrl: `${publicUrl}/agents/${tokenId}/binding` },
       },
     };
-    const json = Buffer.from(JSON.stringify(body));
-    records.set(token, { binding, json });
-    return json;
+    const built = { binding, body, json: Buffer.from(JSON.stringify(body)) };
+    records.set(token, built);
+    return built;
   }
 
   return {
-    infoJson,
-    async info(tokenId) {
-      return JSON.parse((await infoJson(tokenId)).toString("utf8")) as AgentInfo;
-    },
+    infoJson: async (tokenId) => (await record(tokenId)).json,
+    info: async (tokenId) => (await record(tokenId)).body,
     async registration(tokenId) {
       const token = await revealedToken(collection, tokenId);
       return {

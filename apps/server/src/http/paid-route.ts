@@ -5,9 +5,8 @@
 import type { PaymentRequired, ToolRoute } from "@agent-tools/schema";
 import { encodePaymentResponseHeader } from "@x402/core/http";
 import type { Request, RequestHandler, Response } from "express";
-import type { CollectionIndex } from "../chain/collection-index.js";
-import type { PaidCalls, StepTimings } from "../payment/paid-call.js";
-import { runTool } from "../tools/run-tool.js";
+import type { StepTimings } from "../payment/paid-call.js";
+import { type RunPaidCallDeps, runPaidCall } from "../tools/run-paid-call.js";
 import type { Tool } from "../tools/types.js";
 import { HttpError } from "./errors.js";
 
@@ -35,11 +34,7 @@ function paymentOf(req: Request): { payment?: string; paymentInVersion1Header?: 
   return legacy === undefined ? {} : { payment: legacy, paymentInVersion1Header: true };
 }
 
-export interface PaidRouteDeps {
-  paidCalls: PaidCalls;
-  collection: CollectionIndex;
-  now: () => Date;
-}
+export type PaidRouteDeps = RunPaidCallDeps;
 
 /** One paid route, POST (JSON body) or GET (query parameters). */
 export function paidRoute(route: ToolRoute, tool: Tool<never>, deps: PaidRouteDeps): RequestHandler {
@@ -62,28 +57,11 @@ export function paidRoute(route: ToolRoute, tool: Tool<never>, deps: PaidRouteDe
     if (!admission.admitted) return sendPaymentRequired(res, admission.refusal.paymentRequired);
     const { call } = admission;
 
-    let output: unknown;
-    const started = performance.now();
-    try {
-      output = await runTool(route, tool, call.params, {
-        ...(call.caller ? { caller: call.caller } : {}),
-        token: call.token,
-        collection: deps.collection,
-        now: deps.now,
-        payment: { key: call.payment.key, payer: call.payment.payer },
-      });
-    } catch (error) {
-      await deps.paidCalls.release(call);
-      throw error;
-    } finally {
-      call.timings.push(["tool", performance.now() - started]);
-    }
-
-    const outcome = await deps.paidCalls.settle(call);
+    const outcome = await runPaidCall(call, tool, deps);
     if (!outcome.settled) return sendPaymentRequired(res, outcome.refusal.paymentRequired);
     res.setHeader("PAYMENT-RESPONSE", encodePaymentResponseHeader(outcome.settlement));
     res.setHeader("Server-Timing", serverTiming(call.timings));
     res.setHeader("Cache-Control", "no-store");
-    res.status(("successStatus" in route && route.successStatus) || 200).json(output);
+    res.status(("successStatus" in route && route.successStatus) || 200).json(outcome.output);
   };
 }

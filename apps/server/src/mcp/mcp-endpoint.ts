@@ -29,8 +29,8 @@ import type { AgentRecords } from "../agents/agent-records.js";
 import type { CollectionIndex } from "../chain/collection-index.js";
 import { HttpError, validationError } from "../http/errors.js";
 import type { PaidCalls } from "../payment/paid-call.js";
-import { runTool } from "../tools/run-tool.js";
-import type { Tool, ToolSet } from "../tools/types.js";
+import { runPaidCall, toolFor } from "../tools/run-paid-call.js";
+import type { ToolSet } from "../tools/types.js";
 
 export interface McpEndpointDeps {
   paidCalls: PaidCalls;
@@ -46,7 +46,12 @@ export interface McpEndpointDeps {
 const paidByToolName = new Map(
   (Object.keys(paidRoutes) as PaidRouteName[]).map((name) => [mcpPaidToolNames[name], name]),
 );
-const tools = mcpToolDescriptions();
+/** Built on the first `tools/list`: a server that is never asked over MCP spends nothing on it at start. */
+let toolList: ReturnType<typeof mcpToolDescriptions> | undefined;
+function listedTools(): ReturnType<typeof mcpToolDescriptions> {
+  toolList ??= mcpToolDescriptions();
+  return toolList;
+}
 
 /** A refused payment: x402's `PaymentRequired` as the structured result, and in the `x402/error` wrapper as text. */
 function paymentRequiredResult(paymentRequired: PaymentRequired, settlement?: unknown): CallToolResult {
@@ -90,7 +95,7 @@ function signInOf(meta: Record<string, unknown> | undefined): string | undefined
 
 function mcpServer(deps: McpEndpointDeps, requestId: string): Server {
   const server = new Server(deps.serverInfo, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listedTools() }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const { name, arguments: args = {}, _meta: meta } = request.params;
     try {
@@ -144,21 +149,7 @@ async function paidTool(
   });
   if (!admission.admitted) return paymentRequiredResult(admission.refusal.paymentRequired);
   const { call } = admission;
-
-  let output: { brief?: string } & Record<string, unknown>;
-  try {
-    output = (await runTool(route, (deps.tools[routeName] as Tool<never> | undefined) ?? notAvailable(), call.params, {
-      ...(call.caller ? { caller: call.caller } : {}),
-      token: call.token,
-      collection: deps.collection,
-      now: deps.now,
-      payment: { key: call.payment.key, payer: call.payment.payer },
-    })) as typeof output;
-  } catch (error) {
-    await deps.paidCalls.release(call);
-    throw error;
-  }
-  const outcome = await deps.paidCalls.settle(call);
+  const outcome = await runPaidCall(call, toolFor(deps.tools, routeName), deps);
   if (!outcome.settled) {
     return paymentRequiredResult(outcome.refusal.paymentRequired, {
       success: false,
@@ -167,16 +158,11 @@ async function paidTool(
       network: call.price.requirements.network,
     });
   }
+  const output = outcome.output as { brief?: unknown } & Record<string, unknown>;
   return {
     structuredContent: output,
     content: [{ type: "text", text: typeof output.brief === "string" ? output.brief : JSON.stringify(output) }],
     _meta: { [MCP_PAYMENT_RESPONSE_META]: outcome.settlement },
-  };
-}
-
-function notAvailable(): Tool<never> {
-  return async () => {
-    throw new HttpError("not_implemented", "This tool is not available; you were not charged.");
   };
 }
 

@@ -17,16 +17,17 @@ export interface ServiceMetrics {
   missions: Counter<"tool" | "outcome">;
   /** An upstream client's observer: its requests, retries, cache hits and circuit. */
   upstream(name: string): UpstreamObserver;
-  /** Reads taken at scrape time: the mission queue by status, and the collection snapshot's lag in blocks. */
-  readAtScrape(reads: {
-    missionQueue?: () => Promise<Record<string, number>>;
-    collectionLagBlocks?: () => Promise<number | undefined>;
-  }): void;
+}
+
+/** Reads taken at scrape time: the mission queue by status, and the collection snapshot's lag in blocks. */
+export interface ScrapeReads {
+  missionQueue(): Promise<Record<string, number>>;
+  collectionLagBlocks(): Promise<number>;
 }
 
 const PREFIX = "agent_tools_";
 
-export function createServiceMetrics(): ServiceMetrics {
+export function createServiceMetrics(reads: ScrapeReads): ServiceMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: PREFIX });
   const registers = [registry];
@@ -54,14 +55,13 @@ export function createServiceMetrics(): ServiceMetrics {
     labelNames: ["upstream"] as const,
     registers,
   });
-  let reads: Parameters<ServiceMetrics["readAtScrape"]>[0] = {};
   new Gauge({
     name: `${PREFIX}mission_queue`,
     help: "Missions in the queue by status.",
     labelNames: ["status"] as const,
     registers,
     async collect() {
-      const counts = (await reads.missionQueue?.().catch(() => undefined)) ?? {};
+      const counts = (await reads.missionQueue().catch(() => undefined)) ?? {};
       for (const [status, n] of Object.entries(counts)) this.set({ status }, n);
     },
   });
@@ -70,7 +70,7 @@ export function createServiceMetrics(): ServiceMetrics {
     help: "Blocks between the collection chain's head and the snapshot requests read.",
     registers,
     async collect() {
-      const lag = await reads.collectionLagBlocks?.().catch(() => undefined);
+      const lag = await reads.collectionLagBlocks().catch(() => undefined);
       if (lag !== undefined) this.set(lag);
     },
   });
@@ -117,9 +117,6 @@ export function createServiceMetrics(): ServiceMetrics {
         cacheHit: () => upstreamCacheHits.inc({ upstream }),
         circuit: (open) => upstreamCircuitOpen.set({ upstream }, open ? 1 : 0),
       };
-    },
-    readAtScrape(next) {
-      reads = next;
     },
   };
 }

@@ -84,7 +84,8 @@ export const eip3009Abi = [
   },
 ] as const;
 
-const transferWithAuthorizationTypes = {
+/** EIP-712 types of an EIP-3009 `TransferWithAuthorization`: what the payer signs. */
+export const transferWithAuthorizationTypes = {
   TransferWithAuthorization: [
     { name: "from", type: "address" },
     { name: "to", type: "address" },

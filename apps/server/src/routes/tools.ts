@@ -1,10 +1,10 @@
 import { type PaidRouteName, paidRoutes, type ToolRoute } from "@agent-tools/schema";
 import { Router } from "express";
-import { HttpError } from "../http/errors.js";
 import { type PaidRouteDeps, paidRoute } from "../http/paid-route.js";
 import type { CallLimiter } from "../limits/call-limiter.js";
 import { ipLimits } from "../middleware/ip-limits.js";
-import type { Tool, ToolSet } from "../tools/types.js";
+import { toolFor } from "../tools/run-paid-call.js";
+import type { ToolSet } from "../tools/types.js";
 
 /**
  * Every paid tool route, POST (JSON body) and GET (query parameters), each a paid call (validate, identify,
@@ -15,17 +15,10 @@ export function toolRoutesRouter(deps: PaidRouteDeps & { tools: ToolSet; perIp: 
   // Per client address, before anything else of the paid call (docs/decisions.md, "Limits").
   const limited = ipLimits(deps.perIp);
   for (const [name, route] of Object.entries(paidRoutes) as [PaidRouteName, ToolRoute][]) {
-    const handler = paidRoute(route, (deps.tools[name] as Tool<never> | undefined) ?? notBuiltYet(name), deps);
+    const handler = paidRoute(route, toolFor(deps.tools, name), deps);
     const only = "method" in route ? route.method : undefined;
     if (only !== "get") router.post(route.path, limited, handler);
     if (only !== "post") router.get(route.path, limited, handler);
   }
   return router;
-}
-
-/** Stand-in for a tool that is not built yet: 501 after the payment was verified, which gives the payment back. */
-function notBuiltYet(name: PaidRouteName): Tool<never> {
-  return async () => {
-    throw new HttpError("not_implemented", `The ${name} tool is not available yet; you were not charged.`);
-  };
 }

@@ -45,6 +45,11 @@ export interface PaidTestServer {
   outlastStaleness(): void;
   /** One pass of the settlement reconciler (every pending claim, whatever its age). */
   reconcile(): Promise<ReconcileResult>;
+  /**
+   * Another instance of the app on the same store, chain and tools (as another process would be), with `payments`
+   * of its own: a second in-memory replay guard, another facilitator, other settings. The caller closes it.
+   */
+  instance(payments: PaymentService): Promise<RunningServer>;
   /** GETs a path of the server. */
   get(path: string, headers?: Record<string, string>): Promise<Response>;
   /** POSTs a JSON body to a path of the server (always on its real ephemeral port). */
@@ -196,6 +201,7 @@ export async function startPaidTestServer(
         paymentRequired,
         { network: `eip155:${devnet.l2.chainId}`, asset: usd },
       ),
+    instance: (other) => listen(createApp({ config, logger, chain, payments: other, tools }), "127.0.0.1", 0),
     async resetUpstream() {
       sims.marketplace.faults.clear();
       sims.marketData.faults.clear();
