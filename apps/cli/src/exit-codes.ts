@@ -7,24 +7,26 @@ import {
   UpstreamError,
   ValidationError,
 } from "@agent-tools/sdk/contracts";
-import { kebab, singular } from "./tool-options.js";
+import { kebab, listFields, singular } from "./tool-options.js";
 
 /** The flag a request field came from: `tokenId` -> `--token-id`, `slugs.0` -> `--slug`, a mission's params -> `--param`. */
 export function flagFor(field: string): string {
   const param = /^mission\.params\.([^.]+)/.exec(field);
   if (param) return `--param ${param[1]}`;
   if (field === "mission.tool" || field === "mission") return "the tool";
-  const [top, index] = field.split(".");
+  const [top] = field.split(".");
   if (!top) return "the request";
-  // A list is given by repeating its flag in the singular (--slug a --slug b); a detail may name one element.
-  const isList = index !== undefined && /^\d+$/.test(index);
-  return `--${kebab(isList || top.endsWith("s") ? singular(top) : top)}`;
+  // A list is given by repeating its flag in the singular (--slug a --slug b); other fields keep their name
+  // (--address, --status).
+  return `--${kebab(listFields.has(top) ? singular(top) : top)}`;
 }
 
 /** "Invalid intel request:" and each offending flag with what is wrong with it. */
 function validationMessage(error: ValidationError): string {
   // The SDK names its method (offerRadar); the command is offer-radar.
-  const head = kebab(error.message.split(":")[0]!);
+  const head = error.message
+    .split(":")[0]!
+    .replace(/^Invalid (\w+) request$/, (_, name) => `Invalid ${kebab(name)} request`);
   if (error.details.length === 0) return error.message;
   const lines = error.details.map((d) => `  ${flagFor(d.field)}: ${d.message.replace(/^\S+ (must|is)/, "$1")}`);
   return `${head}:\n${lines.join("\n")}`;

@@ -23,6 +23,15 @@ export const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLow
 /** Repeated flags read better singular: --watch-slug a --watch-slug b. */
 export const singular = (name: string) => (name.endsWith("s") ? name.slice(0, -1) : name);
 
+/** The request fields that are lists, in any tool: given by repeating a singular flag (slugs -> --slug). */
+export const listFields = new Set(
+  Object.values(toolRoutes).flatMap((route) =>
+    Object.entries(route.request.shape as Record<string, Field>)
+      .filter(([, field]) => describeField(field).kind === "array")
+      .map(([key]) => key),
+  ),
+);
+
 /** Adds a flag per request field of the tool, named from the schema (tokenId -> --token-id). */
 export function addToolOptions(command: Command, name: ToolName): Command {
   const shape = toolRoutes[name].request.shape as Record<string, Field>;

@@ -69,6 +69,15 @@ describe("messages and exit codes", () => {
     expect(result.stderr).toBe("agent-tools: --key-file /nonexistent/key cannot be read: there is no such file.\n");
   });
 
+  it("a field whose name ends in s keeps its flag's name; a list is named by its singular flag", async () => {
+    const address = await cli(["b20-radar", "--token-id", "1", "--address", "nope"]);
+    expect(address.status).toBe(2);
+    expect(address.stderr).toMatch(/^agent-tools: Invalid b20-radar request:\n {2}--address: /);
+    const slugs = await cli(["offer-radar", "--token-id", "5"]);
+    expect(slugs.status).toBe(2);
+    expect(slugs.stderr).toMatch(/^ {2}--slug: /m);
+  });
+
   it("a mission's bad param is named as the --param typed", async () => {
     const result = await cli(["dispatch", "portfolio", "--token-id", "5", "--param", "walletAddress=nope"]);
     expect(result.status).toBe(2);
