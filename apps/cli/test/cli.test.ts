@@ -1,9 +1,6 @@
-import { execFile, execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { execFile, spawnSync } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -92,36 +89,4 @@ describe("messages and exit codes", () => {
     expect(scan.stdout).not.toMatch(/specification|inverted/);
     expect(scan.stdout).toMatch(/--scan-chains\s+Also query each known chain/);
   });
-});
-
-describe("the packed CLI", () => {
-  it("installs from its tarball into an empty project with nothing else, and runs", async () => {
-    const temp = mkdtempSync(join(tmpdir(), "agent-tools-cli-pack-"));
-    try {
-      const cliDir = fileURLToPath(new URL("..", import.meta.url));
-      execFileSync("npm", ["pack", "--pack-destination", temp, "--silent"], { cwd: cliDir, encoding: "utf8" });
-      const tarball = readdirSync(temp).find((f) => f.endsWith(".tgz"))!;
-      const project = join(temp, "project");
-      mkdirSync(project);
-      execFileSync("npm", ["init", "-y"], { cwd: project, encoding: "utf8" });
-      // Offline: the tarball carries everything it runs; no registry is asked.
-      execFileSync("npm", ["install", "--offline", "--no-audit", "--no-fund", join(temp, tarball)], {
-        cwd: project,
-        encoding: "utf8",
-      });
-      const installed = join(project, "node_modules", ".bin", "agent-tools");
-      expect(execFileSync(installed, ["--version"], { encoding: "utf8" }).trim()).toBe("1.0.0");
-      // A command that loads the client (viem, x402): answered by this test's service.
-      // Not spawnSync: this process's event loop serves the fake service the command asks.
-      const health = await new Promise<string>((resolve) =>
-        execFile(installed, ["--base-url", baseUrl, "health"], { encoding: "utf8" }, (_error, stdout) =>
-          resolve(stdout),
-        ),
-      );
-      expect(health).toMatch(/agent-tools at .* up/);
-      expect(readdirSync(join(project, "node_modules")).filter((d) => !d.startsWith("."))).toEqual(["@agent-tools"]);
-    } finally {
-      rmSync(temp, { recursive: true, force: true });
-    }
-  }, 120_000);
 });

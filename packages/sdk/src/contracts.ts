@@ -4,7 +4,11 @@
  * the CLI builds its commands from it and loads the client when a command runs.
  */
 export {
+  type AgentInfo,
+  type BindingStatus,
   type Clearance,
+  type ErrorBody,
+  type Health,
   inputToQuery,
   type LedgerReport,
   type Mission,
@@ -17,8 +21,11 @@ export {
   missionStatuses,
   missionTools,
   type PaidRouteName,
+  type PaymentCatalog,
+  type PaymentRequired,
   paidRoutes,
   queryToInput,
+  type RegistrationFile,
   type ToolName,
   type TypedMission,
   toolRoutes,

@@ -38,7 +38,7 @@ export type ClientRefusalReason = "over_max_payment" | "over_budget" | "no_accou
 
 /**
  * 402 the client would not or could not pay. `reason` says why, typed: one of the service's refusal reasons
- * (`payment_in_use`, `invalid_siwx`, ... from `@agent-tools/schema`), or the client's own ({@link ClientRefusalReason}).
+ * (`payment_in_use`, `invalid_siwx`, ...), or the client's own ({@link ClientRefusalReason}).
  */
 export class PaymentRequiredError extends AgentToolsError {
   constructor(

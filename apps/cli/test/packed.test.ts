@@ -1,0 +1,194 @@
+/**
+ * The SDK and the CLI as a user gets them: `npm pack` of each package, "published" to an npm registry on loopback
+ * that also serves their dependencies from this workspace's installed packages (helpers/package-registry.ts), then
+ * the install lines of README.md and packages/sdk/README.md run as written in an empty npm project; the installed
+ * packages run with the machine's Node against the embedded default.
+ */
+import { execFile, execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
+import { paidRoutes } from "@agent-tools/sdk/contracts";
+import { type EmbeddedProcess, spawnEmbeddedService } from "@agent-tools/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { machineNode } from "./helpers/machine-node.js";
+import { type PackageRegistry, startPackageRegistry } from "./helpers/package-registry.js";
+
+const repo = fileURLToPath(new URL("../../../", import.meta.url));
+const typescript = join(dirname(createRequire(import.meta.url).resolve("typescript/package.json")), "bin", "tsc");
+let service: EmbeddedProcess;
+let temp: string;
+let registry: PackageRegistry;
+let project: string;
+let globalPrefix: string;
+
+/** Packs a package of this repository as `npm publish` would, and returns the tarball's path. */
+function pack(packageDir: string): string {
+  const destination = mkdtempSync(join(temp, "pack-"));
+  execFileSync("npm", ["pack", "--pack-destination", destination, "--silent"], { cwd: packageDir, encoding: "utf8" });
+  return join(destination, readdirSync(destination).find((f) => f.endsWith(".tgz"))!);
+}
+
+/** Runs a command without blocking this process's event loop (which serves the registry). */
+function run(file: string, args: string[], options: { cwd: string; env?: Record<string, string> }) {
+  return new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      file,
+      args,
+      { cwd: options.cwd, encoding: "utf8", env: { ...process.env, ...options.env } },
+      (error, stdout, stderr) => {
+        resolve({ status: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** The commands of the docs' shell blocks that install a package of ours. */
+function installLines(file: string): string[] {
+  const text = readFileSync(join(repo, file), "utf8");
+  return [...text.matchAll(/```sh\n([\s\S]*?)```/g)]
+    .flatMap((m) => m[1]!.split("\n"))
+    .map((line) => line.replace(/#.*$/, "").trim())
+    .filter((line) => /^npm install .*@agent-tools\//.test(line));
+}
+
+beforeAll(async () => {
+  service = await spawnEmbeddedService();
+  temp = mkdtempSync(join(tmpdir(), "agent-tools-packed-"));
+  registry = await startPackageRegistry([
+    { tarball: pack(join(repo, "packages/sdk")), workspaceDir: join(repo, "packages/sdk") },
+    { tarball: pack(join(repo, "apps/cli")), workspaceDir: join(repo, "apps/cli") },
+  ]);
+  project = join(temp, "project");
+  mkdirSync(project);
+  execFileSync("npm", ["init", "-y"], { cwd: project, encoding: "utf8" });
+  globalPrefix = join(temp, "global");
+}, 120_000);
+afterAll(async () => {
+  await registry?.close();
+  await service?.close();
+  if (temp) rmSync(temp, { recursive: true, force: true });
+});
+
+describe("the install lines of the docs", () => {
+  it("run as written in an empty npm project, fetching nothing else of this repository", async () => {
+    const lines = [...installLines("README.md"), ...installLines("packages/sdk/README.md")];
+    expect(lines).toEqual(expect.arrayContaining(["npm install @agent-tools/sdk", "npm install -g @agent-tools/cli"]));
+    const npmEnv = {
+      npm_config_registry: registry.url,
+      npm_config_cache: join(temp, "npm-cache"), // a cache of its own: what npm installs, it fetched here
+      npm_config_prefix: globalPrefix, // where -g installs
+      npm_config_audit: "false",
+      npm_config_fund: "false",
+    };
+    for (const line of lines) {
+      const result = await run("bash", ["-c", line], { cwd: project, env: npmEnv });
+      expect(result.status, `${line}\n${result.stderr}`).toBe(0);
+    }
+    expect([...registry.requested].filter((name) => name.startsWith("@agent-tools/")).sort()).toEqual([
+      "@agent-tools/cli",
+      "@agent-tools/sdk",
+    ]);
+    expect(readdirSync(join(project, "node_modules", "@agent-tools"))).toEqual(["sdk"]);
+  }, 300_000);
+});
+
+describe("the packed SDK", () => {
+  it("pays for a tool from an ES module script on the machine's Node", async () => {
+    writeFileSync(
+      join(project, "intel.mjs"),
+      `import { accountFromPrivateKey, createAgentToolsClient } from "@agent-tools/sdk";
+const account = accountFromPrivateKey(process.env.AGENT_TOOLS_PRIVATE_KEY);
+const client = createAgentToolsClient({ baseUrl: process.env.AGENT_TOOLS_BASE_URL, account });
+const { data, payment } = await client.intel({ tokenId: 1 });
+console.log(JSON.stringify({ brief: data.brief, amountUsd: payment.amountUsd, payer: payment.payer }));
+`,
+    );
+    const result = await run(machineNode, ["intel.mjs"], {
+      cwd: project,
+      env: { AGENT_TOOLS_BASE_URL: service.url, AGENT_TOOLS_PRIVATE_KEY: DEVNET_ACCOUNTS[1]!.privateKey },
+    });
+    expect(result.stderr).toBe("");
+    const printed = JSON.parse(result.stdout) as { brief: string; amountUsd: string; payer: string };
+    expect(printed.brief.length).toBeGreaterThan(0);
+    expect(printed).toMatchObject({ amountUsd: "0.01", payer: DEVNET_ACCOUNTS[1]!.address });
+  }, 60_000);
+
+  it("loads every entry from CommonJS", async () => {
+    writeFileSync(
+      join(project, "entries.cjs"),
+      `const sdk = require("@agent-tools/sdk");
+const contracts = require("@agent-tools/sdk/contracts");
+const mcp = require("@agent-tools/sdk/mcp");
+console.log(JSON.stringify({
+  client: typeof sdk.createAgentToolsClient,
+  units: String(contracts.usdToUnits("0.01")),
+  tools: Object.keys(contracts.paidRoutes).length,
+  mcp: typeof mcp.connectMcpClient,
+}));
+`,
+    );
+    const result = await run(machineNode, ["entries.cjs"], { cwd: project });
+    expect(result.stderr).toBe("");
+    expect(JSON.parse(result.stdout)).toEqual({
+      client: "function",
+      units: "10000",
+      tools: Object.keys(paidRoutes).length,
+      mcp: "function",
+    });
+  });
+
+  it("types a TypeScript project's calls: results typed per tool, wrong input refused", async () => {
+    writeFileSync(
+      join(project, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: { module: "nodenext", moduleResolution: "nodenext", strict: true, noEmit: true },
+        files: ["check.mts"],
+      }),
+    );
+    writeFileSync(
+      join(project, "check.mts"),
+      `import { createAgentToolsClient, type TypedMission, ValidationError } from "@agent-tools/sdk";
+const client = createAgentToolsClient({ baseUrl: "http://127.0.0.1:8402" });
+const { data } = await client.intel({ tokenId: 1 });
+const brief: string = data.brief;
+// @ts-expect-error tokenId is a number
+await client.intel({ tokenId: "one" });
+declare const mission: TypedMission;
+if (mission.tool === "b20-radar" && mission.result) {
+  const risk: string = mission.result.tokens[0]!.market.risk.level;
+  console.log(risk);
+}
+console.log(brief, ValidationError.name);
+`,
+    );
+    // The workspace's TypeScript compiler, on the installed package's declaration files alone.
+    const result = await run(machineNode, [typescript, "-p", "tsconfig.json"], { cwd: project });
+    expect(result.stdout + result.stderr).toBe("");
+    expect(result.status).toBe(0);
+  }, 120_000);
+});
+
+describe("the installed CLI", () => {
+  it("runs from npm's global bin with no dependency of its own: its version, a public read and a paid call", async () => {
+    const installed = join(globalPrefix, "bin", "agent-tools");
+    const cliPackage = join(globalPrefix, "lib", "node_modules", "@agent-tools", "cli");
+    expect(existsSync(join(cliPackage, "node_modules"))).toBe(false);
+    const env = { PATH: `${dirname(machineNode)}${delimiter}${process.env.PATH ?? ""}`, NO_COLOR: "1" };
+    const version = JSON.parse(readFileSync(join(repo, "apps/cli/package.json"), "utf8")).version as string;
+    expect((await run(installed, ["--version"], { cwd: project, env })).stdout.trim()).toBe(version);
+    const health = await run(installed, ["--base-url", service.url, "health"], { cwd: project, env });
+    expect(health.stdout).toMatch(/agent-tools at .* up/);
+    const agent = await run(installed, ["--base-url", service.url, "--json", "agent", "1"], { cwd: project, env });
+    expect(JSON.parse(agent.stdout)).toMatchObject({ tokenId: 1, owner: DEVNET_ACCOUNTS[1]!.address });
+    const paid = await run(installed, ["--base-url", service.url, "--json", "intel", "--token-id", "2"], {
+      cwd: project,
+      env: { ...env, AGENT_TOOLS_PRIVATE_KEY: DEVNET_ACCOUNTS[2]!.privateKey },
+    });
+    expect(paid.stderr).toMatch(/paid 0\.01 USD/);
+    expect(JSON.parse(paid.stdout)).toMatchObject({ tokenId: 2, caller: DEVNET_ACCOUNTS[2]!.address });
+  }, 120_000);
+});
