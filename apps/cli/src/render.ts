@@ -1,6 +1,6 @@
 /** Human output: the brief, then the result's main list as a table. Colour only on a TTY without NO_COLOR. */
 import type { ToolName } from "@agent-tools/sdk/contracts";
-import { viewRows } from "./views.js";
+import { viewSections } from "./views.js";
 
 export interface Style {
   bold(text: string): string;
@@ -134,10 +134,13 @@ export function renderResult(result: Record<string, unknown>, style: Style, tool
     const traits = Object.entries(result.traits as Record<string, string>);
     parts.push(traits.map(([k, v]) => `${style.dim(k.padEnd(10))} ${v}`).join("\n"));
   }
-  const list = mainList(result);
-  if (list) {
-    const rows = tool ? viewRows(tool, list[1]) : undefined;
-    parts.push(`${style.bold(list[0])} (${list[1].length})\n${rows ? viewTable(rows, style) : table(list[1], style)}`);
+  const sections = tool ? viewSections(tool, result) : undefined;
+  if (sections) {
+    for (const { field, rows } of sections)
+      parts.push(`${style.bold(field)} (${rows.length})\n${viewTable(rows, style)}`);
+  } else {
+    const list = mainList(result);
+    if (list) parts.push(`${style.bold(list[0])} (${list[1].length})\n${table(list[1], style)}`);
   }
   return `${parts.filter(Boolean).join("\n\n")}\n`;
 }

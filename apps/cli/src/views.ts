@@ -74,44 +74,120 @@ function dropRow(drop: Item, now: number): Row {
   };
 }
 
-/** The rows of a tool's main list in its view, or undefined for a tool shown as a plain table. */
-export function viewRows(tool: ToolName, list: Item[], now = Date.now()): Row[] | undefined {
+/** A titled list of a result in its view: the response field it shows, and its rows. */
+export interface Section {
+  field: string;
+  rows: Row[];
+}
+
+const listAt = (result: Item, field: string) => (Array.isArray(result[field]) ? (result[field] as Item[]) : []);
+const orDash = (value: unknown) => (value === null || value === undefined || value === "" ? "-" : String(value));
+
+interface StageEligibility {
+  stage: string;
+  eligible: boolean;
+  reason: string | null;
+}
+
+function allowlistRow(entry: Item, now: number, eligible: boolean): Row {
+  const stages = (entry.stages ?? []) as StageEligibility[];
+  const shown = stages.filter((s) => s.eligible === eligible);
+  return {
+    name: String(entry.name),
+    chain: String(entry.chain),
+    ...(eligible
+      ? { stages: shown.map((s) => s.stage).join(", ") || "-" }
+      : { why: [...new Set(shown.map((s) => s.reason ?? s.stage))].join("; ") || "-" }),
+    "next stage": relativeTime(entry.nextStageAt as string | null, now),
+    slug: String(entry.slug),
+  };
+}
+
+/** The lists of a tool's result in its view, or undefined for a tool shown as a plain table. */
+export function viewSections(tool: ToolName, result: Item, now = Date.now()): Section[] | undefined {
   switch (tool) {
     case "dropRadar":
-      return list.map((drop) => dropRow(drop, now));
+      return [{ field: "drops", rows: listAt(result, "drops").map((drop) => dropRow(drop, now)) }];
     case "b20Radar":
-      return list.map((token) => {
-        const market = (token.market ?? {}) as Item;
-        return {
-          symbol: String(token.symbol),
-          name: String(token.name),
-          variant: String(token.variant),
-          price: usd(market.priceUsd),
-          "24h volume": usd(market.volumeH24),
-          liquidity: usd(market.liquidityUsd),
-          risk: risk(market.risk),
-          address: String(token.address),
-        };
-      });
+      return [
+        {
+          field: "tokens",
+          rows: listAt(result, "tokens").map((token) => {
+            const market = (token.market ?? {}) as Item;
+            return {
+              symbol: String(token.symbol),
+              name: String(token.name),
+              variant: String(token.variant),
+              price: usd(market.priceUsd),
+              "24h volume": usd(market.volumeH24),
+              liquidity: usd(market.liquidityUsd),
+              risk: risk(market.risk),
+              address: String(token.address),
+            };
+          }),
+        },
+      ];
     case "altchainRadar":
-      return list.map((token) => ({
-        symbol: String(token.symbol),
-        name: String(token.name),
-        price: usd(token.priceUsd),
-        "24h volume": usd(token.volume24hUsd),
-        liquidity: usd(token.liquidityUsd),
-        risk: risk(token.risk),
-        address: String(token.address),
-      }));
+      return [
+        {
+          field: "tokens",
+          rows: listAt(result, "tokens").map((token) => ({
+            symbol: String(token.symbol),
+            name: String(token.name),
+            price: usd(token.priceUsd),
+            "24h volume": usd(token.volume24hUsd),
+            liquidity: usd(token.liquidityUsd),
+            risk: risk(token.risk),
+            address: String(token.address),
+          })),
+        },
+      ];
     case "offerRadar":
-      return list.map((entry) => ({
-        slug: String(entry.slug),
-        floor: priceText(entry.floor as Price | null),
-        "top bid": priceText(entry.topBid as Price | null),
-        spread: typeof entry.spreadPct === "number" ? `${entry.spreadPct.toFixed(1)}%` : "-",
-        "bid ≥ floor": entry.bidAboveFloor ? "yes" : "no",
-        error: (entry.error as { code?: string } | null)?.code ?? "-",
-      }));
+      return [
+        {
+          field: "collections",
+          rows: listAt(result, "collections").map((entry) => ({
+            slug: String(entry.slug),
+            floor: priceText(entry.floor as Price | null),
+            "top bid": priceText(entry.topBid as Price | null),
+            spread: typeof entry.spreadPct === "number" ? `${entry.spreadPct.toFixed(1)}%` : "-",
+            "bid ≥ floor": entry.bidAboveFloor ? "yes" : "no",
+            error: (entry.error as { code?: string } | null)?.code ?? "-",
+          })),
+        },
+      ];
+    case "portfolio":
+      return [
+        {
+          field: "nfts",
+          rows: listAt(result, "nfts").map((nft) => ({
+            collection: String(nft.collection),
+            name: orDash(nft.name),
+            "token id": String(nft.identifier),
+            floor: priceText(nft.floorPrice as Price | null),
+            standard: String(nft.tokenStandard),
+            contract: String(nft.contract),
+          })),
+        },
+        {
+          field: "offersReceived",
+          rows: listAt(result, "offersReceived").map((offer) => ({
+            collection: String(offer.collection),
+            kind: String(offer.kind),
+            "token id": orDash(offer.identifier),
+            price: priceText(offer.price as Price),
+            expires: relativeTime(offer.expiresAt as string | null, now),
+            maker: String(offer.maker),
+          })),
+        },
+      ];
+    case "allowlistScan":
+      return [
+        { field: "eligible", rows: listAt(result, "eligible").map((entry) => allowlistRow(entry, now, true)) },
+        ...(Array.isArray(result.ineligible)
+          ? [{ field: "ineligible", rows: listAt(result, "ineligible").map((e) => allowlistRow(e, now, false)) }]
+          : []),
+      ];
     default:
       return undefined;
   }

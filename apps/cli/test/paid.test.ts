@@ -74,6 +74,23 @@ describe("agent-tools against the embedded default", () => {
     expect(offers.stdout).toMatch(/^base-bloomers\s+[\d.]+ \w+ \(\$[\d.]+\)/m);
   });
 
+  it("shows a wallet's NFTs and offers, and an allowlist scan's drops with the reason per ineligible one", async () => {
+    const portfolio = await cli(["portfolio", "--token-id", "5"], 5);
+    expect(portfolio.status).toBe(0);
+    expect(portfolio.stdout).toMatch(/^nfts \(\d+\)\ncollection\s+name\s+token id\s+floor\s+standard\s+contract$/m);
+    expect(portfolio.stdout).toMatch(/^\S+\s+.+\s\d+\s+[\d.]+ \w+ \(\$[\d.]+\)\s+erc\d+\s+0x[0-9a-fA-F]{40}$/m);
+    expect(portfolio.stdout).toMatch(
+      /^offersReceived \(\d+\)\ncollection\s+kind\s+token id\s+price\s+expires\s+maker$/m,
+    );
+    expect(portfolio.stdout).toMatch(/\s(item|collection|trait)\s.+\sin \d+[dhm].*\s0x[0-9a-fA-F]{40}$/m);
+
+    const scan = await cli(["allowlist-scan", "--token-id", "5"], 5);
+    expect(scan.status).toBe(0);
+    expect(scan.stdout).toMatch(/^eligible \(\d+\)$/m);
+    expect(scan.stdout).toMatch(/^ineligible \(\d+\)\nname\s+chain\s+why\s+next stage\s+slug$/m);
+    expect(scan.stdout).toMatch(/\s(not on the allowlist|does not meet the token gate)\s/);
+  });
+
   it("an anonymous run pays the standard price", async () => {
     const result = await cli(["intel", "--token-id", "7", "--anonymous"], 3);
     expect(result.status).toBe(0);
