@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # One-time set-up of a fresh machine (Node 20 and npm are all it needs):
 #   pnpm 10, the workspace's dependencies (including the Node 24 runtime the scripts run on), a build of every
-#   package; with --with-browser Debian's Chromium for the browser tests, and with --with-postgres Debian's
-#   PostgreSQL server for the tests that run the store on Postgres too (they start their own throwaway cluster).
+#   package; with --with-browser Debian's Chromium for the browser tests, with --with-postgres Debian's
+#   PostgreSQL server for the tests that run the store on Postgres too (they start their own throwaway cluster), and
+#   with --with-nginx Debian's nginx for `pnpm test:scale` (it starts its own, on loopback ports of its own).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 with_browser=false
 with_postgres=false
+with_nginx=false
 for arg in "$@"; do
   case "$arg" in
     --with-browser) with_browser=true ;;
     --with-postgres) with_postgres=true ;;
-    *) echo "setup: unknown option $arg (known: --with-browser, --with-postgres)" >&2; exit 2 ;;
+    --with-nginx) with_nginx=true ;;
+    *) echo "setup: unknown option $arg (known: --with-browser, --with-postgres, --with-nginx)" >&2; exit 2 ;;
   esac
 done
 
@@ -39,11 +42,22 @@ fi
 if $with_postgres && ! compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null; then
   apt_packages+=(postgresql)
 fi
+if $with_nginx && ! command -v nginx >/dev/null 2>&1 && [[ ! -x /usr/sbin/nginx ]]; then
+  apt_packages+=(nginx)
+fi
 if (( ${#apt_packages[@]} > 0 )); then
   if [[ "$(id -u)" == "0" ]] && command -v apt-get >/dev/null 2>&1; then
     echo "setup: installing Debian's ${apt_packages[*]} for the tests"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${apt_packages[@]}" >/dev/null
+    # The packages' own services (a Postgres cluster, nginx on port 80) are not started: the tests start theirs.
+    no_services=false
+    if [[ ! -e /usr/sbin/policy-rc.d ]]; then
+      printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d && no_services=true
+    fi
+    installed=0
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${apt_packages[@]}" >/dev/null; } ||
+      installed=$?
+    if $no_services; then rm -f /usr/sbin/policy-rc.d; fi
+    (( installed == 0 )) || exit "$installed"
   else
     echo "setup: the tests need ${apt_packages[*]} (apt-get install ${apt_packages[*]}; or CHROMIUM_PATH for another Chromium)" >&2
     exit 1

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every check of `pnpm test`: Biome (format and lint), each package's type-check and tests under turbo, then the
-# reliability suite against the built server (scripts/reliability.sh).
+# reliability suite against the built server (scripts/reliability.sh) and the scale-out test: three instances behind
+# nginx on one Postgres database (scripts/scale.sh).
 # A failure does not hide the rest: Biome's result does not stop turbo, and turbo keeps running every task whose
 # dependencies built (--continue), so each package reports. Exits non-zero when anything failed.
 set -uo pipefail
@@ -9,4 +10,5 @@ status=0
 biome ci . || status=1
 turbo run typecheck test --continue=dependencies-successful "$@" || status=1
 bash scripts/reliability.sh || status=1
+bash scripts/scale.sh || status=1
 exit "$status"

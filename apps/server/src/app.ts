@@ -6,7 +6,7 @@ import { createAgentRecords } from "./agents/agent-records.js";
 import type { AgentRegistryReader } from "./chain/agent-registry.js";
 import type { CollectionIndex } from "./chain/collection-index.js";
 import { type Config, DEFAULT_LIMITS } from "./config.js";
-import { createCallLimiter } from "./limits/call-limiter.js";
+import { createCallLimiter, type RateCounter } from "./limits/call-limiter.js";
 import { mcpEndpoint, mcpMethodNotAllowed } from "./mcp/mcp-endpoint.js";
 import type { ServiceMetrics } from "./metrics/service-metrics.js";
 import { errorHandler, notFound } from "./middleware/errors.js";
@@ -36,6 +36,8 @@ export interface AppDeps {
   tools?: ToolSet;
   /** Request, payment and refusal counts for `/metrics` (METRICS_PORT). */
   metrics?: ServiceMetrics;
+  /** Where the per-address rate is counted (default: in this process; on Postgres, for every instance). */
+  rates?: RateCounter;
 }
 
 /** Builds the Express app from its collaborators; no module-level state. */
@@ -61,7 +63,10 @@ export function createApp(deps: AppDeps): Express {
         collection: deps.chain.collection,
         ...(deps.metrics ? { metrics: deps.metrics } : {}),
       });
-      const perIp = createCallLimiter(deps.config.limits?.perIp ?? DEFAULT_LIMITS.perIp);
+      const perIp = createCallLimiter(deps.config.limits?.perIp ?? DEFAULT_LIMITS.perIp, {
+        name: "ip",
+        ...(deps.rates ? { rates: deps.rates } : {}),
+      });
       app.use(
         toolRoutesRouter({
           tools: deps.tools ?? {},

@@ -7,7 +7,7 @@ import { createAgentRegistryReader } from "./chain/agent-registry.js";
 import { createB20Scanner } from "./chain/b20-scanner.js";
 import { createCollectionIndex } from "./chain/collection-index.js";
 import { type Config, ConfigError } from "./config.js";
-import { createCallLimiter } from "./limits/call-limiter.js";
+import { createCallLimiter, postgresRateCounter, type RateCounter } from "./limits/call-limiter.js";
 import { type MetricsServer, startMetricsServer } from "./metrics/metrics-server.js";
 import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-metrics.js";
 import { createMissionWorker, type MissionWorker } from "./missions/mission-worker.js";
@@ -18,6 +18,7 @@ import { createAuthorizationReader, createSettlementReconciler } from "./payment
 import { createMemoryReplayGuard } from "./payment/replay-guard.js";
 import { createSettlementSender } from "./payment/settlement-sender.js";
 import type { Database } from "./store/database.js";
+import { lockFacilitatorKeys } from "./store/facilitator-key-locks.js";
 import { createMissionQueue } from "./store/mission-queue.js";
 import { openDatabase } from "./store/open-database.js";
 import { createSettlementLedger, type SettlementLedger } from "./store/settlement-ledger.js";
@@ -75,6 +76,8 @@ export async function paymentDeps(
     logger?: Logger;
     /** The built-in facilitator's signature recovery (tests count it). */
     recoverSigner?: ExactEvmFacilitatorOptions["recoverSigner"];
+    /** Where the per-payer rate is counted (default: in this process). */
+    rates?: RateCounter;
   } = {},
 ): Promise<PaymentService> {
   let facilitator: Facilitator;
@@ -115,7 +118,10 @@ export async function paymentDeps(
     publicUrl: config.publicUrl,
     terms: config.payment,
     facilitator,
-    payerLimits: createCallLimiter(config.limits.perPayer),
+    payerLimits: createCallLimiter(config.limits.perPayer, {
+      name: "payer",
+      ...(options.rates ? { rates: options.rates } : {}),
+    }),
     payerBalance: (payer) =>
       chain.readContract({ address: asset, abi: erc20Abi, functionName: "balanceOf", args: [payer] }),
     // Settled authorizations are kept well past their validity window (the ledger keeps them for good).
@@ -179,6 +185,19 @@ export async function composeService(
   const l2 = rpcClient(config.l2.rpcUrl, config.rpcTimeoutMs);
   const chain = await chainDeps(l1, config);
   const db = extras.db ?? (await openDatabase(config.store));
+  // On Postgres, the request rates are counted for all instances on the database at once, and no two instances
+  // settle with one facilitator key.
+  const rates = db.pool ? postgresRateCounter(db.pool) : undefined;
+  const keyLocks =
+    db.pool && config.facilitator.kind === "local"
+      ? await lockFacilitatorKeys(
+          db.pool,
+          config.facilitator.privateKeys.map((key) => privateKeyToAccount(key).address),
+        ).catch(async (error: unknown) => {
+          if (!extras.db) await db.close();
+          throw error;
+        })
+      : undefined;
   const ledger = createSettlementLedger(db);
   const signIns = createSignInNonceStore(db);
   const payments = await paymentDeps(
@@ -187,6 +206,7 @@ export async function composeService(
     { ledger, signIns },
     {
       logger: logger.child({ component: "payments" }),
+      ...(rates ? { rates } : {}),
     },
   );
   const queue = createMissionQueue(db);
@@ -219,7 +239,15 @@ export async function composeService(
     network: config.payment.network,
     logger: logger.child({ component: "ledger" }),
   });
-  const app = createApp({ config, logger, chain, payments, tools, ...(metrics ? { metrics } : {}) });
+  const app = createApp({
+    config,
+    logger,
+    chain,
+    payments,
+    tools,
+    ...(metrics ? { metrics } : {}),
+    ...(rates ? { rates } : {}),
+  });
   if (metrics) worker.onOutcome(({ tool, outcome }) => metrics.missions.inc({ tool, outcome }));
   let metricsServer: MetricsServer | undefined;
   const chainLog = logger.child({ component: "chain" });
@@ -258,6 +286,7 @@ export async function composeService(
       reconciler.stop();
       await worker.stop();
       await metricsServer?.close();
+      await keyLocks?.release();
       await db.close();
     },
   };

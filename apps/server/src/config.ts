@@ -100,6 +100,7 @@ const envSchema = z.object({
   DISPATCH_CONCURRENCY: z.coerce.number().int().min(0).max(64).default(4),
   DISPATCH_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(4),
   DISPATCH_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(30_000),
+  DISPATCH_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(300_000),
   FACILITATOR_PRIVATE_KEY: privateKey.optional(),
   FACILITATOR_PRIVATE_KEYS: z
     .string()
@@ -171,7 +172,7 @@ export type Config = {
   /** Port of `GET /metrics` (Prometheus), on HOST; no metrics when unset. `0` picks a free port. */
   metricsPort?: number;
   /** The mission worker; `concurrency` 0 runs no missions in this instance. */
-  dispatch: { pollMs: number; concurrency: number; maxAttempts: number; retryBaseMs: number };
+  dispatch: { pollMs: number; concurrency: number; maxAttempts: number; retryBaseMs: number; leaseMs: number };
   upstream: {
     marketplaceUrl: string;
     marketplaceApiKey: string;
@@ -304,6 +305,7 @@ export function loadConfig(
       concurrency: e.DISPATCH_CONCURRENCY,
       maxAttempts: e.DISPATCH_MAX_ATTEMPTS,
       retryBaseMs: e.DISPATCH_RETRY_BASE_MS,
+      leaseMs: e.DISPATCH_LEASE_MS,
     },
     upstream: {
       marketplaceUrl: e.MARKETPLACE_URL,

@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCallLimiter, postgresRateCounter } from "../src/limits/call-limiter.js";
 import type { Database } from "../src/store/database.js";
+import { FacilitatorKeyInUseError, lockFacilitatorKeys } from "../src/store/facilitator-key-locks.js";
 import { DatabaseTooNewError, LATEST_MIGRATION, migrate, migrations } from "../src/store/migrations.js";
 import { createMissionQueue } from "../src/store/mission-queue.js";
 import { DataDirectoryInUseError, openPglite } from "../src/store/pglite.js";
@@ -247,6 +249,51 @@ describe.each(backends.filter(([name]) => name !== "Postgres" || !withoutPostgre
     });
   },
 );
+
+describe.skipIf(withoutPostgres)("several instances on one Postgres database", () => {
+  let url: string;
+  let a: Database;
+  let b: Database;
+  beforeAll(async () => {
+    url = await postgres!.createDatabase();
+    a = await openPostgres(url);
+    await migrate(a);
+    b = await openPostgres(url);
+  }, 60_000);
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+  });
+
+  it("count one request rate between them: past the limit, the second instance refuses too", async () => {
+    const settings = { ratePerSecond: 4, concurrency: 100 };
+    const onA = createCallLimiter(settings, { name: "payer", rates: postgresRateCounter(a.pool!) });
+    const onB = createCallLimiter(settings, { name: "payer", rates: postgresRateCounter(b.pool!) });
+    const key = "0xpayer-shared-rate";
+    const outcomes = await Promise.all([onA, onB, onA, onB, onA, onB, onA, onB].map((l) => l.take(key)));
+    expect(outcomes.filter((o) => o.ok)).toHaveLength(4);
+    expect(outcomes.filter((o) => !o.ok).every((o) => !o.ok && o.why === "rate")).toBe(true);
+    // Each limit and key has its own count.
+    expect((await onB.take("0xanother-payer")).ok).toBe(true);
+    const perIp = createCallLimiter(settings, { name: "ip", rates: postgresRateCounter(b.pool!) });
+    expect((await perIp.take(key)).ok).toBe(true);
+  });
+
+  it("never settle with one facilitator key: the second instance is refused until the first lets go", async () => {
+    const address = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC" as const;
+    const first = await lockFacilitatorKeys(a.pool!, [address]);
+    await expect(lockFacilitatorKeys(b.pool!, [address], { waitMs: 0 })).rejects.toThrow(FacilitatorKeyInUseError);
+    await expect(lockFacilitatorKeys(b.pool!, [address], { waitMs: 0 })).rejects.toThrow(
+      /0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC is in use by another instance/,
+    );
+    // Another key is free; and once the first instance lets go (or dies), the key is taken.
+    const other = await lockFacilitatorKeys(b.pool!, ["0x90F79bf6EB2c4f870365E785982E1f101E93b906"], { waitMs: 0 });
+    await first.release();
+    const second = await lockFacilitatorKeys(b.pool!, [address], { waitMs: 0 });
+    await second.release();
+    await other.release();
+  });
+});
 
 describe("PGlite's data directory", () => {
   const dir = mkdtempSync(join(tmpdir(), "agent-tools-store-"));

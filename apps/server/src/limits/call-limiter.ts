@@ -1,10 +1,17 @@
 /**
  * Limits on the calls one party makes: how many it has in flight at once, and how many it starts per second. The
  * paid routes take a slot per client address (middleware/ip-limits.ts) and per payer (payment/paid-call.ts) before
- * any tool runs; a refusal is a 429 with `Retry-After`, and costs nothing. Limits hold per instance
+ * any tool runs; a refusal is a 429 with `Retry-After`, and costs nothing. The rate is counted where the store is:
+ * on Postgres, one count for every instance on the database; in flight is counted per instance
  * (docs/decisions.md, "Limits").
  */
-import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import type pg from "pg";
+import {
+  type RateLimiterAbstract,
+  RateLimiterMemory,
+  RateLimiterPostgres,
+  RateLimiterRes,
+} from "rate-limiter-flexible";
 
 export interface LimitSettings {
   /** Calls started per second, sustained (a second's worth may come at once). */
@@ -27,8 +34,36 @@ export interface CallLimiter {
   inFlight(key: string): number;
 }
 
-export function createCallLimiter(settings: LimitSettings): CallLimiter {
-  const rate = new RateLimiterMemory({ points: settings.ratePerSecond, duration: 1 });
+/** Builds the per-second counter of one limit (`name` keeps the limits' keys apart in a shared store). */
+export type RateCounter = (name: string, pointsPerSecond: number) => RateLimiterAbstract;
+
+/** Counts in this process. */
+export const memoryRateCounter: RateCounter = (name, points) =>
+  new RateLimiterMemory({ keyPrefix: name, points, duration: 1 });
+
+/**
+ * Counts in Postgres (the `rate_limits` table of migration 4), one count for every instance on the database. When
+ * the database does not answer, each instance goes on counting on its own rather than refusing every call.
+ */
+export function postgresRateCounter(pool: pg.Pool): RateCounter {
+  return (name, points) =>
+    new RateLimiterPostgres({
+      storeClient: pool,
+      storeType: "pool",
+      tableName: "rate_limits",
+      tableCreated: true,
+      keyPrefix: name,
+      points,
+      duration: 1,
+      insuranceLimiter: memoryRateCounter(name, points),
+    });
+}
+
+export function createCallLimiter(
+  settings: LimitSettings,
+  options: { name?: string; rates?: RateCounter } = {},
+): CallLimiter {
+  const rate = (options.rates ?? memoryRateCounter)(options.name ?? "calls", settings.ratePerSecond);
   const inFlight = new Map<string, number>();
 
   return {

@@ -118,6 +118,7 @@ export function createMissionWorker(options: MissionWorkerOptions): MissionWorke
     const log = logger.child({ mission: mission.id, tool: mission.tool, attempt: mission.attempt });
     const name = missionToolName(mission.tool);
     const tool = name ? (tools[name] as Tool<never> | undefined) : undefined;
+    log.info("mission started");
     try {
       if (!name || !tool) throw new HttpError("not_implemented", `The ${mission.tool} tool is not available.`);
       await collection.fresh();

@@ -1,3 +1,5 @@
+import type pg from "pg";
+
 /**
  * The durable store (settlement ledger, mission queue): Postgres, or PGlite (Postgres compiled to WebAssembly,
  * a data directory on disk) when no server is configured. Both speak the same SQL, so one set of migrations
@@ -13,6 +15,8 @@ export interface Database extends Queryable {
   readonly kind: "pglite" | "postgres";
   /** Where the data lives, for logs and start-up output (a directory, or the server without its password). */
   readonly location: string;
+  /** The server's connection pool (Postgres only), for what takes one: the shared rate limits, the key locks. */
+  readonly pool?: pg.Pool;
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;

@@ -90,6 +90,19 @@ export const migrations = [
       "CREATE INDEX settlements_pending_by_payer ON settlements (payer, asset, network) WHERE status = 'pending'",
     ],
   },
+  {
+    version: 4,
+    name: "shared rate limits",
+    statements: [
+      // The request counters of every instance on this database (rate-limiter-flexible's Postgres store, in its
+      // own table layout): key = limit and client, points = calls in the window, expire = the window's end (ms).
+      `CREATE TABLE rate_limits (
+        key varchar(255) PRIMARY KEY,
+        points integer NOT NULL DEFAULT 0,
+        expire bigint
+      )`,
+    ],
+  },
 ] as const satisfies readonly { version: number; name: string; statements: readonly string[] }[];
 
 export const LATEST_MIGRATION = migrations.at(-1)!.version;

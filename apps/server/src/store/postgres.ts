@@ -11,6 +11,7 @@ export async function openPostgres(url: string, options: { maxConnections?: numb
   return {
     kind: "postgres",
     location: redactPassword(url),
+    pool,
     query,
     async transaction(work) {
       const connection = await pool.connect();

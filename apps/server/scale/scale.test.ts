@@ -1,0 +1,346 @@
+/**
+ * `pnpm test:scale`: three instances of the built server on one Postgres database behind nginx (scale/cluster.ts),
+ * under paid load, anonymous and signed in, with missions queued. What must hold across instances: a payment
+ * serves once, a sign-in once, the per-payer rate is one count, a SIGKILLed instance loses and doubles nothing; and
+ * the throughput of three instances next to one. One summary line at the end.
+ */
+import { writeFileSync } from "node:fs";
+import { usdTokenAbi } from "@agent-tools/contracts";
+import { parsePaymentRefusal, paymentRequiredSchema } from "@agent-tools/schema";
+import type { PaymentRequired } from "@x402/core/types";
+import type { PrivateKeyAccount } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitForOutput } from "../src/embedded-process.js";
+import { type Cluster, SCALE_LIMITS, startCluster } from "./cluster.js";
+
+let cluster: Cluster;
+const summary: Record<string, string> = {};
+/** Fresh payers (no token): the load's anonymous callers. */
+const FRESH_PAYERS = 40;
+
+beforeAll(async () => {
+  cluster = await startCluster({ freshPayers: FRESH_PAYERS });
+}, 300_000);
+afterAll(async () => {
+  await cluster?.close();
+  const line = ["replay", "sign-in", "rate", "kill", "throughput"]
+    .map((phase) => summary[phase] ?? `${phase} not run`)
+    .join("; ");
+  console.log(`scale: ${line}`);
+  if (process.env.SCALE_REPORT) writeFileSync(process.env.SCALE_REPORT, `${JSON.stringify(summary, null, 2)}\n`);
+});
+
+interface Outcome {
+  status: number;
+  reason?: string;
+  transaction?: `0x${string}`;
+  /** The proxy's own error page: the instance behind it died under the call (its fate is unknown). */
+  cutOff?: boolean;
+}
+
+const post = (base: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${base}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+
+async function quote(base: string, path: string, body: unknown, signIn?: string): Promise<PaymentRequired> {
+  const res = await post(base, path, body, signIn ? { "SIGN-IN-WITH-X": signIn } : {});
+  const text = await res.text();
+  if (res.status !== 402) throw new Error(`quote of ${path}: ${res.status} ${text.slice(0, 200)}`);
+  return paymentRequiredSchema.parse(JSON.parse(text)) as PaymentRequired;
+}
+
+async function paidCall(base: string, path: string, body: unknown, payment: string, signIn?: string) {
+  const res = await post(base, path, body, {
+    "PAYMENT-SIGNATURE": payment,
+    ...(signIn ? { "SIGN-IN-WITH-X": signIn } : {}),
+  });
+  const text = await res.text();
+  const outcome: Outcome = { status: res.status };
+  if (!(res.headers.get("content-type") ?? "").includes("application/json")) outcome.cutOff = true;
+  else if (res.status === 402) outcome.reason = parsePaymentRefusal(JSON.parse(text).error).reason;
+  else if (res.status !== 200) outcome.reason = JSON.parse(text).error?.code;
+  const receipt = res.headers.get("PAYMENT-RESPONSE");
+  if (receipt) outcome.transaction = JSON.parse(Buffer.from(receipt, "base64").toString("utf8")).transaction;
+  return outcome;
+}
+
+const balanceOf = (who: PrivateKeyAccount) =>
+  cluster.l2.readContract({ address: cluster.asset, abi: usdTokenAbi, functionName: "balanceOf", args: [who.address] });
+
+describe("one payment, one sign-in, one rate, whatever instance is asked", () => {
+  it("a payment replayed to every instance at once is served once and charged once", async () => {
+    const payer = cluster.payers[0]!;
+    const body = { tokenId: 4 };
+    const required = await quote(cluster.url, "/intel", body);
+    const payment = await cluster.pay(payer, required);
+    const before = await balanceOf(payer);
+    const outcomes = await Promise.all(
+      [...cluster.instances.map((i) => i.url), cluster.url, cluster.url].map((base) =>
+        paidCall(base, "/intel", body, payment),
+      ),
+    );
+    const served = outcomes.filter((o) => o.status === 200);
+    expect(served).toHaveLength(1);
+    for (const refused of outcomes.filter((o) => o.status !== 200)) {
+      expect(refused.status).toBe(402);
+      expect(["payment_in_use", "payment_already_used"]).toContain(refused.reason);
+    }
+    expect(before - (await balanceOf(payer))).toBe(BigInt(required.accepts[0]!.amount));
+    const nonce = JSON.parse(Buffer.from(payment, "base64").toString("utf8")).payload.authorization.nonce;
+    const rows = await cluster.db.query("SELECT status FROM settlements WHERE nonce = $1", [nonce]);
+    expect(rows.rows).toEqual([{ status: "settled" }]);
+    summary.replay = `replay: 1 of ${outcomes.length} served, charged once`;
+  });
+
+  it("a sign-in spent on one instance is refused by the others, and the refused calls cost nothing", async () => {
+    const holder = cluster.account(3);
+    const body = { tokenId: 3 };
+    const signIn = await cluster.signIn(holder, "/intel");
+    const [first, ...others] = cluster.instances;
+    const required = await quote(first!.url, "/intel", body, signIn);
+    expect(required.accepts[0]!.amount).toBe("10000"); // the holder price: the sign-in was taken
+    const served = await paidCall(first!.url, "/intel", body, await cluster.pay(holder, required), signIn);
+    expect(served.status).toBe(200);
+    const before = await balanceOf(holder);
+    for (const instance of others) {
+      const again = await paidCall(instance.url, "/intel", body, await cluster.pay(holder, required), signIn);
+      expect(again).toMatchObject({ status: 402, reason: "invalid_siwx" });
+    }
+    expect(await balanceOf(holder)).toBe(before);
+    summary["sign-in"] = `sign-in: spent on instance 0, refused by ${others.length} others`;
+  });
+
+  it(`holds a payer to ${SCALE_LIMITS.payerRate} calls per second across the three instances together`, async () => {
+    const payer = cluster.payers[1]!;
+    const body = { tokenId: 6 };
+    const required = await quote(cluster.url, "/intel", body);
+    const burst = SCALE_LIMITS.payerRate * 3;
+    const payments = await Promise.all(Array.from({ length: burst }, () => cluster.pay(payer, required)));
+    const before = await balanceOf(payer);
+    const started = performance.now();
+    const outcomes = await Promise.all(payments.map((payment) => paidCall(cluster.url, "/intel", body, payment)));
+    const spanMs = performance.now() - started;
+    const admitted = outcomes.filter((o) => o.status === 200).length;
+    const limited = outcomes.filter((o) => o.status === 429 && o.reason === "rate_limited").length;
+    expect(admitted + limited, JSON.stringify(outcomes.filter((o) => o.status !== 200 && o.status !== 429))).toBe(
+      burst,
+    );
+    // Counted per instance, three instances would admit up to three times the rate in one second. Counted once,
+    // the burst admits the rate per window of one second it spans (one, unless the machine is slow).
+    const windows = 1 + Math.floor(spanMs / 1000);
+    expect(admitted).toBeGreaterThan(0);
+    expect(admitted).toBeLessThanOrEqual(SCALE_LIMITS.payerRate * windows);
+    expect(before - (await balanceOf(payer))).toBe(BigInt(admitted) * BigInt(required.accepts[0]!.amount));
+    summary.rate =
+      `rate: ${admitted} of ${burst} admitted at once (limit ${SCALE_LIMITS.payerRate}/s, ` +
+      `${windows} window${windows > 1 ? "s" : ""} of 1 s in ${Math.round(spanMs)} ms), ${limited} refused uncharged`;
+  });
+});
+
+/** Paid calls through the proxy until stopped: anonymous payers and signed-in holders, each in a loop. */
+function steadyPaidLoad() {
+  const outcomes: Outcome[] = [];
+  let stopped = false;
+  let served = 0;
+  const waiters: { count: number; resolve: () => void }[] = [];
+  const record = (outcome: Outcome) => {
+    outcomes.push(outcome);
+    if (outcome.status === 200) served++;
+    for (const w of waiters.filter((w) => served >= w.count)) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve();
+    }
+  };
+  const loop = async (payer: PrivateKeyAccount, tokenId: number, signedIn: boolean) => {
+    while (!stopped) {
+      try {
+        const signIn = signedIn ? await cluster.signIn(payer, "/intel") : undefined;
+        const required = await quote(cluster.url, "/intel", { tokenId }, signIn);
+        const payment = await cluster.pay(payer, required);
+        record(await paidCall(cluster.url, "/intel", { tokenId }, payment, signIn));
+      } catch (error) {
+        // No answer at all (the connection broke with the instance): unknown, like the proxy's error page.
+        record({ status: 0, cutOff: true, reason: (error as Error).message });
+      }
+    }
+  };
+  const running = [
+    ...[2, 3, 4, 5].map((i) => loop(cluster.payers[i]!, 10 + i, false)),
+    ...[1, 2].map((i) => loop(cluster.account(i), i, true)),
+  ];
+  return {
+    outcomes,
+    servedMore: (count: number) => new Promise<void>((resolve) => waiters.push({ count: served + count, resolve })),
+    async stop() {
+      stopped = true;
+      await Promise.all(running);
+    },
+  };
+}
+
+describe("an instance killed under load", () => {
+  it("loses no settlement and records none twice; every mission runs and is recorded once, at most twice if cut", async () => {
+    const startBlock = (await cluster.l2.getBlockNumber({ cacheTime: 0 })) + 1n;
+    const ledgerBefore = await cluster.ledger();
+    const load = steadyPaidLoad();
+    await load.servedMore(30);
+
+    // Drop-radar missions queued through the proxy by the Elite holder, due now, with the marketplace answering
+    // slowly: the three instances' workers share them, and the one killed dies with missions in its hands.
+    const victim = cluster.instances[1]!;
+    const seen = victim.process.output().length;
+    const victimStarted = waitForOutput(
+      { ...victim.process, output: () => victim.process.output().slice(seen) },
+      /mission started/,
+      120_000,
+      "a mission on the instance to kill",
+    );
+    cluster.marketplace.inject({ kind: "slow-body", totalMs: 1500 });
+    const elite = cluster.account(5);
+    const missionIds: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const mission = { tokenId: 5, mission: { tool: "drop-radar", params: { type: "upcoming", limit: 5 } } };
+      const signIn = await cluster.signIn(elite, "/dispatch");
+      const required = await quote(cluster.url, "/dispatch", mission, signIn);
+      const res = await post(cluster.url, "/dispatch", mission, {
+        "SIGN-IN-WITH-X": signIn,
+        "PAYMENT-SIGNATURE": await cluster.pay(elite, required),
+      });
+      expect(res.status, await res.clone().text()).toBe(202);
+      missionIds.push(((await res.json()) as { mission: { id: string } }).mission.id);
+    }
+    await victimStarted;
+    await victim.kill();
+    cluster.marketplace.clearFaults();
+    await load.servedMore(20); // the other two carry the load while it is down
+    await victim.start();
+    await load.servedMore(30);
+    await load.stop();
+
+    // What the chain shows: every settlement is a Transfer to the payee.
+    const transfers = await cluster.l2.getContractEvents({
+      address: cluster.asset,
+      abi: usdTokenAbi,
+      eventName: "Transfer",
+      args: { to: cluster.payTo },
+      fromBlock: startBlock,
+      toBlock: "latest",
+    });
+    const onChain = new Set(transfers.map((t) => t.transactionHash));
+    expect(onChain.size).toBe(transfers.length);
+    // The restarted instance records the settlements the kill cut short when it starts; wait until the ledger has.
+    let ledger = await cluster.ledger();
+    for (let i = 0; i < 150 && ledger.total.payments - ledgerBefore.total.payments < onChain.size; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      ledger = await cluster.ledger();
+    }
+    const before = new Set(ledgerBefore.entries.map((e) => e.transaction));
+    const recordedTx = ledger.entries.filter((e) => !before.has(e.transaction)).map((e) => e.transaction);
+    const served = load.outcomes.filter((o) => o.status === 200);
+    const cutOff = load.outcomes.filter((o) => o.cutOff).length;
+    const wrong = load.outcomes.filter((o) => o.status !== 200 && !o.cutOff);
+    expect(wrong.slice(0, 10), "answers other than 200 under load").toEqual([]);
+    expect(new Set(recordedTx).size, "no settlement recorded twice").toBe(recordedTx.length);
+    expect([...recordedTx].sort(), "the ledger's rows are the chain's settlements").toEqual([...onChain].sort());
+    for (const o of served) expect(onChain.has(o.transaction!), `${o.transaction} on chain`).toBe(true);
+    expect(new Set(served.map((o) => o.transaction)).size, "no two answers for one settlement").toBe(served.length);
+
+    // Each mission done, its result recorded once, run at most twice (twice only if its process died under it).
+    const missions = async () =>
+      (
+        await cluster.db.query<{ id: string; status: string; runs: number; done: number }>(
+          `SELECT m.id, m.status,
+             (SELECT count(*)::int FROM mission_runs r WHERE r.mission_id = m.id) AS runs,
+             (SELECT count(*)::int FROM mission_runs r WHERE r.mission_id = m.id AND r.outcome = 'done') AS done
+           FROM missions m WHERE m.id = ANY($1::uuid[])`,
+          [missionIds],
+        )
+      ).rows;
+    let rows = await missions();
+    for (let i = 0; i < 300 && rows.some((r) => r.status !== "done"); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      rows = await missions();
+    }
+    expect(rows).toHaveLength(missionIds.length);
+    for (const row of rows) {
+      expect(row.status, row.id).toBe("done");
+      expect(row.done, `${row.id} recorded once`).toBe(1);
+      expect(row.runs, `${row.id} run at most twice`).toBeLessThanOrEqual(2);
+    }
+    // The mission the killed instance had started ran again elsewhere once its lease ended.
+    const rerun = rows.filter((r) => r.runs > 1).length;
+    expect(rerun).toBeGreaterThanOrEqual(1);
+    summary.kill =
+      `kill: 0 lost 0 double (${onChain.size} settled on chain = ${recordedTx.length} ledger rows, ${served.length} ` +
+      `served, ${cutOff} cut off by the kill; ${rows.length} missions done once, ${rerun} run twice)`;
+  });
+});
+
+/** `total` requests of `send`, `concurrency` at a time; requests per second and the statuses seen. */
+async function measure(total: number, concurrency: number, send: (i: number) => Promise<number>) {
+  const statuses: Record<number, number> = {};
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        const status = await send(next++);
+        statuses[status] = (statuses[status] ?? 0) + 1;
+      }
+    }),
+  );
+  return { perSecond: Math.round(total / ((performance.now() - started) / 1000)), statuses };
+}
+
+describe("throughput", () => {
+  it("of three instances next to one, through the same proxy: public reads, 402 challenges, paid calls", async () => {
+    const figures: Record<string, { one: number; three: number }> = {};
+    const kinds = {
+      "public GET": { total: 3000, concurrency: 32 },
+      "402 challenge": { total: 2000, concurrency: 32 },
+      "paid call": { total: 480, concurrency: 32 },
+    };
+    for (const [name, base] of [
+      ["one", cluster.singleUrl],
+      ["three", cluster.url],
+    ] as const) {
+      const reads = await measure(kinds["public GET"].total, kinds["public GET"].concurrency, async (i) => {
+        const res = await fetch(`${base}/agents/info/${1 + (i % 100)}`);
+        await res.arrayBuffer();
+        return res.status;
+      });
+      const challenges = await measure(kinds["402 challenge"].total, kinds["402 challenge"].concurrency, async (i) => {
+        const res = await post(base, "/intel", { tokenId: 1 + (i % 100) });
+        await res.arrayBuffer();
+        return res.status;
+      });
+      // Payments signed before the clock starts, spread over the fresh payers (each under its own rate limit).
+      const payers = cluster.payers.slice(6);
+      const required = await quote(base, "/intel", { tokenId: 20 });
+      const payments = await Promise.all(
+        Array.from({ length: kinds["paid call"].total }, (_, i) => cluster.pay(payers[i % payers.length]!, required)),
+      );
+      const paid = await measure(kinds["paid call"].total, kinds["paid call"].concurrency, async (i) => {
+        return (await paidCall(base, "/intel", { tokenId: 20 }, payments[i]!)).status;
+      });
+      expect(reads.statuses).toEqual({ 200: kinds["public GET"].total });
+      expect(challenges.statuses).toEqual({ 402: kinds["402 challenge"].total });
+      expect(paid.statuses, "every paid call served (the per-payer rate was not reached)").toEqual({
+        200: kinds["paid call"].total,
+      });
+      for (const [kind, result] of [
+        ["public GET", reads],
+        ["402 challenge", challenges],
+        ["paid call", paid],
+      ] as const) {
+        figures[kind] = { ...(figures[kind] ?? { one: 0, three: 0 }), [name]: result.perSecond };
+      }
+    }
+    summary.throughput = Object.entries(figures)
+      .map(([kind, f]) => `${kind} ${f.one} -> ${f.three} req/s (${(f.three / f.one).toFixed(2)}x)`)
+      .join(", ");
+  }, 600_000);
+});
