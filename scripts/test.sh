@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every check of `pnpm test`: Biome (format and lint), each package's type-check and tests under turbo, then the
+# Every check of `pnpm test`: Biome (format and lint), no import circles (madge), each package's type-check and tests under turbo, then the
 # reliability suite against the built server (scripts/reliability.sh) and the scale-out test: three instances behind
 # nginx on one Postgres database (scripts/scale.sh).
 # A failure does not hide the rest: Biome's result does not stop turbo, and turbo keeps running every task whose
@@ -8,6 +8,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 status=0
 biome ci . || status=1
+pnpm --silent circles || status=1
 turbo run typecheck test --continue=dependencies-successful "$@" || status=1
 bash scripts/reliability.sh || status=1
 bash scripts/scale.sh || status=1

@@ -36,7 +36,12 @@ interface Outcome {
   transaction?: `0x${string}`;
   /** The proxy's own error page: the instance behind it died under the call (its fate is unknown). */
   cutOff?: boolean;
+  /** The EIP-3009 nonce of the payment sent. */
+  nonce?: string;
 }
+
+const nonceOf = (payment: string): string =>
+  JSON.parse(Buffer.from(payment, "base64").toString("utf8")).payload.authorization.nonce;
 
 const post = (base: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
   fetch(`${base}${path}`, {
@@ -58,7 +63,7 @@ async function paidCall(base: string, path: string, body: unknown, payment: stri
     ...(signIn ? { "SIGN-IN-WITH-X": signIn } : {}),
   });
   const text = await res.text();
-  const outcome: Outcome = { status: res.status };
+  const outcome: Outcome = { status: res.status, nonce: nonceOf(payment) };
   if (!(res.headers.get("content-type") ?? "").includes("application/json")) outcome.cutOff = true;
   else if (res.status === 402) outcome.reason = parsePaymentRefusal(JSON.parse(text).error).reason;
   else if (res.status !== 200) outcome.reason = JSON.parse(text).error?.code;
@@ -89,7 +94,7 @@ describe("one payment, one sign-in, one rate, whatever instance is asked", () =>
       expect(["payment_in_use", "payment_already_used"]).toContain(refused.reason);
     }
     expect(before - (await balanceOf(payer))).toBe(BigInt(required.accepts[0]!.amount));
-    const nonce = JSON.parse(Buffer.from(payment, "base64").toString("utf8")).payload.authorization.nonce;
+    const nonce = nonceOf(payment);
     const rows = await cluster.db.query("SELECT status FROM settlements WHERE nonce = $1", [nonce]);
     expect(rows.rows).toEqual([{ status: "settled" }]);
     summary.replay = `replay: 1 of ${outcomes.length} served, charged once`;
@@ -241,12 +246,19 @@ describe("an instance killed under load", () => {
     const recordedTx = ledger.entries.filter((e) => !before.has(e.transaction)).map((e) => e.transaction);
     const served = load.outcomes.filter((o) => o.status === 200);
     const cutOff = load.outcomes.filter((o) => o.cutOff).length;
-    const wrong = load.outcomes.filter((o) => o.status !== 200 && !o.cutOff);
+    // The restarted instance listens before it is ready and answers 503 `starting` meanwhile: refused before any
+    // step, so uncharged (checked below), and the caller tries again.
+    const starting = load.outcomes.filter((o) => o.status === 503 && o.reason === "starting");
+    const wrong = load.outcomes.filter((o) => o.status !== 200 && !o.cutOff && !starting.includes(o));
     expect(wrong.slice(0, 10), "answers other than 200 under load").toEqual([]);
     expect(new Set(recordedTx).size, "no settlement recorded twice").toBe(recordedTx.length);
     expect([...recordedTx].sort(), "the ledger's rows are the chain's settlements").toEqual([...onChain].sort());
     for (const o of served) expect(onChain.has(o.transaction!), `${o.transaction} on chain`).toBe(true);
     expect(new Set(served.map((o) => o.transaction)).size, "no two answers for one settlement").toBe(served.length);
+    const chargedWhileStarting = await cluster.db.query("SELECT nonce FROM settlements WHERE nonce = ANY($1::text[])", [
+      starting.map((o) => o.nonce),
+    ]);
+    expect(chargedWhileStarting.rows, "calls turned away while starting are not charged").toEqual([]);
 
     // Each mission done, its result recorded once, run at most twice (twice only if its process died under it).
     const missions = async () =>
@@ -275,7 +287,8 @@ describe("an instance killed under load", () => {
     expect(rerun).toBeGreaterThanOrEqual(1);
     summary.kill =
       `kill: 0 lost 0 double (${onChain.size} settled on chain = ${recordedTx.length} ledger rows, ${served.length} ` +
-      `served, ${cutOff} cut off by the kill; ${rows.length} missions done once, ${rerun} run twice)`;
+      `served, ${cutOff} cut off by the kill, ${starting.length} turned away uncharged while it started; ` +
+      `${rows.length} missions done once, ${rerun} run twice)`;
   });
 });
 

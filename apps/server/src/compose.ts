@@ -23,7 +23,8 @@ import { createMissionQueue } from "./store/mission-queue.js";
 import { openDatabase } from "./store/open-database.js";
 import { createSettlementLedger, type SettlementLedger } from "./store/settlement-ledger.js";
 import { createSignInNonceStore, type SignInNonceStore } from "./store/sign-in-nonces.js";
-import { createTools, type ToolDeps } from "./tools/index.js";
+import { createTools } from "./tools/index.js";
+import type { ToolDeps } from "./tools/types.js";
 import { createMarketDataClient } from "./upstream/market-data-client.js";
 import { createMarketplaceClient } from "./upstream/marketplace-client.js";
 

@@ -4,7 +4,7 @@
  * and to set each token's initial clearance; the server uses the scoring on traits it reads from chain.
  */
 
-import type { Clearance } from "./index.js";
+import type { Clearance } from "./clearance.js";
 
 /** Number of tokens of the collection (ids 1..6666). */
 export const COLLECTION_SIZE = 6666;

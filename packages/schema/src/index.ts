@@ -7,6 +7,7 @@ export * from "./objects.js";
 export * from "./openapi.js";
 export * from "./operator.js";
 export * from "./paid-routes.js";
+export * from "./payment-terms.js";
 export * from "./pricing.js";
 export * from "./primitives.js";
 export * from "./public.js";

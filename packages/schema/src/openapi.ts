@@ -3,23 +3,12 @@ import { z } from "zod";
 import { errorBodySchema } from "./errors.js";
 import { LEDGER_PATH, ledgerQuerySchema, ledgerReportSchema } from "./operator.js";
 import { paidRoutes, type ToolRoute } from "./paid-routes.js";
-import { clearanceWording, formatUsd, type PricePoint, pricePoints } from "./pricing.js";
+import { type PaymentTerms, routePaymentRequirements } from "./payment-terms.js";
+import { clearanceWording, formatUsd, pricePoints } from "./pricing.js";
 import { agentInfoSchema, bindingStatusSchema, healthSchema, registrationFileSchema } from "./public.js";
 import { API_VERSION } from "./service.js";
 import { toolManifestSchema } from "./tool-manifest.js";
-import { type PaymentRequirements, paymentCatalogSchema, paymentRequiredSchema } from "./x402.js";
-
-/** Where and how the service is paid; the document's examples and `x-payment-info` are built from it. */
-export interface PaymentTerms {
-  /** CAIP-2 payment network, `eip155:<chainId>`. */
-  network: string;
-  asset: string;
-  payTo: string;
-  /** EIP-712 domain of the asset. */
-  assetName: string;
-  assetVersion: string;
-  maxTimeoutSeconds: number;
-}
+import { paymentCatalogSchema, paymentRequiredSchema } from "./x402.js";
 
 export interface OpenApiOptions {
   /** Public origin of the service, for example `http://127.0.0.1:8402`. */
@@ -29,37 +18,6 @@ export interface OpenApiOptions {
 
 /** A JSON object: what `JSON.parse` of the document gives (kept loose so no OpenAPI typing package leaks). */
 export type OpenApiDocument = Record<string, unknown> & { openapi: string; paths: Record<string, unknown> };
-
-/** Builds one `accepts` entry for a price point of a route. */
-export function paymentRequirementsFor(terms: PaymentTerms, amount: string, description: string): PaymentRequirements {
-  return {
-    scheme: "exact",
-    network: terms.network,
-    asset: terms.asset,
-    currency: terms.asset,
-    amount,
-    payTo: terms.payTo,
-    recipient: terms.payTo,
-    maxTimeoutSeconds: terms.maxTimeoutSeconds,
-    mimeType: "application/json",
-    description,
-    extra: { name: terms.assetName, version: terms.assetVersion },
-  };
-}
-
-/**
- * The `accepts` entry of one price point of a route, its description saying who the point is for. The OpenAPI
- * document, the payment catalog and the tool manifests all quote this, so they agree field for field.
- */
-export function routePaymentRequirements(
-  terms: PaymentTerms,
-  route: ToolRoute,
-  point: PricePoint,
-): PaymentRequirements {
-  const who =
-    point === "standard" ? "standard price, any caller" : `price for ${clearanceWording[route.minimumClearance]}`;
-  return paymentRequirementsFor(terms, pricePoints[point], `${route.summary}: ${who}`);
-}
 
 function errorExample(code: string, message: string, details: unknown[] = []) {
   return { error: { code, message, details } };

@@ -21,6 +21,14 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * A refusal's message, ending with what every failed call of this service can say: it cost the caller nothing
+ * (docs/decisions.md, "Access, identity and price"). `then`: what to do next ("retry in 5 s").
+ */
+export function uncharged(message: string, then?: string): string {
+  return `${message} Nothing was charged${then ? `; ${then}` : ""}.`;
+}
+
 /** 400 `invalid_request` naming every offending field of a failed Zod parse. */
 export function validationError(error: z.ZodError, where = "request"): HttpError {
   const details = error.issues.map((issue) => ({

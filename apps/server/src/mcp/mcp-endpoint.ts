@@ -27,7 +27,7 @@ import type { RequestHandler } from "express";
 import type { Logger } from "pino";
 import type { AgentRecords } from "../agents/agent-records.js";
 import type { CollectionIndex } from "../chain/collection-index.js";
-import { HttpError, validationError } from "../http/errors.js";
+import { HttpError, uncharged, validationError } from "../http/errors.js";
 import type { PaidCalls } from "../payment/paid-call.js";
 import { runPaidCall, toolFor } from "../tools/run-paid-call.js";
 import type { ToolSet } from "../tools/types.js";
@@ -70,8 +70,7 @@ function paymentRequiredResult(paymentRequired: PaymentRequired, settlement?: un
 
 /** A call no payment can make right (bad input, unknown token, upstream failure): the error body of the HTTP API. */
 function errorResult(error: unknown, logger: Logger): CallToolResult {
-  const known =
-    error instanceof HttpError ? error : new HttpError("internal_error", "The tool failed. Nothing was charged.");
+  const known = error instanceof HttpError ? error : new HttpError("internal_error", uncharged("The tool failed."));
   if (!(error instanceof HttpError)) logger.error({ err: error }, "MCP tool call failed");
   const body: ErrorBody = { error: { code: known.code, message: known.message, details: known.details } };
   return {

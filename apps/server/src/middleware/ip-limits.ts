@@ -1,5 +1,5 @@
 import type { RequestHandler } from "express";
-import { HttpError } from "../http/errors.js";
+import { HttpError, uncharged } from "../http/errors.js";
 import type { CallLimiter } from "../limits/call-limiter.js";
 
 /**
@@ -15,7 +15,7 @@ export function ipLimits(limiter: CallLimiter): RequestHandler {
       const what = slot.why === "rate" ? "too many requests per second" : "too many requests at once";
       throw new HttpError(
         "rate_limited",
-        `This address sent ${what} to the paid routes; retry in ${slot.retryAfterSeconds} s. Nothing was charged.`,
+        uncharged(`This address sent ${what} to the paid routes; retry in ${slot.retryAfterSeconds} s.`),
         [],
         { "Retry-After": String(slot.retryAfterSeconds) },
       );

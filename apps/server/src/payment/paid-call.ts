@@ -20,7 +20,7 @@ import {
 import type { PaymentPayload, SettleResponse } from "@x402/core/types";
 import { type Address, getAddress } from "viem";
 import type { CollectionIndex, IndexedToken } from "../chain/collection-index.js";
-import { HttpError, validationError } from "../http/errors.js";
+import { HttpError, uncharged, validationError } from "../http/errors.js";
 import type { Slot } from "../limits/call-limiter.js";
 import type { ServiceMetrics } from "../metrics/service-metrics.js";
 import { buildPaymentRequired, type CallMethod } from "./challenge.js";
@@ -104,7 +104,7 @@ async function takePayerSlot(payments: PaymentService, payer: string): Promise<S
   const what = slot.why === "rate" ? "too many paid calls per second" : "too many paid calls at once";
   throw new HttpError(
     "rate_limited",
-    `The payer ${getAddress(payer)} has ${what}; retry in ${slot.retryAfterSeconds} s. Nothing was charged.`,
+    uncharged(`The payer ${getAddress(payer)} has ${what}; retry in ${slot.retryAfterSeconds} s.`),
     [{ field: "PAYMENT-SIGNATURE", message: `payer limit: ${slot.why}` }],
     { "Retry-After": String(slot.retryAfterSeconds) },
   );
@@ -569,7 +569,7 @@ function unverifiable(payments: PaymentService, requestId: string, error: unknow
   payments.logger?.warn({ err: error, requestId }, "could not verify a payment");
   return new HttpError(
     "upstream_unavailable",
-    "The payment could not be verified right now; nothing was charged. Try again shortly.",
+    uncharged("The payment could not be verified right now.", "try again shortly"),
     [],
     { "Retry-After": "5" },
   );

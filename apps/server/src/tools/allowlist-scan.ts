@@ -1,25 +1,14 @@
 import type { ToolOutput, ToolParams } from "@agent-tools/schema";
-import { getAddress } from "viem";
-import { HttpError } from "../http/errors.js";
+import { HttpError, uncharged } from "../http/errors.js";
 import { createMarketplaceDrops } from "../upstream/marketplace/drops.js";
-import {
-  type ActiveDrop,
-  chainName,
-  checkWallet,
-  collectDropSet,
-  type DropSet,
-  exclusionPhrase,
-  feedPhrase,
-  isRestricted,
-  plural,
-  type StageCheck,
-  shortWallet,
-  someOf,
-  stageOpen,
-  stagePhrase,
-} from "./drop-set.js";
-import type { ToolDeps } from "./index.js";
-import type { Tool } from "./types.js";
+import { chainName } from "./drops/chains.js";
+import { collectDropSet, type DropSet } from "./drops/collect.js";
+import { checkWallet, isRestricted, type StageCheck, stageOpen } from "./drops/eligibility.js";
+import type { ActiveDrop } from "./drops/judge.js";
+import { exclusionPhrase, feedPhrase, stagePhrase } from "./drops/wording.js";
+import type { Tool, ToolDeps } from "./types.js";
+import { requireWallet } from "./wallet.js";
+import { plural, shortAddress, someOf } from "./wording.js";
 
 type Entry = ToolOutput<"allowlistScan">["eligible"][number];
 
@@ -78,7 +67,7 @@ function brief(
   const scanned = eligible.length + ineligible.length;
   if (scanned === 0) {
     return [
-      `No live or upcoming drop in ${feeds}${where} has an allowlist or token-gated stage to check ${shortWallet(wallet)} against right now.`,
+      `No live or upcoming drop in ${feeds}${where} has an allowlist or token-gated stage to check ${shortAddress(wallet)} against right now.`,
       publicOnly,
       excluded ? `${excluded}.` : undefined,
     ]
@@ -87,7 +76,7 @@ function brief(
   }
   const sentences = [
     `Scanned ${plural(scanned, "live or upcoming drop")} with allowlist or token-gated stages in ${feeds}${where} ` +
-      `for ${shortWallet(wallet)}: eligible for ${eligible.length}${ineligible.length > 0 ? `, not listed on ${ineligible.length}` : ""}.`,
+      `for ${shortAddress(wallet)}: eligible for ${eligible.length}${ineligible.length > 0 ? `, not listed on ${ineligible.length}` : ""}.`,
     eligible.length > 0
       ? `Eligible: ${someOf(
           eligible.map((s) => eligiblePhrase(s, now)),
@@ -113,7 +102,7 @@ function brief(
 /* ----------------------------------------------------------------------------------------------------------- */
 
 /**
- * POST /allowlist-scan: the verifiably live or upcoming drops (drop-set.ts) that have an allowlist or
+ * POST /allowlist-scan: the verifiably live or upcoming drops (drops/collect.ts) that have an allowlist or
  * token-gated stage still open or to come, checked for the wallet's eligibility. A drop is `eligible` when the
  * wallet may mint in at least one of those stages, `ineligible` when it may mint in none (public stages are open
  * to every wallet and decide nothing here). `limit` bounds the drops scanned.
@@ -122,19 +111,18 @@ export function createAllowlistScanTool(deps: ToolDeps): Tool<"allowlistScan"> {
   const drops = createMarketplaceDrops(deps.marketplace);
   return async (params, context) => {
     const now = context.now();
-    const wallet = params.walletAddress ? getAddress(params.walletAddress) : context.caller;
-    if (!wallet) {
-      throw new HttpError(
-        "invalid_request",
-        "walletAddress is required for a caller who is not signed in: name the wallet to scan, or sign in to scan your own. Nothing was charged.",
-        walletField("required when the caller is not signed in"),
-      );
-    }
+    const wallet = requireWallet(params.walletAddress, context.caller, {
+      message:
+        "walletAddress is required for a caller who is not signed in: name the wallet to scan, or sign in to scan your own.",
+      detail: "required when the caller is not signed in",
+    });
     const token = deps.eligibilityToken(wallet);
     if (!token) {
       throw new HttpError(
         "invalid_request",
-        `The marketplace answers mint eligibility only for wallets that authorized this service (scope read:eligibility), and ${wallet} has not. Nothing was charged.`,
+        uncharged(
+          `The marketplace answers mint eligibility only for wallets that authorized this service (scope read:eligibility), and ${wallet} has not.`,
+        ),
         walletField("this wallet has not authorized eligibility reads at the marketplace"),
       );
     }
@@ -159,7 +147,7 @@ export function createAllowlistScanTool(deps: ToolDeps): Tool<"allowlistScan"> {
         if (check.refused === "not_found") return;
         throw new HttpError(
           "invalid_request",
-          `The marketplace would not read ${wallet}'s eligibility: ${check.error}. Nothing was charged.`,
+          uncharged(`The marketplace would not read ${wallet}'s eligibility: ${check.error}.`),
           walletField(check.error),
         );
       }

@@ -9,10 +9,10 @@
 import type { ToolOutput } from "@agent-tools/schema";
 import { chainProfile, classifyToken, type TokenClass } from "../upstream/market-data/known-tokens.js";
 import { marketOfToken, mostActiveTokens, type TokenMarket } from "../upstream/market-data/pairs.js";
-import type { ToolDeps } from "./index.js";
-import { count, move, plural, price, riskSentence, usd } from "./market-format.js";
+import { move, price, riskSentence, usd } from "./market-format.js";
 import { assessRisk, type Risk } from "./risk.js";
-import type { Tool } from "./types.js";
+import type { Tool, ToolDeps } from "./types.js";
+import { count, plural, shortAddress } from "./wording.js";
 
 type RadarToken = ToolOutput<"altchainRadar">["tokens"][number];
 
@@ -23,7 +23,6 @@ interface Entry {
 }
 
 const isStableOrNative = (c: TokenClass) => c.kind === "stablecoin" || c.kind === "wrapped_native";
-const short = (address: string) => `${address.slice(0, 6)}…${address.slice(-4)}`;
 
 function riskOf(market: TokenMarket, tokenClass: TokenClass, now: number): Risk {
   const risk = assessRisk(market, now);
@@ -78,7 +77,7 @@ function impostorSentence(entries: Entry[]): string | undefined {
   const named = impostors.map((e) => {
     const real = (e.class as Extract<TokenClass, { kind: "impostor" }>).imitates;
     const at = e.token.priceUsd !== null ? ` (trading at ${price(e.token.priceUsd)})` : "";
-    return `"${e.token.symbol}" at ${short(e.token.address)}${at} is not ${real.name} (${short(real.address)})`;
+    return `"${e.token.symbol}" at ${shortAddress(e.token.address)}${at} is not ${real.name} (${shortAddress(real.address)})`;
   });
   return `Beware: ${named.join("; ")}.`;
 }

@@ -10,12 +10,12 @@ import { B20_FACTORY_ADDRESS, isB20Address } from "@agent-tools/contracts";
 import type { ToolOutput } from "@agent-tools/schema";
 import type { Address } from "viem";
 import type { B20Scan, B20TokenRecord } from "../chain/b20-scanner.js";
-import { HttpError } from "../http/errors.js";
+import { HttpError, uncharged } from "../http/errors.js";
 import { marketOfToken, marketsOfTokens, type TokenMarket } from "../upstream/market-data/pairs.js";
-import type { ToolDeps } from "./index.js";
-import { blockSpan, count, listOf, move, plural, price, riskSentence, someOf, usd } from "./market-format.js";
+import { blockSpan, move, price, riskSentence, usd } from "./market-format.js";
 import { assessRisk, type Risk } from "./risk.js";
-import type { Tool } from "./types.js";
+import type { Tool, ToolDeps } from "./types.js";
+import { count, listOf, plural, someOf } from "./wording.js";
 
 /** Seconds between blocks of the B20 chain (Base), for saying how long a block window is. */
 export const B20_BLOCK_SECONDS = 2;
@@ -168,9 +168,7 @@ function inspectBrief(entry: Entry): string {
 /* ----------------------------------------------------------------------------------------------------------- */
 
 function notB20(address: string, why: string): HttpError {
-  return new HttpError("not_b20_address", `${address} ${why} Nothing was charged.`, [
-    { field: "address", message: why },
-  ]);
+  return new HttpError("not_b20_address", uncharged(`${address} ${why}`), [{ field: "address", message: why }]);
 }
 
 /** Checks the address form and that the factory created a token there; the token with its live reads. */

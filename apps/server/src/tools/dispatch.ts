@@ -2,6 +2,7 @@ import { type MissionTool, missionParamsSchema } from "@agent-tools/schema";
 import { HttpError } from "../http/errors.js";
 import type { MissionQueue } from "../store/mission-queue.js";
 import type { Tool } from "./types.js";
+import { resolveWallet } from "./wallet.js";
 
 /** "in 20 hours", "in 5 minutes", "now". */
 export function fromNow(at: Date, now: Date): string {
@@ -33,7 +34,7 @@ export function createDispatchTool(deps: { missions: MissionQueue; wake: () => v
     const tool = input.mission.tool as MissionTool;
     const params = missionParamsSchema(tool).parse(input.mission.params) as Record<string, unknown>;
     // The wallet tools default to the signed-in caller; a mission queued anonymously has none to default to.
-    if (!context.caller && needsWallet(tool, params) && !params.walletAddress) {
+    if (needsWallet(tool, params) && !resolveWallet(params.walletAddress as string | undefined, context.caller)) {
       throw new HttpError(
         "invalid_request",
         `A ${tool} mission queued without signing in must name mission.params.walletAddress.`,

@@ -1,24 +1,13 @@
 import type { ToolOutput, ToolParams } from "@agent-tools/schema";
-import { getAddress } from "viem";
-import { HttpError } from "../http/errors.js";
 import { createMarketplaceDrops, type DropStageInfo, type MarketplaceDrops } from "../upstream/marketplace/drops.js";
-import {
-  type ActiveDrop,
-  chainName,
-  checkWallet,
-  collectDropSet,
-  type DropSet,
-  dropPhrase,
-  exclusionPhrase,
-  feedPhrase,
-  isRestricted,
-  plural,
-  shortWallet,
-  someOf,
-  type WalletCheck,
-} from "./drop-set.js";
-import type { ToolDeps } from "./index.js";
-import type { Tool } from "./types.js";
+import { chainName } from "./drops/chains.js";
+import { collectDropSet, type DropSet } from "./drops/collect.js";
+import { checkWallet, isRestricted, type WalletCheck } from "./drops/eligibility.js";
+import type { ActiveDrop } from "./drops/judge.js";
+import { dropPhrase, exclusionPhrase, feedPhrase } from "./drops/wording.js";
+import type { Tool, ToolDeps } from "./types.js";
+import { requireWallet, resolveWallet } from "./wallet.js";
+import { plural, shortAddress, someOf } from "./wording.js";
 
 type Drop = ToolOutput<"dropRadar">["drops"][number];
 type WalletEligibility = Drop["walletEligibility"];
@@ -94,21 +83,21 @@ function countSentence(set: DropSet, params: ToolParams<"dropRadar">): string {
 function closingSentence(drops: ActiveDrop[], now: Date): string | undefined {
   const live = drops.filter((d) => d.status === "live").slice(0, 2);
   if (live.length === 0) return undefined;
-  return `Closing soonest: ${listOf2(live.map((d) => dropPhrase(d, now)))}.`;
+  return `Closing soonest: ${oneThenOther(live.map((d) => dropPhrase(d, now)))}.`;
 }
 
 function openingSentence(drops: ActiveDrop[], now: Date): string | undefined {
   const upcoming = drops.filter((d) => d.status === "upcoming").slice(0, 2);
   if (upcoming.length === 0) return undefined;
-  return `Next to open: ${listOf2(upcoming.map((d) => dropPhrase(d, now)))}.`;
+  return `Next to open: ${oneThenOther(upcoming.map((d) => dropPhrase(d, now)))}.`;
 }
 
-function listOf2(items: string[]): string {
+function oneThenOther(items: string[]): string {
   return items.length === 2 ? `${items[0]}, then ${items[1]}` : items.join("");
 }
 
 function eligibilitySentence(wallet: string, checked: Checked[]): string | undefined {
-  const who = `Wallet ${shortWallet(wallet)}`;
+  const who = `Wallet ${shortAddress(wallet)}`;
   const done = checked.filter((c) => c.check?.checked === true);
   const failed = checked.filter((c) => c.check?.checked === false);
   if (done.length === 0) {
@@ -193,26 +182,19 @@ async function checkAll(
 }
 
 /**
- * POST /drop-radar: the verifiably live or upcoming drops of the chosen feeds (see drop-set.ts for the rules),
+ * POST /drop-radar: the verifiably live or upcoming drops of the chosen feeds (see drops/judge.ts for the rules),
  * with each drop's mint stages and, when asked, the wallet's eligibility per stage.
  */
 export function createDropRadarTool(deps: ToolDeps): Tool<"dropRadar"> {
   const drops = createMarketplaceDrops(deps.marketplace);
   return async (params, context) => {
     const now = context.now();
-    const wallet = params.walletAddress ? getAddress(params.walletAddress) : context.caller;
-    if (params.checkWalletEligibility && !wallet) {
-      throw new HttpError(
-        "invalid_request",
-        "checkWalletEligibility needs a wallet: send walletAddress, or sign in to check your own. Nothing was charged.",
-        [
-          {
-            field: "walletAddress",
-            message: "required when checkWalletEligibility is true and the caller is not signed in",
-          },
-        ],
-      );
-    }
+    const wallet = params.checkWalletEligibility
+      ? requireWallet(params.walletAddress, context.caller, {
+          message: "checkWalletEligibility needs a wallet: send walletAddress, or sign in to check your own.",
+          detail: "required when checkWalletEligibility is true and the caller is not signed in",
+        })
+      : resolveWallet(params.walletAddress, context.caller);
     const checking = params.checkWalletEligibility && wallet !== undefined;
     const token = checking ? deps.eligibilityToken(wallet) : undefined;
     const set = await collectDropSet(drops, {

@@ -3,6 +3,7 @@ import { type Clearance, clearanceMeets, clearances, type ToolName, toolNames, t
 import { agentName, EDITION } from "../agents/agent-records.js";
 import type { CollectionIndex, IndexedToken } from "../chain/collection-index.js";
 import type { Tool } from "./types.js";
+import { listOf } from "./wording.js";
 
 /* ----------------------------------------------------------------------------------------------------------- */
 /*                                    Trait census of the revealed collection                                   */
@@ -165,11 +166,6 @@ function nextClearance(clearance: Clearance): Clearance | undefined {
 
 function path(tool: ToolName): string {
   return toolRoutes[tool].path;
-}
-
-function listOf(items: readonly string[]): string {
-  if (items.length <= 1) return items.join("");
-  return `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
 }
 
 function withArticle(phrase: string): string {

@@ -1,5 +1,6 @@
-/** Wording shared by the market radars' briefs: USD amounts, moves, counts, lists and risk summaries. */
+/** Wording of the market radars' briefs: USD amounts, moves, block spans and risk summaries. */
 import type { Risk } from "./risk.js";
+import { count, listOf, plural } from "./wording.js";
 
 /** "$1.2B", "$9.85M", "$412k", "$2.4k", "$950", "$0.0004821". */
 export function usd(value: number): string {
@@ -35,28 +36,6 @@ export function move(pct: number): string {
   const sign = pct > 0 ? "+" : pct < 0 ? "-" : "";
   const digits = Math.abs(pct) < 1 ? 2 : 1;
   return `${sign}${Math.abs(pct).toLocaleString("en-US", { maximumFractionDigits: digits })}%`;
-}
-
-/** "1,000", "302,400". */
-export function count(n: number | bigint): string {
-  return n.toLocaleString("en-US");
-}
-
-/** "1 token", "3 tokens". */
-export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${count(n)} ${n === 1 ? one : many}`;
-}
-
-/** "a", "a and b", "a, b and c". */
-export function listOf(items: readonly string[]): string {
-  if (items.length <= 1) return items.join("");
-  return `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
-}
-
-/** The first `max` items, then "and N more". */
-export function someOf(items: readonly string[], max = 3): string {
-  if (items.length <= max) return listOf(items);
-  return `${items.slice(0, max).join(", ")} and ${items.length - max} more`;
 }
 
 /** A span of blocks as time: "~33 minutes", "~6 hours", "~7 days". */

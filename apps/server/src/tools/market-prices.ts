@@ -35,7 +35,7 @@ export function formatPrice(price: Price): string {
 }
 
 /** "$7,403.49"; small amounts keep two significant digits ("$0.0042"). */
-export function formatUsd(value: number): string {
+export function usdText(value: number): string {
   const small = value !== 0 && Math.abs(value) < 1;
   return value.toLocaleString("en-US", {
     style: "currency",
@@ -46,10 +46,5 @@ export function formatUsd(value: number): string {
 
 /** "2.35 ETH ($7,403.49)", or the amount alone when its USD value is unknown. */
 export function formatPriceWithUsd(price: Price): string {
-  return price.usd === null ? formatPrice(price) : `${formatPrice(price)} (${formatUsd(price.usd)})`;
-}
-
-/** "1 NFT", "3 NFTs". */
-export function plural(count: number, noun: string, nouns = `${noun}s`): string {
-  return `${count.toLocaleString("en-US")} ${count === 1 ? noun : nouns}`;
+  return price.usd === null ? formatPrice(price) : `${formatPrice(price)} (${usdText(price.usd)})`;
 }

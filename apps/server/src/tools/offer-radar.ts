@@ -11,9 +11,9 @@ import {
   type MarketOffer,
   uniqueByToken,
 } from "../upstream/marketplace/collections.js";
-import type { ToolDeps } from "./index.js";
-import { formatPriceWithUsd, plural, toPrice, usdRate } from "./market-prices.js";
-import type { Tool } from "./types.js";
+import { formatPriceWithUsd, toPrice, usdRate } from "./market-prices.js";
+import type { Tool, ToolDeps } from "./types.js";
+import { plural } from "./wording.js";
 
 type OfferRadarOutput = ToolOutput<"offerRadar">;
 type Entry = OfferRadarOutput["collections"][number];

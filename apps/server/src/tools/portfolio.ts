@@ -1,7 +1,6 @@
 import type { ToolOutput } from "@agent-tools/schema";
 import type { Address } from "viem";
-import { getAddress } from "viem";
-import { HttpError } from "../http/errors.js";
+import { HttpError, uncharged } from "../http/errors.js";
 import {
   type AccountNft,
   getAccountNfts,
@@ -17,9 +16,10 @@ import {
   isLive,
   type MarketOffer,
 } from "../upstream/marketplace/collections.js";
-import type { ToolDeps } from "./index.js";
-import { formatPriceWithUsd, formatUsd, type Price, plural, roundUsd, toPrice } from "./market-prices.js";
-import type { Tool } from "./types.js";
+import { formatPriceWithUsd, type Price, roundUsd, toPrice, usdText } from "./market-prices.js";
+import type { Tool, ToolDeps } from "./types.js";
+import { requireWallet } from "./wallet.js";
+import { plural, shortAddress } from "./wording.js";
 
 type PortfolioOutput = ToolOutput<"portfolio">;
 type PortfolioNft = PortfolioOutput["nfts"][number];
@@ -32,20 +32,19 @@ const MAX_NFT_LIMIT = 100;
 
 /** The wallet to scan: `walletAddress`, else the signed-in caller; an anonymous call must name one. */
 function walletOf(walletAddress: string | undefined, caller: Address | undefined): Address {
-  if (walletAddress) return getAddress(walletAddress);
-  if (caller) return caller;
-  throw new HttpError(
-    "invalid_request",
-    "Name the wallet to scan in walletAddress, or sign in (SIGN-IN-WITH-X) to scan your own; you were not charged.",
-    [{ field: "walletAddress", message: "required when the caller is not signed in" }],
-  );
+  return requireWallet(walletAddress, caller, {
+    message: "Name the wallet to scan in walletAddress, or sign in (SIGN-IN-WITH-X) to scan your own.",
+    detail: "required when the caller is not signed in",
+  });
 }
 
 function checkChain(chain: string): void {
   if (MARKETPLACE_EVM_CHAINS.includes(chain)) return;
   throw new HttpError(
     "invalid_request",
-    `The marketplace does not list EVM NFTs on chain '${chain}'; use one of ${MARKETPLACE_EVM_CHAINS.join(", ")}. You were not charged.`,
+    uncharged(
+      `The marketplace does not list EVM NFTs on chain '${chain}'; use one of ${MARKETPLACE_EVM_CHAINS.join(", ")}.`,
+    ),
     [{ field: "chain", message: "not a chain the marketplace lists" }],
   );
 }
@@ -162,10 +161,6 @@ function estimate(nfts: readonly PortfolioNft[]): Estimate {
 /*                                                    Brief                                                     */
 /* ----------------------------------------------------------------------------------------------------------- */
 
-function shortAddress(address: string): string {
-  return `${address.slice(0, 6)}…${address.slice(-4)}`;
-}
-
 interface BriefInput {
   wallet: Address;
   chain: string;
@@ -193,9 +188,9 @@ function estimateSentence({ nfts, estimate: e, names }: BriefInput): string | un
   const rule = "the sum of each listed NFT's collection floor in USD, every NFT counted once";
   const unpriced = e.unpriced > 0 ? `; ${plural(e.unpriced, "NFT")} without a floor in USD count as $0` : "";
   const top = e.top
-    ? ` The largest share is ${names(e.top.slug)} (${plural(e.top.count, "NFT")}, ${formatUsd(e.top.valueUsd)}).`
+    ? ` The largest share is ${names(e.top.slug)} (${plural(e.top.count, "NFT")}, ${usdText(e.top.valueUsd)}).`
     : "";
-  return `Estimated value ${formatUsd(e.valueUsd)}: ${rule}${unpriced}.${top}`;
+  return `Estimated value ${usdText(e.valueUsd)}: ${rule}${unpriced}.${top}`;
 }
 
 function offerTarget(offer: ReceivedOffer, input: BriefInput): string {

@@ -5,7 +5,7 @@
 import type { PaidRouteName } from "@agent-tools/schema";
 import type { SettleResponse } from "@x402/core/types";
 import type { CollectionIndex } from "../chain/collection-index.js";
-import { HttpError } from "../http/errors.js";
+import { HttpError, uncharged } from "../http/errors.js";
 import type { AdmittedCall, PaidCalls, Refusal } from "../payment/paid-call.js";
 import { runTool } from "./run-tool.js";
 import type { Tool, ToolSet } from "./types.js";
@@ -53,7 +53,7 @@ export function toolFor(tools: ToolSet, name: PaidRouteName): Tool<never> {
   return (
     (tools[name] as Tool<never> | undefined) ??
     (async () => {
-      throw new HttpError("not_implemented", `The ${name} tool is not available yet; you were not charged.`);
+      throw new HttpError("not_implemented", uncharged(`The ${name} tool is not available yet.`));
     })
   );
 }

@@ -1,6 +1,9 @@
 import type { PaidRouteName, ToolOutput, ToolParams } from "@agent-tools/schema";
 import type { Address } from "viem";
+import type { B20Scanner } from "../chain/b20-scanner.js";
 import type { CollectionIndex, IndexedToken } from "../chain/collection-index.js";
+import type { MissionQueue } from "../store/mission-queue.js";
+import type { UpstreamClient } from "../upstream/upstream-client.js";
 
 /** What a tool gets besides its validated input; tools never see the HTTP request or response. */
 export interface ToolContext {
@@ -24,3 +27,21 @@ export type Tool<N extends PaidRouteName> = (params: ToolParams<N>, context: Too
 
 /** The tools of the paid routes, by route name (a route without one answers 501 after its checks). */
 export type ToolSet = { [N in PaidRouteName]?: Tool<N> };
+
+/** What the market tools read from: the marketplace, the market-data aggregator and the B20 chain. */
+export interface ToolDeps {
+  marketplace: UpstreamClient;
+  marketData: UpstreamClient;
+  b20: B20Scanner;
+  /** DexScreener chain id of the B20 chain (Base: "base"). */
+  b20ChainId: string;
+  /** DexScreener chain id of the second chain the altchain radar watches (for example "bsc"). */
+  altchainId: string;
+  /**
+   * OAuth token with `read:eligibility` for a wallet that authorized the service at the marketplace; the
+   * marketplace answers eligibility only for such wallets.
+   */
+  eligibilityToken: (wallet: string) => string | undefined;
+  /** The mission queue, and a way to have due missions run now; without it `/dispatch` is not served. */
+  missions?: { queue: MissionQueue; wake: () => void };
+}

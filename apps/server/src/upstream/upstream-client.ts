@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { z } from "zod";
-import { HttpError } from "../http/errors.js";
+import { HttpError, uncharged } from "../http/errors.js";
 import { type CircuitBreaker, createCircuitBreaker } from "./circuit-breaker.js";
 import { createSemaphore, QueueFullError } from "./semaphore.js";
 import { createTtlCache } from "./ttl-cache.js";
@@ -186,19 +186,14 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   }
 
   function toHttpError(error: RetryableError): HttpError {
-    if (error.kind === "timeout") return new HttpError("upstream_timeout", `${error.message}. Nothing was charged.`);
+    if (error.kind === "timeout") return new HttpError("upstream_timeout", uncharged(`${error.message}.`));
     if (error.kind === "unavailable") {
       const seconds = Math.max(1, Math.ceil((error.retryAfterMs ?? breaker.retryInMs()) / 1000) || 5);
-      return new HttpError(
-        "upstream_unavailable",
-        `${error.message}. Nothing was charged; retry in ${seconds} s.`,
-        [],
-        {
-          "Retry-After": String(seconds),
-        },
-      );
+      return new HttpError("upstream_unavailable", uncharged(`${error.message}.`, `retry in ${seconds} s`), [], {
+        "Retry-After": String(seconds),
+      });
     }
-    return new HttpError("upstream_error", `${error.message}. Nothing was charged.`);
+    return new HttpError("upstream_error", uncharged(`${error.message}.`));
   }
 
   /** 503 while the circuit is open: the upstream is not asked. */
@@ -207,7 +202,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     if (closedIn > 0) {
       throw new HttpError(
         "upstream_unavailable",
-        `${options.name} is failing; calls are paused for ${Math.ceil(closedIn / 1000)} s. Nothing was charged.`,
+        uncharged(`${options.name} is failing; calls are paused for ${Math.ceil(closedIn / 1000)} s.`),
         [],
         { "Retry-After": String(Math.ceil(closedIn / 1000)) },
       );
@@ -254,7 +249,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         if (error instanceof QueueFullError) {
           throw new HttpError(
             "upstream_unavailable",
-            `${options.name} is busy with other requests; retry in 1 s. Nothing was charged.`,
+            uncharged(`${options.name} is busy with other requests; retry in 1 s.`),
             [],
             { "Retry-After": "1" },
           );
@@ -282,7 +277,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       const key = Object.keys(headers).length === 0 ? url : `${url}\n${headerSetHash(headers)}`;
       const notFound = () => {
         if (getOptions.notFoundAsNull) return null;
-        throw new UpstreamStatusError(404, `${options.name} answered 404. Nothing was charged.`);
+        throw new UpstreamStatusError(404, uncharged(`${options.name} answered 404.`));
       };
       const cached = cache.get(key);
       if (cached !== undefined) observer?.cacheHit();
@@ -298,13 +293,10 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
             if (getOptions.notFoundAsNull) return null;
           }
           if (status >= 400)
-            throw new UpstreamStatusError(status, `${options.name} answered ${status}. Nothing was charged.`, body);
+            throw new UpstreamStatusError(status, uncharged(`${options.name} answered ${status}.`), body);
           const parsed = getOptions.schema.safeParse(body);
           if (!parsed.success) {
-            throw new HttpError(
-              "upstream_error",
-              `${options.name} gave an answer of an unexpected shape. Nothing was charged.`,
-            );
+            throw new HttpError("upstream_error", uncharged(`${options.name} gave an answer of an unexpected shape.`));
           }
           cache.set(key, parsed.data, getOptions.ttlMs ?? options.cacheTtlMs ?? 30_000);
           return parsed.data;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { judgeStages, STALE_AFTER_DAYS } from "../src/tools/drop-set.js";
+import { judgeStages, STALE_AFTER_DAYS } from "../src/tools/drops/judge.js";
 import { createMarketplaceDrops, type DropStageInfo } from "../src/upstream/marketplace/drops.js";
 import { createUpstreamClient } from "../src/upstream/upstream-client.js";
 
