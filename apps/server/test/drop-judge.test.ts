@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { judgeStages, STALE_AFTER_DAYS } from "../src/tools/drops/judge.js";
-import { createMarketplaceDrops, type DropStageInfo } from "../src/upstream/marketplace/drops.js";
+import type { DropStageInfo } from "../src/upstream/marketplace/drop-shapes.js";
+import { createMarketplaceDrops } from "../src/upstream/marketplace/drops.js";
 import { createUpstreamClient } from "../src/upstream/upstream-client.js";
 
 const HOUR = 3_600_000;

@@ -4,8 +4,8 @@ import type { PaymentRequired } from "@x402/core/types";
 import type { Address } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { KNOWN_DROP_CHAINS } from "../src/tools/drops/chains.js";
 import { STALE_AFTER_DAYS } from "../src/tools/drops/judge.js";
+import { KNOWN_DROP_CHAINS } from "../src/upstream/marketplace/chains.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
 
 const PATH = "/drop-radar";

@@ -1,8 +1,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { type OfferWire, toMarketOffer } from "../src/upstream/marketplace/collections.js";
 import { createMarketplaceDrops } from "../src/upstream/marketplace/drops.js";
+import { type OfferWire, toMarketOffer } from "../src/upstream/marketplace/orders.js";
 import { createMarketplaceClient } from "../src/upstream/marketplace-client.js";
 
 /**

@@ -126,3 +126,52 @@ export function paymentKey(payload: PaymentPayload): string {
   }
   return `payload:${createHash("sha256").update(JSON.stringify(payload.payload)).digest("hex")}`;
 }
+
+/** A payment that pays the quoted requirement, read; or why not (an x402 refusal reason and sentence). */
+export type ReadPayment =
+  | { ok: true; payload: PaymentPayload; key: string; from: string; nonce: string; validBefore: Date }
+  | { ok: false; reason: "payment_required" | "unsupported_x402_version" | "invalid_payment"; sentence: string };
+
+/**
+ * Reads the payment sent with a call against the requirement quoted to it: x402 version 2, `exact`, this very
+ * requirement, an EIP-3009 authorization valid now. Whether it is unused is the ledger's to say.
+ */
+export function readPayment(
+  sent: string | Record<string, unknown> | undefined,
+  quoted: PaymentRequirements,
+  now: Date,
+  options: { inVersion1Header?: boolean } = {},
+): ReadPayment {
+  if (sent === undefined) {
+    return { ok: false, reason: "payment_required", sentence: "pay with x402 version 2 (PAYMENT-SIGNATURE)" };
+  }
+  const decoded = decodePayment(sent);
+  if (options.inVersion1Header) {
+    return {
+      ok: false,
+      reason: "unsupported_x402_version",
+      sentence:
+        "the payment came in X-PAYMENT, the header of x402 version 1; this service speaks x402 version 2: pay " +
+        "with an x402 v2 client such as @x402/fetch or @x402/axios, which send PAYMENT-SIGNATURE",
+    };
+  }
+  if (decoded.kind === "other_version") {
+    return {
+      ok: false,
+      reason: "unsupported_x402_version",
+      sentence:
+        `this service speaks x402 version 2 and the payment is version ${String(decoded.version)}: ` +
+        "pay with an x402 v2 client such as @x402/fetch or @x402/axios",
+    };
+  }
+  if (decoded.kind === "malformed") {
+    return { ok: false, reason: "invalid_payment", sentence: `the payment cannot be read: ${decoded.why}` };
+  }
+  const { payload } = decoded;
+  const wrong = requirementMismatch(payload.accepted, quoted);
+  if (wrong) return { ok: false, reason: "invalid_payment", sentence: wrong };
+  const authorization = readAuthorization(payload, quoted, now);
+  if (!authorization.ok) return { ok: false, reason: "invalid_payment", sentence: authorization.why };
+  const { from, nonce, validBefore } = authorization;
+  return { ok: true, payload, key: paymentKey(payload), from, nonce, validBefore };
+}

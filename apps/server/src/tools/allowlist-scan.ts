@@ -1,7 +1,7 @@
 import type { ToolOutput, ToolParams } from "@agent-tools/schema";
 import { HttpError, uncharged } from "../http/errors.js";
+import { chainName } from "../upstream/marketplace/chains.js";
 import { createMarketplaceDrops } from "../upstream/marketplace/drops.js";
-import { chainName } from "./drops/chains.js";
 import { collectDropSet, type DropSet } from "./drops/collect.js";
 import { checkWallet, isRestricted, type StageCheck, stageOpen } from "./drops/eligibility.js";
 import type { ActiveDrop } from "./drops/judge.js";

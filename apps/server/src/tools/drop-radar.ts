@@ -1,6 +1,7 @@
 import type { ToolOutput, ToolParams } from "@agent-tools/schema";
-import { createMarketplaceDrops, type DropStageInfo, type MarketplaceDrops } from "../upstream/marketplace/drops.js";
-import { chainName } from "./drops/chains.js";
+import { chainName } from "../upstream/marketplace/chains.js";
+import type { DropStageInfo } from "../upstream/marketplace/drop-shapes.js";
+import { createMarketplaceDrops, type MarketplaceDrops } from "../upstream/marketplace/drops.js";
 import { collectDropSet, type DropSet } from "./drops/collect.js";
 import { checkWallet, isRestricted, type WalletCheck } from "./drops/eligibility.js";
 import type { ActiveDrop } from "./drops/judge.js";

@@ -1,7 +1,7 @@
 import type { priceSchema } from "@agent-tools/schema";
 import { formatUnits } from "viem";
 import type { z } from "zod";
-import { type Amount, type Currency, usdValue } from "../upstream/marketplace/collections.js";
+import { type Amount, type Currency, usdValue } from "../upstream/marketplace/amounts.js";
 
 /** A price on the wire: integer amount in the smallest unit, currency, decimals and USD value when known. */
 export type Price = z.infer<typeof priceSchema>;

@@ -1,16 +1,13 @@
 import type { ToolOutput } from "@agent-tools/schema";
 import { HttpError } from "../http/errors.js";
+import type { Amount, Currency } from "../upstream/marketplace/amounts.js";
 import {
-  type Amount,
-  type Currency,
   getBestListings,
   getCollectionOffers,
   getCollectionWithFloor,
-  isLive,
-  type MarketListing,
-  type MarketOffer,
   uniqueByToken,
 } from "../upstream/marketplace/collections.js";
+import { isLive, type MarketListing, type MarketOffer } from "../upstream/marketplace/orders.js";
 import { formatPriceWithUsd, toPrice, usdRate } from "./market-prices.js";
 import type { Tool, ToolDeps } from "./types.js";
 import { plural } from "./wording.js";

@@ -1,21 +1,16 @@
 import type { ToolOutput } from "@agent-tools/schema";
 import type { Address } from "viem";
 import { HttpError, uncharged } from "../http/errors.js";
-import {
-  type AccountNft,
-  getAccountNfts,
-  getOffersReceived,
-  MARKETPLACE_EVM_CHAINS,
-} from "../upstream/marketplace/accounts.js";
+import { type AccountNft, getAccountNfts, getOffersReceived } from "../upstream/marketplace/accounts.js";
+import type { Currency } from "../upstream/marketplace/amounts.js";
+import { MARKETPLACE_EVM_CHAINS } from "../upstream/marketplace/chains.js";
 import {
   type CollectionWithFloor,
-  type Currency,
   currenciesOf,
   getCollection,
   getCollectionWithFloor,
-  isLive,
-  type MarketOffer,
 } from "../upstream/marketplace/collections.js";
+import { isLive, type MarketOffer } from "../upstream/marketplace/orders.js";
 import { formatPriceWithUsd, type Price, roundUsd, toPrice, usdText } from "./market-prices.js";
 import type { Tool, ToolDeps } from "./types.js";
 import { requireWallet } from "./wallet.js";

@@ -13,14 +13,14 @@
  * per-chain query).
  */
 import { HttpError } from "../../http/errors.js";
+import { KNOWN_DROP_CHAINS } from "../../upstream/marketplace/chains.js";
 import {
   MARKETPLACE_DROP_FEEDS,
   type MarketplaceDrop,
   type MarketplaceDropFeed,
-  type MarketplaceDrops,
-} from "../../upstream/marketplace/drops.js";
+} from "../../upstream/marketplace/drop-shapes.js";
+import type { MarketplaceDrops } from "../../upstream/marketplace/drops.js";
 import { UpstreamStatusError } from "../../upstream/upstream-client.js";
-import { KNOWN_DROP_CHAINS } from "./chains.js";
 import {
   type ActiveDrop,
   activeDrop,

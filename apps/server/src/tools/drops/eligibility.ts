@@ -1,5 +1,6 @@
 /** Whether a wallet can mint a drop's stages: the marketplace's eligibility answer, per stage, with the reason. */
-import type { DropStageInfo, EligibilityRefusal, MarketplaceDrops } from "../../upstream/marketplace/drops.js";
+import type { DropStageInfo, EligibilityRefusal } from "../../upstream/marketplace/drop-shapes.js";
+import type { MarketplaceDrops } from "../../upstream/marketplace/drops.js";
 import type { ActiveDrop } from "./judge.js";
 
 export interface StageCheck {

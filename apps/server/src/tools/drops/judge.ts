@@ -16,7 +16,7 @@
  * soonest first.
  */
 import { chainSchema, slugSchema } from "@agent-tools/schema";
-import type { DropStageInfo, MarketplaceDrop, MarketplaceDropDetail } from "../../upstream/marketplace/drops.js";
+import type { DropStageInfo, MarketplaceDrop, MarketplaceDropDetail } from "../../upstream/marketplace/drop-shapes.js";
 
 /** An open-ended stage that started more than this many days ago makes its drop stale (unless a stage is to come). */
 export const STALE_AFTER_DAYS = 30;

@@ -1,7 +1,8 @@
 /** The drop tools' sentences: prices, durations, feeds, stages and what was left out. */
-import type { DropStageInfo, MarketplaceDropFeed } from "../../upstream/marketplace/drops.js";
+
+import { chainName } from "../../upstream/marketplace/chains.js";
+import type { DropStageInfo, MarketplaceDropFeed } from "../../upstream/marketplace/drop-shapes.js";
 import { listOf, plural } from "../wording.js";
-import { chainName } from "./chains.js";
 import type { ActiveDrop, ExclusionReason } from "./judge.js";
 
 /** "0.08 ETH", "25 USDC", "free"; "an unlisted price" when the currency is unknown. */

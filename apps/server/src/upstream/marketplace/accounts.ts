@@ -6,43 +6,7 @@
 import { type Address, getAddress, isAddress } from "viem";
 import { z } from "zod";
 import type { UpstreamClient } from "../upstream-client.js";
-import { type MarketOffer, offersResponseWire, toMarketOffer } from "./collections.js";
-
-/**
- * EVM chains of OpenSea's `ChainIdentifier` enum (opensea-api.json; `solana` left out: wallets here are EVM
- * addresses). The marketplace answers 400 for any other chain, so a request naming one is refused up front.
- */
-export const MARKETPLACE_EVM_CHAINS: readonly string[] = [
-  "blast",
-  "base",
-  "ethereum",
-  "zora",
-  "arbitrum",
-  "sei",
-  "avalanche",
-  "polygon",
-  "optimism",
-  "ape_chain",
-  "flow",
-  "b3",
-  "soneium",
-  "ronin",
-  "bera_chain",
-  "shape",
-  "unichain",
-  "gunzilla",
-  "abstract",
-  "animechain",
-  "hyperevm",
-  "somnia",
-  "monad",
-  "hyperliquid",
-  "megaeth",
-  "ink",
-  "robinhood",
-  "stablechain",
-  "arc",
-];
+import { type MarketOffer, offersResponseWire, toMarketOffer } from "./orders.js";
 
 /** `Nft` of `NftListResponse`, the parts read. */
 const nftWire = z.object({

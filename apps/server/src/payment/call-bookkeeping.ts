@@ -1,0 +1,85 @@
+/**
+ * The bookkeeping around a paid call's payment (./paid-call.ts): the payer's slot, the sign-in nonce, the ledger's
+ * record of a settlement, and the errors for a payment that could not be verified or confirmed.
+ */
+import { type Address, getAddress } from "viem";
+import { HttpError, uncharged } from "../http/errors.js";
+import type { Slot } from "../limits/call-limiter.js";
+import type { PaymentService } from "./payment-service.js";
+import { SIGN_IN_NONCE_RETENTION_MS } from "./verify-sign-in.js";
+
+/** x402's reason for an EIP-3009 authorization the token reports used (`authorizationState`). */
+export const AUTHORIZATION_USED = "invalid_exact_evm_nonce_already_used";
+
+/** A slot for one more paid call of `payer`, or 429 `rate_limited` with Retry-After (nothing was charged). */
+export async function takePayerSlot(payments: PaymentService, payer: string): Promise<Slot> {
+  const slot = await payments.payerLimits.take(payer.toLowerCase());
+  if (slot.ok) return slot;
+  const what = slot.why === "rate" ? "too many paid calls per second" : "too many paid calls at once";
+  throw new HttpError(
+    "rate_limited",
+    uncharged(`The payer ${getAddress(payer)} has ${what}; retry in ${slot.retryAfterSeconds} s.`),
+    [{ field: "PAYMENT-SIGNATURE", message: `payer limit: ${slot.why}` }],
+    { "Retry-After": String(slot.retryAfterSeconds) },
+  );
+}
+
+/** Until when a sign-in nonce claimed now must be kept: past the validity window of any message valid now. */
+export function signInExpiry(payments: PaymentService): Date {
+  return new Date(payments.now().getTime() + SIGN_IN_NONCE_RETENTION_MS);
+}
+
+/** Gives a sign-in back after a failed call; should the store fail, the nonce stays taken until it expires. */
+export async function releaseSignIn(payments: PaymentService, caller: Address, nonce: string): Promise<void> {
+  try {
+    await payments.signIns.release(caller, nonce);
+  } catch (error) {
+    payments.logger?.warn({ err: error }, "could not give a sign-in nonce back");
+  }
+}
+
+/** Marks a sign-in spent once its call was served; should the store fail, it stays claimed, which refuses it too. */
+export async function spendSignIn(payments: PaymentService, caller: Address, nonce: string): Promise<void> {
+  try {
+    await payments.signIns.spend(caller, nonce);
+  } catch (error) {
+    payments.logger?.warn({ err: error }, "could not mark a sign-in nonce spent");
+  }
+}
+
+/** Tries a ledger write a few times: the payment was taken, so its record is worth a short wait. */
+export async function recordSettlement(payments: PaymentService, key: string, transaction: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await payments.ledger.markSettled(key, transaction, payments.now());
+      return;
+    } catch (error) {
+      // After the last attempt the claim stays pending: the reconciler finds the settlement on chain.
+      if (attempt === 3) {
+        payments.logger?.error({ err: error, paymentKey: key, transaction }, "could not record a settlement");
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
+}
+
+/** The facilitator or the payment chain could not be asked: 503, nothing charged; the cause goes to the log only. */
+export function unverifiable(payments: PaymentService, requestId: string, error: unknown): HttpError {
+  if (error instanceof HttpError) return error;
+  payments.logger?.warn({ err: error, requestId }, "could not verify a payment");
+  return new HttpError(
+    "upstream_unavailable",
+    uncharged("The payment could not be verified right now.", "try again shortly"),
+    [],
+    { "Retry-After": "5" },
+  );
+}
+
+export function unconfirmed(): HttpError {
+  return new HttpError(
+    "upstream_error",
+    "The payment could not be confirmed, so the call was not answered. Should the chain show it taken, it is " +
+      "recorded and cannot buy another call; try again with a new payment.",
+  );
+}
