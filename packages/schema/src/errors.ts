@@ -35,6 +35,16 @@ export const errorDetailSchema = z
   })
   .meta({ id: "ErrorDetail" });
 
+export type ErrorDetail = z.infer<typeof errorDetailSchema>;
+
+/**
+ * The details of an error body for a request that failed its schema: one per issue, naming the field by its dotted
+ * path. The service answers them, and the SDK throws them for a request it refuses before sending.
+ */
+export function errorDetailsOf(error: z.ZodError): ErrorDetail[] {
+  return error.issues.map((issue) => ({ field: issue.path.map(String).join("."), message: issue.message }));
+}
+
 /** Body of every non-2xx answer except 402 (which carries x402's PaymentRequired). */
 export const errorBodySchema = z
   .object({

@@ -15,6 +15,7 @@ export * from "./query.js";
 export * from "./refusals.js";
 export * from "./routes.js";
 export * from "./service.js";
+export * from "./sign-in.js";
 export * from "./tool-manifest.js";
 export * from "./tools/allowlist-scan.js";
 export * from "./tools/altchain-radar.js";

@@ -4,6 +4,7 @@ import {
   type BindingStatus,
   bindingStatusSchema,
   type ErrorBody,
+  errorDetailsOf,
   type Health,
   healthSchema,
   inputToQuery,
@@ -22,6 +23,7 @@ import {
   type RegistrationFile,
   registrationFileSchema,
   routeMethod,
+  siwxChallengeChains,
   type ToolInput,
   type ToolName,
   type ToolOutput,
@@ -152,20 +154,13 @@ async function withRetries<T>(exchange: () => Promise<T>): Promise<T> {
 const OPERATOR_STATEMENT = "Sign in as the operator to read the settlement ledger.";
 
 /** The EVM chains of a `WWW-Authenticate: SIWX realm="...", chains="eip155:1 eip155:8453"` challenge. */
-export function signInChainsOf(header: string | null): string[] {
-  if (!header || !/^\s*SIWX\b/i.test(header)) return [];
-  const chains = /\bchains="([^"]*)"/i.exec(header)?.[1] ?? "";
-  return chains.split(/[\s,]+/).filter((chain) => /^eip155:\d+$/.test(chain));
-}
+export const signInChainsOf = siwxChallengeChains;
 
 /** Throws `ValidationError`, naming the fields, when `input` is not a valid request of `schema`. */
 function validateLocally(schema: z.ZodType, input: unknown, what: string): void {
   const local = schema.safeParse(input);
   if (local.success) return;
-  const details = local.error.issues.map((issue) => ({
-    field: issue.path.map(String).join("."),
-    message: issue.message,
-  }));
+  const details = errorDetailsOf(local.error);
   throw new ValidationError(
     `Invalid ${what} request: ${details.map((d) => `${d.field || "body"}: ${d.message}`).join("; ")}.`,
     400,

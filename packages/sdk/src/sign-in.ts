@@ -1,3 +1,4 @@
+import { HOLDER_SIGN_IN_STATEMENT } from "@agent-tools/schema";
 import { createSIWxPayload, encodeSIWxHeader } from "@x402/extensions/sign-in-with-x";
 import type { LocalAccount } from "viem";
 
@@ -8,9 +9,6 @@ function freshNonce(): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** What a holder's sign-in says. */
-export const HOLDER_STATEMENT = "Sign in as a holder of the collection to pay the holder price.";
-
 /**
  * A fresh `SIGN-IN-WITH-X` header for one request: an EIP-4361 message for the service's origin and this URL,
  * issued now with a new nonce, signed (eip191) by `account`.
@@ -19,7 +17,7 @@ export async function signInHeader(
   account: LocalAccount,
   url: string,
   chainId: string,
-  statement: string = HOLDER_STATEMENT,
+  statement: string = HOLDER_SIGN_IN_STATEMENT,
 ): Promise<string> {
   const payload = await createSIWxPayload(
     {

@@ -1,4 +1,4 @@
-import { type ErrorBody, type ErrorCode, errorCodes } from "@agent-tools/schema";
+import { type ErrorBody, type ErrorCode, errorCodes, errorDetailsOf } from "@agent-tools/schema";
 import type { Response } from "express";
 import type { z } from "zod";
 
@@ -31,10 +31,7 @@ export function uncharged(message: string, then?: string): string {
 
 /** 400 `invalid_request` naming every offending field of a failed Zod parse. */
 export function validationError(error: z.ZodError, where = "request"): HttpError {
-  const details = error.issues.map((issue) => ({
-    field: issue.path.map(String).join("."),
-    message: issue.message,
-  }));
+  const details = errorDetailsOf(error);
   const summary = details.map((d) => (d.field ? `${d.field}: ${d.message}` : d.message)).join("; ");
   return new HttpError("invalid_request", `The ${where} is invalid: ${summary}.`, details);
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import {
+  HOLDER_SIGN_IN_STATEMENT,
   MCP_PATH,
   mcpToolNameOf,
   type PaymentRequired,
@@ -93,7 +94,7 @@ export function buildPaymentRequired(
           domain: new URL(context.publicUrl).host,
           uri: url,
           version: "1",
-          statement: "Sign in as a holder of the collection to pay the holder price.",
+          statement: HOLDER_SIGN_IN_STATEMENT,
           nonce: randomBytes(16).toString("hex"),
           issuedAt: context.now().toISOString(),
           resources: [url],

@@ -5,6 +5,7 @@ import {
   ledgerQuerySchema,
   ledgerReportSchema,
   queryToInput,
+  siwxChallenge,
 } from "@agent-tools/schema";
 import { Router } from "express";
 import { getAddress } from "viem";
@@ -37,7 +38,7 @@ export function operatorRoutes(deps: { payments: PaymentService; operator: strin
   const router = Router();
   const { payments } = deps;
   const operator = getAddress(deps.operator);
-  const challenge = `SIWX realm="agent-tools operator", chains="${payments.signInChains.join(" ")}"`;
+  const challenge = siwxChallenge("agent-tools operator", payments.signInChains);
 
   router.get(LEDGER_PATH, async (req, res) => {
     const parsed = ledgerQuerySchema.safeParse(queryToInput(ledgerQuerySchema, req.query as Record<string, string>));
