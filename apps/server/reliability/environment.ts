@@ -24,8 +24,12 @@ const memoryProbe = fileURLToPath(new URL("./memory-probe.mjs", import.meta.url)
 /** Memory of the server process, in bytes: resident, and live after a full garbage collection. */
 export interface MemoryFigures {
   rss: number;
+  /** What V8 has reserved for its heap (used or not). */
+  heapTotal: number;
   heapUsed: number;
   external: number;
+  /** Seconds since the server process started. */
+  uptime: number;
 }
 
 /** How long one upstream call may take in the suite's server (UPSTREAM_TIMEOUT_MS). */

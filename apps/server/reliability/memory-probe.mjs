@@ -5,6 +5,7 @@
  */
 process.on("SIGUSR2", () => {
   globalThis.gc?.();
-  const { rss, heapUsed, external } = process.memoryUsage();
-  process.stderr.write(`memory-probe ${JSON.stringify({ rss, heapUsed, external })}\n`);
+  const { rss, heapTotal, heapUsed, external } = process.memoryUsage();
+  const uptime = process.uptime();
+  process.stderr.write(`memory-probe ${JSON.stringify({ rss, heapTotal, heapUsed, external, uptime })}\n`);
 });
