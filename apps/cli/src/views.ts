@@ -74,6 +74,24 @@ function dropRow(drop: Item, now: number): Row {
   };
 }
 
+/** A radar's token: what it is (and `kind` columns), its price, 24h volume, liquidity and risk, its address in full. */
+function tokenRow(
+  token: Item,
+  [price, volume, liquidity, tokenRisk]: readonly [unknown, unknown, unknown, unknown],
+  kind: Row = {},
+): Row {
+  return {
+    symbol: String(token.symbol),
+    name: String(token.name),
+    ...kind,
+    price: usd(price),
+    "24h volume": usd(volume),
+    liquidity: usd(liquidity),
+    risk: risk(tokenRisk),
+    address: String(token.address),
+  };
+}
+
 /** A titled list of a result in its view: the response field it shows, and its rows. */
 export interface Section {
   field: string;
@@ -114,16 +132,8 @@ export function viewSections(tool: ToolName, result: Item, now = Date.now()): Se
           field: "tokens",
           rows: listAt(result, "tokens").map((token) => {
             const market = (token.market ?? {}) as Item;
-            return {
-              symbol: String(token.symbol),
-              name: String(token.name),
-              variant: String(token.variant),
-              price: usd(market.priceUsd),
-              "24h volume": usd(market.volumeH24),
-              liquidity: usd(market.liquidityUsd),
-              risk: risk(market.risk),
-              address: String(token.address),
-            };
+            const figures = [market.priceUsd, market.volumeH24, market.liquidityUsd, market.risk] as const;
+            return tokenRow(token, figures, { variant: String(token.variant) });
           }),
         },
       ];
@@ -131,15 +141,9 @@ export function viewSections(tool: ToolName, result: Item, now = Date.now()): Se
       return [
         {
           field: "tokens",
-          rows: listAt(result, "tokens").map((token) => ({
-            symbol: String(token.symbol),
-            name: String(token.name),
-            price: usd(token.priceUsd),
-            "24h volume": usd(token.volume24hUsd),
-            liquidity: usd(token.liquidityUsd),
-            risk: risk(token.risk),
-            address: String(token.address),
-          })),
+          rows: listAt(result, "tokens").map((token) =>
+            tokenRow(token, [token.priceUsd, token.volume24hUsd, token.liquidityUsd, token.risk]),
+          ),
         },
       ];
     case "offerRadar":

@@ -22,6 +22,7 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnDevnetProcess } from "@agent-tools/devnet";
 import { toolRoutes } from "@agent-tools/schema";
+import { deploymentEnv } from "../test/helpers/deployment-env.js";
 import { alternate, combine, type LoadOptions, type LoadResult, load, type ServerCpu } from "./load.js";
 import { benchMarket, type MarketLine, printMarket } from "./market.js";
 import { benchPaid } from "./paid.js";
@@ -73,13 +74,7 @@ async function main(): Promise<void> {
   const accounts = deployment.accounts;
   const network = `eip155:${deployment.l2.chainId}` as const;
   const ourEnv = (l1: string, l2: string, data: string) => ({
-    L1_RPC_URL: l1,
-    L2_RPC_URL: l2,
-    COLLECTION_ADDRESS: deployment.addresses.collection,
-    IDENTITY_REGISTRY_ADDRESS: deployment.addresses.identityRegistry,
-    PAYMENT_NETWORK: network,
-    PAYMENT_ASSET: deployment.addresses.usdToken,
-    PAY_TO: accounts[0]!.address,
+    ...deploymentEnv(deployment, { l1, l2 }),
     FACILITATOR_PRIVATE_KEY: accounts[0]!.privateKey,
     DATA_DIR: join(temp, data),
     // The load comes from one address (and the holder lines from one payer) on behalf of many clients: the

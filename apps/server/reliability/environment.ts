@@ -16,6 +16,7 @@ import type { PaymentRequired } from "@x402/core/types";
 import { type Address, createPublicClient, http, type PrivateKeyAccount, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { runNodeScript, type ScriptProcess, waitForOutput } from "../src/embedded-process.js";
+import { deploymentEnv } from "../test/helpers/deployment-env.js";
 import { paymentHeader, signInHeader } from "../test/helpers/x402-client.js";
 
 const mainScript = fileURLToPath(new URL("../dist/main.js", import.meta.url));
@@ -90,13 +91,7 @@ export async function startEnvironment(): Promise<Environment> {
     PORT: "0",
     LOG_LEVEL: "info",
     DATA_DIR: join(temp, "data"),
-    L1_RPC_URL: deployment.l1.rpcUrl!,
-    L2_RPC_URL: deployment.l2.rpcUrl!,
-    COLLECTION_ADDRESS: deployment.addresses.collection,
-    IDENTITY_REGISTRY_ADDRESS: deployment.addresses.identityRegistry,
-    PAYMENT_NETWORK: network,
-    PAYMENT_ASSET: asset,
-    PAY_TO: payTo,
+    ...deploymentEnv(deployment),
     FACILITATOR_PRIVATE_KEY: deployment.accounts[0]!.privateKey,
     MARKETPLACE_URL: proxies.marketplace.url,
     MARKET_DATA_URL: proxies.marketData.url,

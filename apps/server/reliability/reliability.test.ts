@@ -15,6 +15,7 @@ import { createWalletClient, http, type PrivateKeyAccount } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitForOutput } from "../src/embedded-process.js";
+import { settlementsSince } from "../test/helpers/settlements-since.js";
 import { type AuthorizationFields, signedPayment } from "./authorizations.js";
 import { type Environment, type MemoryFigures, startEnvironment, UPSTREAM_TIMEOUT_MS } from "./environment.js";
 import { fuzzCases } from "./fuzz-cases.js";
@@ -465,27 +466,16 @@ describe("crash", () => {
     await load.servedMore(10);
     await load.stop();
 
-    // What the chain shows: every settlement is a Transfer to the payee.
-    const transfers = await env.l2.getContractEvents({
-      address: env.asset,
-      abi: usdTokenAbi,
-      eventName: "Transfer",
-      args: { to: env.payTo },
+    // What the chain shows (every settlement is a Transfer to the payee), and the ledger once it has caught up.
+    const { transfers, onChain, ledger, recorded } = await settlementsSince({
+      l2: env.l2,
+      asset: env.asset,
+      payTo: env.payTo,
       fromBlock: startBlock,
-      toBlock: "latest",
+      readLedger: () => env.ledger(),
+      before: ledgerBefore,
     });
-    const onChain = new Set(transfers.map((t) => t.transactionHash));
-    expect(onChain.size).toBe(transfers.length);
-    // The restarted server records the settlements a kill cut short when it starts: wait until it has.
-    let ledger = await env.ledger();
-    for (let i = 0; i < 150 && ledger.total.payments - ledgerBefore.total.payments < onChain.size; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      ledger = await env.ledger();
-    }
-    // The phase's rows are those the ledger did not list before (rows are listed by settlement time, and a
-    // settlement recorded by the reconciler carries its block's time, so they are not simply the newest).
-    const before = new Set(ledgerBefore.entries.map((e) => e.transaction));
-    const recorded = ledger.entries.filter((e) => !before.has(e.transaction));
+    expect(onChain.size).toBe(transfers);
     const recordedTx = recorded.map((e) => e.transaction);
     expect(recorded.length, "the ledger's total grew by the rows it lists").toBe(
       ledger.total.payments - ledgerBefore.total.payments,

@@ -5,6 +5,7 @@
  * instances, `singleUrl` sends everything to the first one (the one-instance figures, through the same proxy).
  */
 import { once } from "node:events";
+import { fileURLToPath } from "node:url";
 import { usdTokenAbi } from "@agent-tools/contracts";
 import { type DevnetProcess, spawnDevnetProcess } from "@agent-tools/devnet";
 import { type LedgerReport, ledgerReportSchema } from "@agent-tools/schema";
@@ -21,11 +22,12 @@ import {
 } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { freePort, runNodeScript, type ScriptProcess, waitForOutput } from "../src/embedded-process.js";
+import { deploymentEnv } from "../test/helpers/deployment-env.js";
 import { startTestPostgres, type TestPostgres } from "../test/helpers/test-postgres.js";
 import { paymentHeader, signInHeader } from "../test/helpers/x402-client.js";
 import { type LoadBalancer, startNginx } from "./nginx.js";
 
-const mainScript = new URL("../dist/main.js", import.meta.url).pathname;
+const mainScript = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 
 /** Devnet accounts whose keys the instances settle with, one each (account 0 is also the payee and operator). */
 const FACILITATOR_ACCOUNTS = [0, 8, 9];
@@ -117,13 +119,7 @@ export async function startCluster(options: { freshPayers: number }): Promise<Cl
     PUBLIC_URL: url,
     TRUST_PROXY: "loopback",
     DATABASE_URL: databaseUrl,
-    L1_RPC_URL: deployment.l1.rpcUrl!,
-    L2_RPC_URL: deployment.l2.rpcUrl!,
-    COLLECTION_ADDRESS: deployment.addresses.collection,
-    IDENTITY_REGISTRY_ADDRESS: deployment.addresses.identityRegistry,
-    PAYMENT_NETWORK: network,
-    PAYMENT_ASSET: asset,
-    PAY_TO: payTo,
+    ...deploymentEnv(deployment),
     MARKETPLACE_URL: marketplace.url,
     MARKET_DATA_URL: sims.urls.marketData,
     DISPATCH_POLL_MS: "100",

@@ -11,6 +11,7 @@ import type { PaymentRequired } from "@x402/core/types";
 import type { PrivateKeyAccount } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitForOutput } from "../src/embedded-process.js";
+import { settlementsSince } from "../test/helpers/settlements-since.js";
 import { type Cluster, SCALE_LIMITS, startCluster } from "./cluster.js";
 
 let cluster: Cluster;
@@ -225,25 +226,17 @@ describe("an instance killed under load", () => {
     await load.servedMore(30);
     await load.stop();
 
-    // What the chain shows: every settlement is a Transfer to the payee.
-    const transfers = await cluster.l2.getContractEvents({
-      address: cluster.asset,
-      abi: usdTokenAbi,
-      eventName: "Transfer",
-      args: { to: cluster.payTo },
+    // What the chain shows (every settlement is a Transfer to the payee), and the ledger once it has caught up.
+    const { transfers, onChain, recorded } = await settlementsSince({
+      l2: cluster.l2,
+      asset: cluster.asset,
+      payTo: cluster.payTo,
       fromBlock: startBlock,
-      toBlock: "latest",
+      readLedger: () => cluster.ledger(),
+      before: ledgerBefore,
     });
-    const onChain = new Set(transfers.map((t) => t.transactionHash));
-    expect(onChain.size).toBe(transfers.length);
-    // The restarted instance records the settlements the kill cut short when it starts; wait until the ledger has.
-    let ledger = await cluster.ledger();
-    for (let i = 0; i < 150 && ledger.total.payments - ledgerBefore.total.payments < onChain.size; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      ledger = await cluster.ledger();
-    }
-    const before = new Set(ledgerBefore.entries.map((e) => e.transaction));
-    const recordedTx = ledger.entries.filter((e) => !before.has(e.transaction)).map((e) => e.transaction);
+    expect(onChain.size).toBe(transfers);
+    const recordedTx = recorded.map((e) => e.transaction);
     const served = load.outcomes.filter((o) => o.status === 200);
     const cutOff = load.outcomes.filter((o) => o.cutOff).length;
     // The restarted instance listens before it is ready and answers 503 `starting` meanwhile: refused before any

@@ -23,6 +23,7 @@ import { spawnEmbeddedService } from "../dist/index.js";
 import { type CollectionIndex, createCollectionIndex } from "../src/chain/collection-index.js";
 import { runNodeScript, waitForOutput } from "../src/embedded-process.js";
 import { openPglite } from "../src/store/pglite.js";
+import { deploymentEnv } from "./helpers/deployment-env.js";
 import { startTestFacilitator, type TestFacilitator } from "./helpers/http-facilitator.js";
 import { skipPostgres, startTestPostgres, type TestPostgres } from "./helpers/test-postgres.js";
 import { tokenHeldBy } from "./helpers/tokens.js";
@@ -67,13 +68,7 @@ beforeAll(async () => {
   });
   await collection.sync();
   baseEnv = {
-    L1_RPC_URL: deployment.l1.rpcUrl!,
-    L2_RPC_URL: deployment.l2.rpcUrl!,
-    COLLECTION_ADDRESS: deployment.addresses.collection,
-    IDENTITY_REGISTRY_ADDRESS: deployment.addresses.identityRegistry,
-    PAYMENT_NETWORK: `eip155:${deployment.l2.chainId}`,
-    PAYMENT_ASSET: deployment.addresses.usdToken,
-    PAY_TO: deployment.accounts[0]!.address,
+    ...deploymentEnv(deployment),
     MARKETPLACE_URL: sims.urls.marketplace,
     MARKET_DATA_URL: sims.urls.marketData,
     FACILITATOR_URL: facilitator.url,

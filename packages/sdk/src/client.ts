@@ -153,9 +153,6 @@ async function withRetries<T>(exchange: () => Promise<T>): Promise<T> {
 /** What an operator's sign-in says. */
 const OPERATOR_STATEMENT = "Sign in as the operator to read the settlement ledger.";
 
-/** The EVM chains of a `WWW-Authenticate: SIWX realm="...", chains="eip155:1 eip155:8453"` challenge. */
-export const signInChainsOf = siwxChallengeChains;
-
 /** Throws `ValidationError`, naming the fields, when `input` is not a valid request of `schema`. */
 function validateLocally(schema: z.ZodType, input: unknown, what: string): void {
   const local = schema.safeParse(input);
@@ -353,7 +350,7 @@ export function createAgentToolsClient(options: AgentToolsClientOptions): AgentT
     const exchange = async (): Promise<LedgerReport> => {
       let res = await ask(operatorChain);
       if (res.status === 401 && !operatorChain) {
-        const chain = signInChainsOf(res.headers.get("www-authenticate"))[0];
+        const chain = siwxChallengeChains(res.headers.get("www-authenticate"))[0];
         if (!chain) {
           throw new UnauthorizedError(
             "The service asks for a sign-in but names no EVM chain to sign in on (WWW-Authenticate).",

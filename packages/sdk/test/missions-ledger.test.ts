@@ -3,7 +3,6 @@ import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from "@x402
 import { parseSIWxHeader } from "@x402/extensions/sign-in-with-x";
 import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { signInChainsOf } from "../src/client.js";
 import {
   createAgentToolsClient,
   type DispatchInput,
@@ -399,14 +398,5 @@ describe("ledger", () => {
     await expect(createAgentToolsClient({ baseUrl: BASE, account, fetch }).ledger()).rejects.toBeInstanceOf(
       UnexpectedResponseError,
     );
-  });
-});
-
-describe("signInChainsOf", () => {
-  it("reads the EVM chains of a SIWX challenge", () => {
-    expect(signInChainsOf(OPERATOR_CHALLENGE)).toEqual(["eip155:31337", "eip155:31338"]);
-    expect(signInChainsOf('SIWX chains="solana:abc eip155:8453"')).toEqual(["eip155:8453"]);
-    expect(signInChainsOf('Bearer realm="x", chains="eip155:1"')).toEqual([]);
-    expect(signInChainsOf(null)).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@
 import type { PaymentRequired, ToolRoute } from "@agent-tools/schema";
 import { encodePaymentResponseHeader } from "@x402/core/http";
 import type { Request, RequestHandler, Response } from "express";
-import type { StepTimings } from "../payment/paid-call.js";
+import type { StepTimings } from "../payment/paid-call-types.js";
 import { type RunPaidCallDeps, runPaidCall } from "../tools/run-paid-call.js";
 import type { Tool } from "../tools/types.js";
 import { HttpError } from "./errors.js";

@@ -28,7 +28,7 @@ import type { Logger } from "pino";
 import type { AgentRecords } from "../agents/agent-records.js";
 import type { CollectionIndex } from "../chain/collection-index.js";
 import { HttpError, uncharged, validationError } from "../http/errors.js";
-import type { PaidCalls } from "../payment/paid-call.js";
+import type { PaidCalls } from "../payment/paid-call-types.js";
 import { runPaidCall, toolFor } from "../tools/run-paid-call.js";
 import type { ToolSet } from "../tools/types.js";
 

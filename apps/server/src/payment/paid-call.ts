@@ -26,17 +26,6 @@ import { readPayment } from "./payment-payload.js";
 import { createRefuser } from "./refuse.js";
 import { verifySignIn } from "./verify-sign-in.js";
 
-export type {
-  Admission,
-  AdmittedCall,
-  PaidCallDeps,
-  PaidCallRequest,
-  PaidCalls,
-  Refusal,
-  Settlement,
-  StepTimings,
-} from "./paid-call-types.js";
-
 export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
   const { payments, collection, metrics } = deps;
 

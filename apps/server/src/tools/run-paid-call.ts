@@ -6,7 +6,7 @@ import type { PaidRouteName } from "@agent-tools/schema";
 import type { SettleResponse } from "@x402/core/types";
 import type { CollectionIndex } from "../chain/collection-index.js";
 import { HttpError, uncharged } from "../http/errors.js";
-import type { AdmittedCall, PaidCalls, Refusal } from "../payment/paid-call.js";
+import type { AdmittedCall, PaidCalls, Refusal } from "../payment/paid-call-types.js";
 import { runTool } from "./run-tool.js";
 import type { Tool, ToolSet } from "./types.js";
 
