@@ -14,17 +14,21 @@ import { createMissionWorker, type MissionWorker } from "./missions/mission-work
 import { createExactEvmFacilitator, type ExactEvmFacilitatorOptions } from "./payment/exact-evm-facilitator.js";
 import { createHttpFacilitator, type Facilitator } from "./payment/facilitator.js";
 import type { PaymentService } from "./payment/payment-service.js";
-import { createAuthorizationReader, createSettlementReconciler } from "./payment/reconcile-settlements.js";
+import {
+  createAuthorizationReader,
+  createSettlementReconciler,
+  type SettlementReconciler,
+} from "./payment/reconcile-settlements.js";
 import { createMemoryReplayGuard } from "./payment/replay-guard.js";
 import { createSettlementSender } from "./payment/settlement-sender.js";
 import type { Database } from "./store/database.js";
 import { lockFacilitatorKeys } from "./store/facilitator-key-locks.js";
-import { createMissionQueue } from "./store/mission-queue.js";
+import { createMissionQueue, type MissionQueue } from "./store/mission-queue.js";
 import { openDatabase } from "./store/open-database.js";
 import { createSettlementLedger, type SettlementLedger } from "./store/settlement-ledger.js";
 import { createSignInNonceStore, type SignInNonceStore } from "./store/sign-in-nonces.js";
 import { createTools } from "./tools/index.js";
-import type { ToolDeps } from "./tools/types.js";
+import type { ToolDeps, ToolSet } from "./tools/types.js";
 import { createMarketDataClient } from "./upstream/market-data-client.js";
 import { createMarketplaceClient } from "./upstream/marketplace-client.js";
 
@@ -162,30 +166,55 @@ export function toolDeps(
   };
 }
 
+/**
+ * The clients the service is built from, when the caller made them: production passes none (each is built from the
+ * configuration), the embedded default and the tests pass their own. The upstreams are reached over HTTP at the
+ * configured URLs; a test points them at its simulators. See docs/architecture.md, "Composition".
+ */
+export interface ServiceClients {
+  /** The collection chain (default: a JSON-RPC client of `L1_RPC_URL`). */
+  l1?: PublicClient;
+  /** The payment and B20 chain (default: JSON-RPC clients of `L2_RPC_URL` and of the facilitator's RPC). */
+  l2?: PublicClient;
+  /** The store (default: opened from `DATABASE_URL` / `DATA_DIR`). The service closes it. */
+  db?: Database;
+  /** The clock the collection snapshot's age is read by, in milliseconds (tests move it ahead). */
+  clock?: () => number;
+  /** The marketplace access token of a wallet, for eligibility reads (default: none). */
+  eligibilityToken?: ToolDeps["eligibilityToken"];
+  /** Tools that replace the built ones (a test's tool whose upstream is down). */
+  tools?: ToolSet;
+  /** The built-in facilitator's signature recovery (tests count it). */
+  recoverSigner?: ExactEvmFacilitatorOptions["recoverSigner"];
+}
+
 /** The composed service: the app, and what runs beside it (mission worker, settlement reconciler, store). */
 export interface Service {
   app: Express;
   chain: NonNullable<AppDeps["chain"]>;
   db: Database;
+  payments: PaymentService;
+  /** The tools' sources (marketplace, market data, B20 scanner, ...), as the tools were built with them. */
+  toolDeps: ToolDeps;
+  tools: ToolSet;
+  ledger: SettlementLedger;
+  queue: MissionQueue;
   worker: MissionWorker;
+  reconciler: SettlementReconciler;
   /** `http://<host>:<port>/metrics` once started, when METRICS_PORT is set. */
   metricsUrl?: string;
-  /** Starts the background work: the first reconciliation pass, then the mission worker. */
+  /** Starts the background work: the collection follower, the first reconciliation pass, then the mission worker. */
   start(): Promise<void>;
   /** Stops the background work, waits for missions running here, closes the store. */
   close(): Promise<void>;
 }
 
-/** The whole service from validated configuration. */
-export async function composeService(
-  config: Config,
-  logger: Logger,
-  extras: { eligibilityToken?: ToolDeps["eligibilityToken"]; db?: Database } = {},
-): Promise<Service> {
-  const l1 = rpcClient(config.l1.rpcUrl, config.rpcTimeoutMs);
-  const l2 = rpcClient(config.l2.rpcUrl, config.rpcTimeoutMs);
-  const chain = await chainDeps(l1, config);
-  const db = extras.db ?? (await openDatabase(config.store));
+/** The whole service from validated configuration and the clients the caller made (none in production). */
+export async function composeService(config: Config, logger: Logger, clients: ServiceClients = {}): Promise<Service> {
+  const l1 = clients.l1 ?? rpcClient(config.l1.rpcUrl, config.rpcTimeoutMs);
+  const l2 = clients.l2 ?? rpcClient(config.l2.rpcUrl, config.rpcTimeoutMs);
+  const chain = await chainDeps(l1, config, clients.clock ? { now: clients.clock } : {});
+  const db = clients.db ?? (await openDatabase(config.store));
   // On Postgres, the request rates are counted for all instances on the database at once, and no two instances
   // settle with one facilitator key.
   const rates = db.pool ? postgresRateCounter(db.pool) : undefined;
@@ -195,7 +224,7 @@ export async function composeService(
           db.pool,
           config.facilitator.privateKeys.map((key) => privateKeyToAccount(key).address),
         ).catch(async (error: unknown) => {
-          if (!extras.db) await db.close();
+          if (!clients.db) await db.close();
           throw error;
         })
       : undefined;
@@ -207,6 +236,8 @@ export async function composeService(
     { ledger, signIns },
     {
       logger: logger.child({ component: "payments" }),
+      ...(clients.l2 ? { l2: clients.l2 } : {}),
+      ...(clients.recoverSigner ? { recoverSigner: clients.recoverSigner } : {}),
       ...(rates ? { rates } : {}),
     },
   );
@@ -222,10 +253,11 @@ export async function composeService(
       : undefined;
   // The dispatch tool wakes the worker, and the worker runs the tools: the two are tied once both exist.
   let wakeWorker = () => {};
-  const tools = createTools({
-    ...toolDeps(config, l2, extras.eligibilityToken, metrics),
-    missions: { queue, wake: () => wakeWorker() },
-  });
+  const sources = toolDeps(config, l2, clients.eligibilityToken, metrics);
+  const tools: ToolSet = {
+    ...createTools(Object.assign(sources, { missions: { queue, wake: () => wakeWorker() } })),
+    ...clients.tools,
+  };
   const worker = createMissionWorker({
     queue,
     tools,
@@ -258,7 +290,13 @@ export async function composeService(
     app,
     chain,
     db,
+    payments,
+    toolDeps: sources,
+    tools,
+    ledger,
+    queue,
     worker,
+    reconciler,
     async start() {
       if (metrics && config.metricsPort !== undefined) {
         metricsServer = await startMetricsServer(metrics.registry, config.host, config.metricsPort);

@@ -1,6 +1,5 @@
 import { allowlistScanResponseSchema } from "@agent-tools/schema";
 import { MARKETPLACE_FACTS, simWalletAccessToken } from "@agent-tools/upstream-sim";
-import type { PaymentRequired } from "@x402/core/types";
 import type { Address } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
@@ -33,27 +32,12 @@ afterAll(async () => {
 afterEach(() => t.resetUpstream());
 
 /** Signed in as the Rare holder (holder price) unless anonymous; the payer is the holder's account. */
-async function paid(
-  input: Record<string, unknown>,
-  options: { anonymous?: boolean; get?: boolean } = {},
-): Promise<{ res: Response; spent: bigint; price: bigint }> {
-  const body = { tokenId: rare.tokenId, ...input };
+async function paid(input: Record<string, unknown>, options: { anonymous?: boolean; get?: boolean } = {}) {
   const headers: Record<string, string> = options.anonymous
     ? {}
     : { "SIGN-IN-WITH-X": await t.signIn(rare.index, PATH) };
-  const send = (extra: Record<string, string>) => {
-    if (!options.get) return t.post(PATH, body, { ...headers, ...extra });
-    const query = new URLSearchParams();
-    for (const [key, value] of Object.entries(body)) query.append(key, String(value));
-    return fetch(`${t.server.url}${PATH}?${query}`, { headers: { ...headers, ...extra } });
-  };
-  const challenge = await send({});
-  expect(challenge.status).toBe(402);
-  const required = (await challenge.json()) as PaymentRequired;
-  const payer = account(rare.index);
-  const before = await t.balance(payer);
-  const res = await send({ "PAYMENT-SIGNATURE": await t.pay(rare.index, required) });
-  return { res, spent: before - (await t.balance(payer)), price: BigInt(required.accepts[0]!.amount) };
+  const body = { tokenId: rare.tokenId, ...input };
+  return t.paidCall({ path: PATH, body, headers, method: options.get ? "GET" : "POST" }, rare.index);
 }
 
 async function scan(input: Record<string, unknown>, options: { anonymous?: boolean; get?: boolean } = {}) {

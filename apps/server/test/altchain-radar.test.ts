@@ -42,22 +42,15 @@ afterEach(() => {
 /** A call signed in as the Elite token's holder (or anonymous): the challenge, then the paid retry. */
 async function call(input: Record<string, unknown>, options: { anonymous?: boolean; method?: "GET" } = {}) {
   const payer = options.anonymous ? 3 : elite.index;
-  const signIn: Record<string, string> = options.anonymous
+  const headers: Record<string, string> = options.anonymous
     ? {}
     : { "SIGN-IN-WITH-X": await t.signIn(elite.index, PATH) };
   const body = { tokenId: elite.tokenId, ...input };
-  const send = (headers: Record<string, string>) =>
-    options.method === "GET"
-      ? fetch(`${t.server.url}${PATH}?${new URLSearchParams(Object.entries(body).map(([k, v]) => [k, String(v)]))}`, {
-          headers: { ...signIn, ...headers },
-        })
-      : t.post(PATH, body, { ...signIn, ...headers });
-  const challenge = await send({});
-  expect(challenge.status).toBe(402);
-  const required = await challenge.json();
-  expect(required.accepts[0].amount).toBe(options.anonymous ? "1000000" : "10000");
-  const before = await t.balance(account(payer));
-  const res = await send({ "PAYMENT-SIGNATURE": await t.pay(payer, required) });
+  const { res, required, before } = await t.paidCall(
+    { path: PATH, body, headers, method: options.method ?? "POST" },
+    payer,
+  );
+  expect(required.accepts[0]!.amount).toBe(options.anonymous ? "1000000" : "10000");
   return { res, json: await res.json(), before, payer };
 }
 

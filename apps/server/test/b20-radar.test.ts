@@ -37,20 +37,10 @@ afterEach(() => {
 
 /** POST (or GET) signed in as the holder: the challenge, then the paid retry. The 402 must come first. */
 async function call(input: Record<string, unknown>, method: "POST" | "GET" = "POST") {
-  const signIn = await t.signIn(HOLDER, PATH);
+  const headers = { "SIGN-IN-WITH-X": await t.signIn(HOLDER, PATH) };
   const body = { tokenId: TOKEN_ID, ...input };
-  const send = (headers: Record<string, string>) =>
-    method === "POST"
-      ? t.post(PATH, body, { "SIGN-IN-WITH-X": signIn, ...headers })
-      : fetch(`${t.server.url}${PATH}?${new URLSearchParams(Object.entries(body).map(([k, v]) => [k, String(v)]))}`, {
-          headers: { "SIGN-IN-WITH-X": signIn, ...headers },
-        });
-  const challenge = await send({});
-  expect(challenge.status).toBe(402);
-  const required = await challenge.json();
-  expect(required.accepts[0].amount).toBe("10000");
-  const before = await t.balance(account(HOLDER));
-  const res = await send({ "PAYMENT-SIGNATURE": await t.pay(HOLDER, required) });
+  const { res, required, before } = await t.paidCall({ path: PATH, body, headers, method }, HOLDER);
+  expect(required.accepts[0]!.amount).toBe("10000");
   return { res, json: await res.json(), before };
 }
 

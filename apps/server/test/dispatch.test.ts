@@ -7,10 +7,9 @@ import {
   listMissionsResponseSchema,
   type Mission,
 } from "@agent-tools/schema";
-import type { PaymentRequired } from "@x402/core/types";
 import type { Address } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
+import { type PaidTestServer, type SendCall, startPaidTestServer } from "./helpers/paid-server.js";
 import { tokenHeldBy } from "./helpers/tokens.js";
 
 let t: PaidTestServer;
@@ -23,7 +22,7 @@ const tokenOf = (index: number, clearance: Clearance) => tokenHeldBy(t.chain.col
 beforeAll(async () => {
   // Two attempts, 50 ms apart: enough to see a retry without waiting for the production backoff.
   t = await startPaidTestServer({
-    worker: { maxAttempts: 2, retryBaseMs: 50, pollMs: 50 },
+    env: { DISPATCH_MAX_ATTEMPTS: "2", DISPATCH_RETRY_BASE_MS: "50", DISPATCH_POLL_MS: "50" },
     tools: {
       // A tool that fails on something internal, with the kind of text a library writes.
       offerRadar: async () => {
@@ -44,11 +43,8 @@ afterEach(() => {
 type Headers = Record<string, string>;
 
 /** Request -> 402 -> pay from `payer` -> the same request with the payment (and sign-in, when given). */
-async function paid(send: (headers: Headers) => Promise<Response>, payer: number, signIn?: Headers) {
-  const challenge = await send(signIn ?? {});
-  expect(challenge.status).toBe(402);
-  const required = (await challenge.json()) as PaymentRequired;
-  return { res: await send({ ...signIn, "PAYMENT-SIGNATURE": await t.pay(payer, required) }), required };
+async function paid(send: SendCall, payer: number, signIn?: Record<string, string>) {
+  return t.paidCall((headers) => send({ ...signIn, ...headers }), payer);
 }
 
 async function queue(holder: number, body: unknown, options: { anonymous?: boolean } = {}) {

@@ -1,6 +1,5 @@
 import { dropRadarResponseSchema } from "@agent-tools/schema";
 import { MARKETPLACE_FACTS, simWalletAccessToken } from "@agent-tools/upstream-sim";
-import type { PaymentRequired } from "@x402/core/types";
 import type { Address } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
@@ -31,23 +30,9 @@ afterEach(() => t.resetUpstream());
 async function paid(
   input: Record<string, unknown>,
   options: { anonymous?: boolean; payer?: number; get?: boolean } = {},
-): Promise<{ res: Response; spent: bigint; price: bigint }> {
-  const payer = options.payer ?? 1;
+) {
   const headers: Record<string, string> = options.anonymous ? {} : { "SIGN-IN-WITH-X": await t.signIn(1, PATH) };
-  const send = (extra: Record<string, string>) => {
-    if (!options.get) return t.post(PATH, input, { ...headers, ...extra });
-    const query = new URLSearchParams();
-    for (const [key, value] of Object.entries(input)) {
-      for (const v of Array.isArray(value) ? value : [value]) query.append(key, String(v));
-    }
-    return fetch(`${t.server.url}${PATH}?${query}`, { headers: { ...headers, ...extra } });
-  };
-  const challenge = await send({});
-  expect(challenge.status).toBe(402);
-  const required = (await challenge.json()) as PaymentRequired;
-  const before = await t.balance(account(payer));
-  const res = await send({ "PAYMENT-SIGNATURE": await t.pay(payer, required) });
-  return { res, spent: before - (await t.balance(account(payer))), price: BigInt(required.accepts[0]!.amount) };
+  return t.paidCall({ path: PATH, body: input, headers, method: options.get ? "GET" : "POST" }, options.payer ?? 1);
 }
 
 async function radar(input: Record<string, unknown>, options: { anonymous?: boolean; get?: boolean } = {}) {

@@ -39,10 +39,13 @@ const rows = (where = "TRUE", params: unknown[] = []) =>
   t.db.query<Row>(`SELECT *, amount::text AS amount FROM settlements WHERE ${where} ORDER BY claimed_at`, params);
 
 /** 402 -> a signed payment header for it. */
-async function paymentFor(path: string, body: unknown, payer: number, headers: Record<string, string> = {}) {
-  const challenge = await t.post(path, body, headers);
-  expect(challenge.status).toBe(402);
-  return t.pay(payer, (await challenge.json()) as PaymentRequired);
+async function paymentFor(
+  path: string,
+  body: Record<string, unknown>,
+  payer: number,
+  headers: Record<string, string> = {},
+) {
+  return t.pay(payer, await t.quote({ path, body, headers }));
 }
 
 describe("settlement ledger", () => {

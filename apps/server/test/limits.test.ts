@@ -1,5 +1,4 @@
 import { errorBodySchema } from "@agent-tools/schema";
-import type { PaymentRequired } from "@x402/core/types";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { HttpError } from "../src/http/errors.js";
 import { createCallLimiter } from "../src/limits/call-limiter.js";
@@ -39,10 +38,7 @@ afterEach(() => {
 
 /** A paid call of `path` for `tokenId` from devnet account `payer`: 402, pay, the same request with the payment. */
 async function paid(path: string, tokenId: number, payer: number): Promise<Response> {
-  const challenge = await t.post(path, { tokenId });
-  expect(challenge.status).toBe(402);
-  const payment = await t.pay(payer, (await challenge.json()) as PaymentRequired);
-  return t.post(path, { tokenId }, { "PAYMENT-SIGNATURE": payment });
+  return (await t.paidCall({ path, body: { tokenId } }, payer)).res;
 }
 
 async function expectRateLimited(res: Response, field?: string) {

@@ -1,10 +1,9 @@
 import { type Clearance, offerRadarResponseSchema } from "@agent-tools/schema";
 import { MARKETPLACE_FACTS } from "@agent-tools/upstream-sim";
-import type { PaymentRequired } from "@x402/core/types";
 import type { Address } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
+import { type PaidTestServer, type SendCall, startPaidTestServer } from "./helpers/paid-server.js";
 import { tokenHeldBy } from "./helpers/tokens.js";
 
 let t: PaidTestServer;
@@ -26,14 +25,9 @@ afterEach(() => t.resetUpstream());
 type Headers = Record<string, string>;
 
 /** Request → 402 → pay → the same request with the payment (and the same sign-in, when signed in). */
-async function paid(send: (headers: Headers) => Promise<Response>, options: { payer: number; signIn?: Headers }) {
-  const headers = options.signIn ?? {};
-  const challenge = await send(headers);
-  expect(challenge.status).toBe(402);
-  const required = (await challenge.json()) as PaymentRequired;
-  const before = await t.balance(account(options.payer));
-  const res = await send({ ...headers, "PAYMENT-SIGNATURE": await t.pay(options.payer, required) });
-  return { res, required, spent: before - (await t.balance(account(options.payer))) };
+async function paid(send: SendCall, options: { payer: number; signIn?: Record<string, string> }) {
+  const signIn = options.signIn ?? {};
+  return t.paidCall((headers) => send({ ...signIn, ...headers }), options.payer);
 }
 
 const post = (body: unknown, options: { payer: number; signIn?: Headers }) =>

@@ -1,6 +1,5 @@
 import { type Clearance, portfolioResponseSchema } from "@agent-tools/schema";
 import { MARKETPLACE_FACTS } from "@agent-tools/upstream-sim";
-import type { PaymentRequired } from "@x402/core/types";
 import { type Address, getAddress } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
@@ -35,16 +34,7 @@ async function paidPost(body: Record<string, unknown>, options: { payer: number;
   const headers: Record<string, string> = options.signIn
     ? { "SIGN-IN-WITH-X": await t.signIn(options.payer, "/portfolio") }
     : {};
-  const challenge = await t.post("/portfolio", body, headers);
-  expect(challenge.status).toBe(402);
-  const required = (await challenge.json()) as PaymentRequired;
-  const before = await t.balance(account(options.payer));
-  const res = await t.post("/portfolio", body, {
-    ...headers,
-    "PAYMENT-SIGNATURE": await t.pay(options.payer, required),
-  });
-  const spent = before - (await t.balance(account(options.payer)));
-  return { res, required, spent };
+  return t.paidCall({ path: "/portfolio", body, headers }, options.payer);
 }
 
 async function paidPortfolio(body: Record<string, unknown>, options: { payer: number; signIn?: boolean }) {

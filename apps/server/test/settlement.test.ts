@@ -16,12 +16,10 @@ beforeAll(async () => {
   t = await startPaidTestServer({
     facilitatorKeys: [0, 9],
     env: { SETTLEMENT_RECEIPT_TIMEOUT_MS: "500" },
-    payments: {
-      recoverSigner: async (parameters) => {
-        const signer = await recoverTypedDataAddress(parameters);
-        recoveries.push(signer);
-        return signer;
-      },
+    recoverSigner: async (parameters) => {
+      const signer = await recoverTypedDataAddress(parameters);
+      recoveries.push(signer);
+      return signer;
     },
   });
 }, 120_000);
@@ -33,11 +31,7 @@ const address = (index: number) => t.devnet.deployment.accounts[index]!.address;
 
 /** An anonymous paid `POST /intel` for `tokenId`, paid by devnet account `payer`. */
 async function paidIntel(tokenId: number, payer: number) {
-  const challenge = await t.post("/intel", { tokenId });
-  expect(challenge.status).toBe(402);
-  const payment = await t.pay(payer, (await challenge.json()) as PaymentRequired);
-  const res = await t.post("/intel", { tokenId }, { "PAYMENT-SIGNATURE": payment });
-  return { res, payment };
+  return t.paidCall({ path: "/intel", body: { tokenId } }, payer);
 }
 
 const transactionOf = (res: Response) => decodePaymentResponseHeader(res.headers.get("payment-response")!).transaction;

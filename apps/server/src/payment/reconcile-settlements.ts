@@ -53,6 +53,14 @@ export interface ReconcileResult {
   open: number;
 }
 
+/** Passes over the ledger's pending claims, on demand or on a timer. */
+export interface SettlementReconciler {
+  /** One pass; `graceMs` overrides the default (0 at start-up: every claim left over is from before). */
+  reconcile(options?: { graceMs?: number }): Promise<ReconcileResult>;
+  start(intervalMs: number): void;
+  stop(): void;
+}
+
 /**
  * Settles the ledger's account of calls cut short (a crash or a lost facilitator answer between settlement and
  * response): a pending claim whose authorization the chain shows used is recorded as settled, with its
@@ -67,12 +75,7 @@ export function createSettlementReconciler(deps: {
   now?: () => Date;
   /** Claims younger than this are calls still in flight: left to them. */
   graceMs?: number;
-}): {
-  /** One pass; `graceMs` overrides the default (0 at start-up: every claim left over is from before). */
-  reconcile(options?: { graceMs?: number }): Promise<ReconcileResult>;
-  start(intervalMs: number): void;
-  stop(): void;
-} {
+}): SettlementReconciler {
   const { ledger, reader, network, logger } = deps;
   const now = deps.now ?? (() => new Date());
   const graceMs = deps.graceMs ?? 30_000;

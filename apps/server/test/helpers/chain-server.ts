@@ -1,11 +1,11 @@
 import { createInProcessDevnet, type InProcessDevnet } from "@agent-tools/devnet";
 import pino from "pino";
 import type { PublicClient } from "viem";
-import { type AppDeps, createApp } from "../../src/app.js";
-import { chainDeps } from "../../src/compose.js";
+import { composeService, type Service } from "../../src/compose.js";
 import { loadConfig } from "../../src/config.js";
 import { listen, type RunningServer } from "../../src/server.js";
 import { createTestClock } from "./test-clock.js";
+import { openTestDatabase } from "./test-database.js";
 import { DEVNET_PAYMENTS } from "./test-server.js";
 
 export const PUBLIC_URL = "http://127.0.0.1:8402";
@@ -13,36 +13,46 @@ export const PUBLIC_URL = "http://127.0.0.1:8402";
 export interface ChainTestServer {
   devnet: InProcessDevnet;
   server: RunningServer;
-  chain: NonNullable<AppDeps["chain"]>;
+  chain: Service["chain"];
   /** Moves the collection index's clock past its staleness bound: the next request reads the chain again. */
   outlastStaleness(): void;
   close(): Promise<void>;
 }
 
-/** A seeded in-process devnet and the app wired to it, on 127.0.0.1 with an ephemeral port. */
+/**
+ * A seeded in-process devnet and the service composed on it as production composes it, listening on 127.0.0.1 with
+ * an ephemeral port. Its background work is not started: no collection follower, so every read of the chain a test
+ * sees was made by a request.
+ */
 export async function startChainTestServer(
   options: { l1Client?: (devnet: InProcessDevnet) => PublicClient } = {},
 ): Promise<ChainTestServer> {
-  const devnet = await createInProcessDevnet({ publicUrl: PUBLIC_URL });
+  const [devnet, db] = await Promise.all([createInProcessDevnet({ publicUrl: PUBLIC_URL }), openTestDatabase()]);
   const config = loadConfig({
     PORT: "0",
     PUBLIC_URL,
     COLLECTION_ADDRESS: devnet.deployment.addresses.collection,
     IDENTITY_REGISTRY_ADDRESS: devnet.deployment.addresses.identityRegistry,
     PAYMENT_ASSET: devnet.deployment.addresses.usdToken,
+    PAYMENT_NETWORK: `eip155:${devnet.l2.chainId}`,
     ...DEVNET_PAYMENTS,
   });
-  const l1 = options.l1Client?.(devnet) ?? (devnet.l1.publicClient as unknown as PublicClient);
   const clock = createTestClock();
-  const chain = await chainDeps(l1, config, { now: clock.now });
-  const server = await listen(createApp({ config, logger: pino({ level: "silent" }), chain }), "127.0.0.1", 0);
+  const service = await composeService(config, pino({ level: "silent" }), {
+    l1: options.l1Client?.(devnet) ?? (devnet.l1.publicClient as unknown as PublicClient),
+    l2: devnet.l2.publicClient as unknown as PublicClient,
+    db,
+    clock: clock.now,
+  });
+  const server = await listen(service.app, "127.0.0.1", 0);
   return {
     devnet,
     server,
-    chain,
+    chain: service.chain,
     outlastStaleness: () => clock.advance(config.chainMaxStalenessMs + 1),
     async close() {
       await server.close();
+      await service.close();
       await devnet.close();
     },
   };

@@ -2,31 +2,54 @@ import { createInProcessDevnet, type InProcessDevnet } from "@agent-tools/devnet
 import { simWalletAccessToken, startUpstreamSims, type UpstreamSims } from "@agent-tools/upstream-sim";
 import type { PaymentRequired } from "@x402/core/types";
 import pino from "pino";
-import type { PublicClient } from "viem";
+import { erc20Abi, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { expect } from "vitest";
 import { z } from "zod";
 import { createApp } from "../../src/app.js";
-import { chainDeps, paymentDeps, toolDeps } from "../../src/compose.js";
+import { composeService, type Service, type ServiceClients } from "../../src/compose.js";
 import { type Config, loadConfig } from "../../src/config.js";
-import { createMissionWorker, type MissionWorker } from "../../src/missions/mission-worker.js";
+import type { MissionWorker } from "../../src/missions/mission-worker.js";
 import type { PaymentService } from "../../src/payment/payment-service.js";
-import {
-  createAuthorizationReader,
-  createSettlementReconciler,
-  type ReconcileResult,
-} from "../../src/payment/reconcile-settlements.js";
+import type { ReconcileResult } from "../../src/payment/reconcile-settlements.js";
 import { listen, type RunningServer } from "../../src/server.js";
 import type { Database } from "../../src/store/database.js";
-import { createMissionQueue, type MissionQueue } from "../../src/store/mission-queue.js";
-import { createSettlementLedger, type SettlementLedger } from "../../src/store/settlement-ledger.js";
-import { createSignInNonceStore } from "../../src/store/sign-in-nonces.js";
-import { createTools } from "../../src/tools/index.js";
+import type { MissionQueue } from "../../src/store/mission-queue.js";
+import type { SettlementLedger } from "../../src/store/settlement-ledger.js";
 import type { ToolDeps, ToolSet } from "../../src/tools/types.js";
 import { createTestClock } from "./test-clock.js";
 import { openTestDatabase } from "./test-database.js";
 import { paymentHeader, signInHeader } from "./x402-client.js";
 
 export const PUBLIC_URL = "http://127.0.0.1:8402";
+
+/** How a test sends a call: the request with these headers added (a payment, a sign-in). */
+export type SendCall = (headers: Record<string, string>) => Promise<Response>;
+
+/** A call of a paid route: POST with a JSON body (default), or GET with the body as query parameters. */
+export interface CallRequest {
+  path: string;
+  body?: Record<string, unknown>;
+  method?: "POST" | "GET";
+  /** Headers sent with both the unpaid and the paid request (a sign-in). */
+  headers?: Record<string, string>;
+}
+
+/** One paid call as a client makes it: quoted, paid from a devnet account, sent again. */
+export interface PaidCall {
+  /** The answer to the paid request. */
+  res: Response;
+  /** The 402 answer's body. */
+  required: PaymentRequired;
+  /** The PAYMENT-SIGNATURE header sent. */
+  payment: string;
+  /** The first requirement's amount, in units. */
+  price: bigint;
+  /** The payer's USD balance before paying, in units. */
+  before: bigint;
+  /** What the payer's balance lost over the call, in units (0 when nothing was settled). */
+  spent: bigint;
+}
 
 export interface PaidTestServer {
   devnet: InProcessDevnet;
@@ -36,7 +59,7 @@ export interface PaidTestServer {
   sims: UpstreamSims;
   toolDeps: ToolDeps;
   tools: ToolSet;
-  chain: Awaited<ReturnType<typeof chainDeps>>;
+  chain: Service["chain"];
   db: Database;
   ledger: SettlementLedger;
   queue: MissionQueue;
@@ -64,6 +87,10 @@ export interface PaidTestServer {
   ): Promise<string>;
   /** A PAYMENT-SIGNATURE header paying the first requirement of a 402 answer, from devnet account `index`. */
   pay(index: number, paymentRequired: PaymentRequired): Promise<string>;
+  /** The 402 answer to a call sent without payment (a test fails on any other status). */
+  quote(call: CallRequest | SendCall): Promise<PaymentRequired>;
+  /** The paid round of a call: quoted, paid by devnet account `payer`, sent again; what it cost read on chain. */
+  paidCall(call: CallRequest | SendCall, payer: number): Promise<PaidCall>;
   /**
    * Clears the simulators' faults and makes one successful call through each upstream client: the clients'
    * circuit breakers open after 5 failures in a row, and one success resets the count, so a fault case never
@@ -73,18 +100,22 @@ export interface PaidTestServer {
   close(): Promise<void>;
 }
 
-/** A seeded devnet, the app with payments on it (in-process facilitator on L2), on 127.0.0.1. */
+/**
+ * A seeded devnet, the upstream simulators, and the service composed on them as production composes it
+ * (`composeService`, with the in-process chains, a fresh database and a movable clock), started and listening on
+ * 127.0.0.1.
+ */
 export async function startPaidTestServer(
   options: {
+    /** Tools that replace the built ones. */
     tools?: ToolSet;
+    /** Configuration variables over the helper's (the mission worker polls every 100 ms and retries after 50 ms). */
     env?: Record<string, string>;
     simLatencyMs?: number;
     /** Devnet accounts whose keys the built-in facilitator settles with, in turn (default: account 0). */
     facilitatorKeys?: number[];
-    /** Options of the payment collaborators (the built-in facilitator's signature recovery, ...). */
-    payments?: Parameters<typeof paymentDeps>[3];
-    /** The mission worker's settings (default: polls every 100 ms, retries after 50 ms, 100 ms, ...). */
-    worker?: Partial<Parameters<typeof createMissionWorker>[0]>;
+    /** The built-in facilitator's signature recovery (tests count it). */
+    recoverSigner?: ServiceClients["recoverSigner"];
   } = {},
 ): Promise<PaidTestServer> {
   const [devnet, sims, db] = await Promise.all([
@@ -92,8 +123,6 @@ export async function startPaidTestServer(
     startUpstreamSims({ latencyMs: options.simLatencyMs ?? 0 }),
     openTestDatabase(),
   ]);
-  const ledger = createSettlementLedger(db);
-  const queue = createMissionQueue(db);
   const { addresses, accounts } = devnet.deployment;
   const config = loadConfig({
     PORT: "0",
@@ -106,49 +135,59 @@ export async function startPaidTestServer(
     FACILITATOR_PRIVATE_KEYS: (options.facilitatorKeys ?? [0]).map((index) => accounts[index]!.privateKey).join(","),
     MARKETPLACE_URL: sims.urls.marketplace,
     MARKET_DATA_URL: sims.urls.marketData,
+    DISPATCH_POLL_MS: "100",
+    DISPATCH_RETRY_BASE_MS: "50",
     ...options.env,
   });
   const clock = createTestClock();
-  const chain = await chainDeps(devnet.l1.publicClient as unknown as PublicClient, config, { now: clock.now });
-  const payments = await paymentDeps(
-    {
-      ...config,
-      // The payment chain is the in-process L2 passed below, not an RPC URL.
-      facilitator: { ...config.facilitator, rpcUrl: "http://unused" } as typeof config.facilitator,
-    },
-    devnet.l1.chainId,
-    { ledger, signIns: createSignInNonceStore(db) },
-    { l2: devnet.l2.publicClient as unknown as PublicClient, ...options.payments },
-  );
-  const deps = toolDeps(config, devnet.l2.publicClient as unknown as PublicClient, (wallet) =>
-    simWalletAccessToken(wallet),
-  );
-  let worker: MissionWorker | undefined;
-  const tools = {
-    // The same deps object the tests hold, so a test may swap a source (eligibilityToken) afterwards.
-    ...createTools(Object.assign(deps, { missions: { queue, wake: () => worker?.wake() } })),
-    ...options.tools,
-  };
   const logger = pino({ level: "silent" });
-  worker = createMissionWorker({
-    queue,
-    tools,
-    collection: chain.collection,
-    logger,
-    pollMs: 100,
-    retryBaseMs: 50,
-    ...options.worker,
+  const service = await composeService(config, logger, {
+    l1: devnet.l1.publicClient as unknown as PublicClient,
+    l2: devnet.l2.publicClient as unknown as PublicClient,
+    db,
+    clock: clock.now,
+    // The simulated marketplace answers eligibility for any wallet, as if each had authorized the service.
+    eligibilityToken: (wallet) => simWalletAccessToken(wallet),
+    ...(options.tools ? { tools: options.tools } : {}),
+    ...(options.recoverSigner ? { recoverSigner: options.recoverSigner } : {}),
   });
-  worker.start();
-  const reconciler = createSettlementReconciler({
-    ledger,
-    reader: createAuthorizationReader(devnet.l2.publicClient as unknown as PublicClient),
-    network: config.payment.network,
-    logger,
-  });
-  const app = createApp({ config, logger, chain, payments, tools });
+  await service.start();
+  const { app, chain, payments, tools, ledger, queue, worker } = service;
+  const deps = service.toolDeps;
   const server = await listen(app, "127.0.0.1", 0);
   const usd = devnet.deployment.addresses.usdToken;
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${server.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    });
+  const sender =
+    (call: CallRequest | SendCall): SendCall =>
+    (extra) => {
+      if (typeof call === "function") return call(extra);
+      const headers = { ...call.headers, ...extra };
+      if (call.method !== "GET") return post(call.path, call.body ?? {}, headers);
+      const query = new URLSearchParams();
+      for (const [key, value] of Object.entries(call.body ?? {})) {
+        for (const item of Array.isArray(value) ? value : [value]) query.append(key, String(item));
+      }
+      return fetch(`${server.url}${call.path}?${query}`, { headers });
+    };
+  const balance = (address: `0x${string}`) =>
+    devnet.l2.publicClient.readContract({ address: usd, abi: erc20Abi, functionName: "balanceOf", args: [address] });
+  const pay = (index: number, paymentRequired: PaymentRequired) =>
+    paymentHeader(
+      privateKeyToAccount(accounts[index]!.privateKey),
+      devnet.l2.publicClient as unknown as PublicClient,
+      paymentRequired,
+      { network: `eip155:${devnet.l2.chainId}`, asset: usd },
+    );
+  const quote = async (call: CallRequest | SendCall) => {
+    const challenge = await sender(call)({});
+    expect(challenge.status).toBe(402);
+    return (await challenge.json()) as PaymentRequired;
+  };
 
   return {
     devnet,
@@ -164,29 +203,10 @@ export async function startPaidTestServer(
     queue,
     worker,
     outlastStaleness: () => clock.advance(config.chainMaxStalenessMs + 1),
-    reconcile: () => reconciler.reconcile({ graceMs: 0 }),
+    reconcile: () => service.reconciler.reconcile({ graceMs: 0 }),
     get: (path, headers = {}) => fetch(`${server.url}${path}`, { headers }),
-    post: (path, body, headers = {}) =>
-      fetch(`${server.url}${path}`, {
-        method: "POST",
-        headers: { "content-type": "application/json", ...headers },
-        body: JSON.stringify(body),
-      }),
-    balance: async (address) =>
-      devnet.l2.publicClient.readContract({
-        address: usd,
-        abi: [
-          {
-            type: "function",
-            name: "balanceOf",
-            stateMutability: "view",
-            inputs: [{ name: "a", type: "address" }],
-            outputs: [{ type: "uint256" }],
-          },
-        ] as const,
-        functionName: "balanceOf",
-        args: [address],
-      }),
+    post,
+    balance,
     signIn: (index, path, overrides = {}) =>
       signInHeader(
         privateKeyToAccount(accounts[index]!.privateKey),
@@ -194,13 +214,16 @@ export async function startPaidTestServer(
         overrides.chainId ?? `eip155:${devnet.l1.chainId}`,
         overrides,
       ),
-    pay: (index, paymentRequired) =>
-      paymentHeader(
-        privateKeyToAccount(accounts[index]!.privateKey),
-        devnet.l2.publicClient as unknown as PublicClient,
-        paymentRequired,
-        { network: `eip155:${devnet.l2.chainId}`, asset: usd },
-      ),
+    pay,
+    quote,
+    async paidCall(call, payer) {
+      const required = await quote(call);
+      const before = await balance(accounts[payer]!.address);
+      const payment = await pay(payer, required);
+      const res = await sender(call)({ "PAYMENT-SIGNATURE": payment });
+      const spent = before - (await balance(accounts[payer]!.address));
+      return { res, required, payment, price: BigInt(required.accepts[0]!.amount), before, spent };
+    },
     instance: (other) => listen(createApp({ config, logger, chain, payments: other, tools }), "127.0.0.1", 0),
     async resetUpstream() {
       sims.marketplace.faults.clear();
@@ -213,8 +236,7 @@ export async function startPaidTestServer(
     },
     async close() {
       await server.close();
-      await worker?.stop();
-      await db.close();
+      await service.close();
       await Promise.all([devnet.close(), sims.close()]);
     },
   };
