@@ -8,6 +8,7 @@ import {
   type Payment,
   type ToolName,
   toolRoutes,
+  unitsToUsd,
   ValidationError,
 } from "@agent-tools/sdk/contracts";
 import { Argument, Command, InvalidArgumentError, Option } from "commander";
@@ -458,8 +459,8 @@ program
             method: item.method,
             resource: item.resource.replace(c.homepage, ""),
             description: item.description.slice(0, 60),
-            standard: `${Number(item.accepts[0]!.amount) / 1e6} USD`,
-            holders: `${Number(item.accepts[1]?.amount ?? 0) / 1e6} USD`,
+            standard: `${unitsToUsd(item.accepts[0]!.amount)} USD`,
+            holders: `${unitsToUsd(item.accepts[1]?.amount ?? "0")} USD`,
           })),
           style,
         )}\n`,

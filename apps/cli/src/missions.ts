@@ -5,11 +5,13 @@ import {
   type MissionTool,
   missionParamsSchema,
   queryToInput,
+  type RequestField,
+  requestFields,
 } from "@agent-tools/sdk/contracts";
 import { UsageError } from "./exit-codes.js";
 import type { Style } from "./render.js";
 import { table } from "./render.js";
-import { describeField, type Field, kebab } from "./tool-options.js";
+import { kebab } from "./tool-options.js";
 
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 const ISO = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$/i;
@@ -37,11 +39,12 @@ export function parseRunAt(value: string, now: number = Date.now()): string {
 const camel = (name: string) => name.replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 
 /** The field of the tool a `--param` key names: as written, camelCased from kebab-case, or the plural of an array. */
-function fieldFor(shape: Record<string, Field>, key: string): string | undefined {
+function fieldFor(fields: RequestField[], key: string): string | undefined {
+  const kindOf = new Map(fields.map((field) => [field.name, field.kind]));
   for (const candidate of [key, camel(key)]) {
-    if (candidate in shape) return candidate;
+    if (kindOf.has(candidate)) return candidate;
     const plural = `${candidate}s`;
-    if (plural in shape && describeField(shape[plural]!).kind === "array") return plural;
+    if (kindOf.get(plural) === "array") return plural;
   }
   return undefined;
 }
@@ -53,10 +56,8 @@ function fieldFor(shape: Record<string, Field>, key: string): string | undefined
  */
 export function missionParams(tool: MissionTool, pairs: string[] = [], json?: string): Record<string, unknown> {
   const schema = missionParamsSchema(tool);
-  const shape = schema.shape as Record<string, Field>;
-  const fields = Object.keys(shape)
-    .map((key) => kebab(key))
-    .join(", ");
+  const fields = requestFields(schema);
+  const names = fields.map((field) => kebab(field.name)).join(", ");
   let base: Record<string, unknown> = {};
   if (json !== undefined) {
     let parsed: unknown;
@@ -79,10 +80,10 @@ export function missionParams(tool: MissionTool, pairs: string[] = [], json?: st
     if (key === "tokenId" || key === "token-id") {
       throw new UsageError("the mission's agent is --token-id, not a --param.");
     }
-    const field = fieldFor(shape, key);
+    const field = fieldFor(fields, key);
     if (!field) {
       throw new UsageError(
-        `${tool} has no field ${key}; its fields are ${fields || "none"} (see agent-tools ${tool} --help).`,
+        `${tool} has no field ${key}; its fields are ${names || "none"} (see agent-tools ${tool} --help).`,
       );
     }
     const previous = query[field];

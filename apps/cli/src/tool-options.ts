@@ -1,23 +1,5 @@
-import { queryToInput, type ToolName, toolRoutes } from "@agent-tools/sdk/contracts";
+import { queryToInput, requestFields, type ToolName, toolRoutes } from "@agent-tools/sdk/contracts";
 import { type Command, Option } from "commander";
-
-export type Field = {
-  _zod: { def: { type: string; innerType?: Field; in?: Field; element?: Field } };
-  description?: string;
-};
-
-/** Kind of a schema field, looking through optional/default/pipe wrappers, and its description. */
-export function describeField(field: Field): { kind: string; description: string | undefined } {
-  let current = field;
-  let description = field.description;
-  for (;;) {
-    const def = current._zod.def;
-    const inner = def.innerType ?? (def.type === "pipe" ? def.in : undefined);
-    if (!inner) return { kind: def.type, description };
-    current = inner;
-    description ??= current.description;
-  }
-}
 
 export const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 /** Repeated flags read better singular: --watch-slug a --watch-slug b. */
@@ -26,17 +8,15 @@ export const singular = (name: string) => (name.endsWith("s") ? name.slice(0, -1
 /** The request fields that are lists, in any tool: given by repeating a singular flag (slugs -> --slug). */
 export const listFields = new Set(
   Object.values(toolRoutes).flatMap((route) =>
-    Object.entries(route.request.shape as Record<string, Field>)
-      .filter(([, field]) => describeField(field).kind === "array")
-      .map(([key]) => key),
+    requestFields(route.request)
+      .filter((field) => field.kind === "array")
+      .map((field) => field.name),
   ),
 );
 
-/** Adds a flag per request field of the tool, named from the schema (tokenId -> --token-id). */
+/** Adds a flag per request field of the tool, named from the contract (tokenId -> --token-id). */
 export function addToolOptions(command: Command, name: ToolName): Command {
-  const shape = toolRoutes[name].request.shape as Record<string, Field>;
-  for (const [key, field] of Object.entries(shape)) {
-    const { kind, description } = describeField(field);
+  for (const { name: key, kind, description } of requestFields(toolRoutes[name].request)) {
     const text = description ?? key;
     if (kind === "boolean") {
       command.addOption(new Option(`--${kebab(key)}`, text));
@@ -56,13 +36,10 @@ export function addToolOptions(command: Command, name: ToolName): Command {
 
 /** The tool's request from parsed flags, typed by the same schema the service validates with. */
 export function toolInputFromOptions(name: ToolName, options: Record<string, unknown>): Record<string, unknown> {
-  const shape = toolRoutes[name].request.shape as Record<string, Field>;
   const query: Record<string, string | string[]> = {};
   const booleans: Record<string, boolean> = {};
-  for (const key of Object.keys(shape)) {
-    const kind = describeField(shape[key]!).kind;
-    const flagKey = kind === "array" ? singular(key) : key;
-    const value = options[flagKey];
+  for (const { name: key, kind } of requestFields(toolRoutes[name].request)) {
+    const value = options[kind === "array" ? singular(key) : key];
     if (value === undefined) continue;
     if (typeof value === "boolean") booleans[key] = value;
     else query[key] = value as string | string[];

@@ -2,22 +2,54 @@ import type { z } from "zod";
 
 type QueryValue = string | string[] | undefined;
 
-/** The base kind of a field, looking through optional/default/nullable wrappers. */
-function baseKind(schema: z.ZodType): { kind: string; element?: z.ZodType } {
-  let current = schema as z.ZodType & { _zod: { def: Record<string, unknown> & { type: string } } };
+type Def = Record<string, unknown> & { type: string };
+const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Def } })._zod.def;
+
+/** The base kind of a field, looking through optional/default/nullable/pipe wrappers, and the first description met. */
+function baseKind(schema: z.ZodType): { kind: string; element?: z.ZodType; description?: string } {
+  let current = schema;
+  let description = current.description;
   for (;;) {
-    const def = current._zod.def;
+    const def = defOf(current);
     if (def.type === "optional" || def.type === "default" || def.type === "nullable" || def.type === "prefault") {
-      current = def.innerType as typeof current;
-      continue;
+      current = def.innerType as z.ZodType;
+    } else if (def.type === "pipe") {
+      current = def.in as z.ZodType;
+    } else {
+      const element = def.type === "array" ? (def.element as z.ZodType) : undefined;
+      return { kind: def.type, ...(element ? { element } : {}), ...(description ? { description } : {}) };
     }
-    if (def.type === "pipe") {
-      current = def.in as typeof current;
-      continue;
-    }
-    if (def.type === "array") return { kind: "array", element: def.element as z.ZodType };
-    return { kind: def.type };
+    description ??= current.description;
   }
+}
+
+/** One field of a request, as text-based callers (query strings, command-line flags) need to know it. */
+export interface RequestField {
+  /** The field's name in the request (`tokenId`). */
+  name: string;
+  /** Zod's type name of the field under its optional/default wrappers: `string`, `number`, `boolean`, `array`, `enum`... */
+  kind: string;
+  /** For a list, the kind of its items. */
+  itemKind?: string;
+  /** The field's description in the contract, when it has one. */
+  description?: string;
+}
+
+/**
+ * The fields of a request schema, in the order the contract lists them, with their kinds and descriptions.
+ * @param schema A request contract, such as `toolRoutes.intel.request`.
+ * @example requestFields(toolRoutes.intel.request).map((f) => f.name) // ["tokenId"]
+ */
+export function requestFields(schema: z.ZodObject): RequestField[] {
+  return Object.entries(schema.shape as Record<string, z.ZodType>).map(([name, field]) => {
+    const { kind, element, description } = baseKind(field);
+    return {
+      name,
+      kind,
+      ...(element ? { itemKind: baseKind(element).kind } : {}),
+      ...(description ? { description } : {}),
+    };
+  });
 }
 
 function coerceScalar(kind: string, value: string): unknown {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { queryToInput, type ToolName, toolRoutes } from "../src/index.js";
+import { queryToInput, requestFields, type ToolName, toolRoutes } from "../src/index.js";
 import { issuePaths, requestOf } from "./helpers.js";
 
 /** What an HTTP framework hands over for `?a=1&b=2&b=3`: one string, or an array for a repeated parameter. */
@@ -136,5 +136,33 @@ describe("queryToInput", () => {
         expect(result.error?.issues.map((i) => i.path[0])).toContain(key);
       }
     }
+  });
+});
+
+describe("requestFields", () => {
+  it("names every field of every tool's request, with a kind the query coercion agrees with", () => {
+    for (const [name, route] of Object.entries(toolRoutes)) {
+      const fields = requestFields(route.request);
+      expect(
+        fields.map((f) => f.name),
+        name,
+      ).toEqual(Object.keys(route.request.shape));
+      for (const field of fields) {
+        // A number field takes "7" from a query string as 7, a boolean "true" as true, a list a repeated value.
+        const sample = field.kind === "number" ? "7" : field.kind === "boolean" ? "true" : "x";
+        const input = queryToInput(route.request, { [field.name]: sample });
+        if (field.kind === "number") expect(input[field.name], `${name}.${field.name}`).toBe(7);
+        if (field.kind === "boolean") expect(input[field.name], `${name}.${field.name}`).toBe(true);
+        if (field.kind === "array") expect(input[field.name], `${name}.${field.name}`).toEqual(["x"]);
+      }
+    }
+  });
+
+  it("reads through optional and default wrappers to the kind and the description", () => {
+    const fields = new Map(requestFields(toolRoutes.dropRadar.request).map((f) => [f.name, f]));
+    expect(fields.get("tokenId")).toMatchObject({ kind: "number" });
+    expect(fields.get("checkWalletEligibility")).toMatchObject({ kind: "boolean" });
+    expect(fields.get("limit")?.kind).toBe("number");
+    for (const field of fields.values()) expect(field.description, field.name).toMatch(/\w/);
   });
 });

@@ -26,6 +26,8 @@ export {
   paidRoutes,
   queryToInput,
   type RegistrationFile,
+  type RequestField,
+  requestFields,
   type ToolName,
   type TypedMission,
   toolRoutes,
