@@ -4,6 +4,7 @@ import { type PaymentTerms, routePaymentRequirements } from "./payment-terms.js"
 import { SERVICE_DESCRIPTION, SERVICE_DISPLAY_NAME, SERVICE_ICON_PATH } from "./service.js";
 import type { PaymentCatalog } from "./x402.js";
 
+/** Options of `buildPaymentCatalog`: the service's public origin and payment terms. */
 export interface PaymentCatalogOptions {
   /** Public origin of the service, for example `https://tools.example.com` (no trailing slash). */
   publicUrl: string;

@@ -23,8 +23,13 @@ export const errorCodes = {
   upstream_unavailable: 503,
   upstream_timeout: 504,
 } as const;
+/** One of the service's error codes (the keys of {@link errorCodes}). */
 export type ErrorCode = keyof typeof errorCodes;
 
+/**
+ * One offending field of an error answer: its dotted path, what is wrong, and for a clearance refusal the clearance
+ * needed.
+ */
 export const errorDetailSchema = z
   .object({
     field: z
@@ -35,6 +40,7 @@ export const errorDetailSchema = z
   })
   .meta({ id: "ErrorDetail" });
 
+/** One offending field of an error answer (see {@link errorDetailSchema}). */
 export type ErrorDetail = z.infer<typeof errorDetailSchema>;
 
 /**
@@ -55,4 +61,5 @@ export const errorBodySchema = z
     }),
   })
   .meta({ id: "Error" });
+/** The body of an error answer: `{ error: { code, message, details } }`. */
 export type ErrorBody = z.infer<typeof errorBodySchema>;

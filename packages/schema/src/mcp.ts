@@ -65,6 +65,7 @@ export const mcpReadTools = {
     response: bindingStatusSchema,
   },
 } as const satisfies Record<string, { description: string; request: z.ZodType; response: z.ZodType }>;
+/** The name of one of the free MCP tools that read the service's public records. */
 export type McpReadToolName = keyof typeof mcpReadTools;
 
 /** A tool as `tools/list` describes it. */

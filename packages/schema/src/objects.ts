@@ -3,6 +3,7 @@ import { addressSchema, chainSchema, isoDateTimeSchema, slugSchema, uintStringSc
 
 const nullableNumber = z.number().nullable();
 
+/** A token's risk assessment: a level and the flags that set it. */
 export const riskSchema = z
   .object({
     level: z.enum(["low", "elevated", "high"]),
@@ -13,6 +14,7 @@ export const riskSchema = z
   })
   .meta({ id: "Risk", description: "Risk assessment of a token's market." });
 
+/** A B20 token's market: price, 24h volume and change, liquidity, market cap, risk and a link. */
 export const marketSchema = z
   .object({
     priceUsd: nullableNumber,
@@ -39,6 +41,7 @@ export const priceSchema = z
     description: "A price: integer amount in the currency's smallest unit, and its USD value when known.",
   });
 
+/** One stage of a drop's mint (public or allowlist): when it runs and at what price. */
 export const mintStageSchema = z
   .object({
     name: z.string().meta({ example: "Public" }),
@@ -50,12 +53,14 @@ export const mintStageSchema = z
   })
   .meta({ id: "MintStage", description: "A mint stage of a drop, with its window and price." });
 
+/** Whether a wallet may mint in one stage of a drop. */
 export const stageEligibilitySchema = z.object({
   stage: z.string(),
   eligible: z.boolean(),
   reason: z.string().nullable(),
 });
 
+/** A wallet's eligibility for a drop, stage by stage. */
 export const walletEligibilitySchema = z
   .object({
     wallet: addressSchema.nullable(),
@@ -69,6 +74,7 @@ export const walletEligibilitySchema = z
   })
   .meta({ id: "WalletEligibility", description: "Mint eligibility of a wallet for a drop, per stage." });
 
+/** An NFT drop: collection, chain, supply, mint stages, and a wallet's eligibility when asked. */
 export const dropSchema = z
   .object({
     slug: slugSchema,
@@ -100,6 +106,7 @@ export const dropSchema = z
   })
   .meta({ id: "Drop", description: "An active or upcoming NFT drop." });
 
+/** A B20 token on Base: its variant, name, symbol, supply, currency, and its market when it has one. */
 export const b20TokenSchema = z
   .object({
     address: addressSchema,
@@ -114,6 +121,7 @@ export const b20TokenSchema = z
   })
   .meta({ id: "B20Token", description: "A token of the B20 standard with its market data." });
 
+/** A token of the second chain: identity, price, volume, liquidity, market cap and risk. */
 export const radarTokenSchema = z
   .object({
     address: addressSchema,
@@ -130,6 +138,7 @@ export const radarTokenSchema = z
   })
   .meta({ id: "RadarToken", description: "A token of the second chain's radar." });
 
+/** An NFT in a wallet's portfolio, with its collection's floor. */
 export const portfolioNftSchema = z
   .object({
     contract: addressSchema,
@@ -143,6 +152,7 @@ export const portfolioNftSchema = z
   })
   .meta({ id: "PortfolioNft", description: "An NFT held by the wallet, with its collection floor." });
 
+/** An offer a wallet received on one of its NFTs. */
 export const receivedOfferSchema = z
   .object({
     collection: z.string(),
@@ -155,6 +165,7 @@ export const receivedOfferSchema = z
   })
   .meta({ id: "ReceivedOffer", description: "An offer the wallet can accept on an NFT it holds." });
 
+/** A listing of an NFT for sale. */
 export const listingSchema = z
   .object({
     identifier: uintStringSchema.nullable(),
@@ -164,6 +175,7 @@ export const listingSchema = z
   })
   .meta({ id: "Listing", description: "A listing for sale." });
 
+/** An offer on any NFT of a collection. */
 export const collectionOfferSchema = z
   .object({
     price: priceSchema.meta({ description: "Price per item." }),
@@ -173,6 +185,7 @@ export const collectionOfferSchema = z
   })
   .meta({ id: "CollectionOffer", description: "An offer on any item of a collection." });
 
+/** One collection in the offer radar: floor, best listings, collection offers, top bid and spread, or its error. */
 export const offerRadarEntrySchema = z
   .object({
     slug: slugSchema,
@@ -194,6 +207,7 @@ export const offerRadarEntrySchema = z
   })
   .meta({ id: "OfferRadarCollection", description: "Floor, best listings and collection offers of one slug." });
 
+/** One drop in an allowlist scan: the drop, when its next stage opens, and the stages the wallet may mint in. */
 export const allowlistEntrySchema = z
   .object({
     slug: slugSchema,

@@ -10,6 +10,7 @@ import { API_VERSION } from "./service.js";
 import { toolManifestSchema } from "./tool-manifest.js";
 import { paymentCatalogSchema, paymentRequiredSchema } from "./x402.js";
 
+/** Options of `buildOpenApiDocument`: where the service is and what it is paid in. */
 export interface OpenApiOptions {
   /** Public origin of the service, for example `http://127.0.0.1:8402`. */
   serverUrl: string;

@@ -11,6 +11,7 @@ const daySchema = z
   .refine((day) => !Number.isNaN(Date.parse(`${day}T00:00:00Z`)), { error: "must be a real calendar day" })
   .meta({ description: "A UTC day, YYYY-MM-DD.", example: "2026-11-22" });
 
+/** The query of `GET /operator/ledger`: a range of UTC days. */
 export const ledgerQuerySchema = z
   .object({
     from: daySchema.optional().meta({ description: "First UTC day included; 30 days before `to` by default." }),
@@ -20,8 +21,10 @@ export const ledgerQuerySchema = z
   .refine((q) => !q.from || !q.to || q.from <= q.to, { error: "from must not be after to", path: ["from"] })
   .meta({ id: "LedgerQuery" });
 
+/** Which price a settled call was paid at: `standard` or `discounted`. */
 export const pricePointNameSchema = z.enum(["standard", "discounted"]);
 
+/** One settled payment of the ledger: when, which route, who paid, how much, at which price, in which transaction. */
 export const ledgerEntrySchema = z
   .object({
     route: z.string().meta({ description: "The paid route, for example `/intel`.", example: "/intel" }),
@@ -43,6 +46,7 @@ export const ledgerEntrySchema = z
     requestId: z.string().meta({ description: "The request id the call was logged under (header X-Request-Id)." }),
   })
   .meta({ id: "LedgerEntry" });
+/** One settled payment of the ledger (see {@link ledgerEntrySchema}). */
 export type LedgerEntry = z.infer<typeof ledgerEntrySchema>;
 
 const totalSchema = z.object({
@@ -51,6 +55,7 @@ const totalSchema = z.object({
   usd: z.string().meta({ description: "The amount in USD, two decimals.", example: "1.02" }),
 });
 
+/** The answer of `GET /operator/ledger`: totals per route and per day, and the latest payments. */
 export const ledgerReportSchema = z
   .object({
     generatedAt: generatedAtField,
@@ -75,5 +80,7 @@ export const ledgerReportSchema = z
     brief: briefField,
   })
   .meta({ id: "LedgerReport" });
+/** The answer of `GET /operator/ledger` (see {@link ledgerReportSchema}). */
 export type LedgerReport = z.infer<typeof ledgerReportSchema>;
+/** The query of `GET /operator/ledger`, as a caller writes it (see {@link ledgerQuerySchema}). */
 export type LedgerQuery = z.input<typeof ledgerQuerySchema>;

@@ -58,6 +58,7 @@ export const dispatchRoutes = {
 /** Every paid route: the tools and the mission queue. */
 export const paidRoutes = { ...toolRoutes, ...dispatchRoutes } as const;
 
+/** The name of a paid route: a tool, or the mission queue (`dispatch`, `missions`). */
 export type PaidRouteName = keyof typeof paidRoutes;
 /** The definition of any paid route (a tool's, or the mission queue's). */
 export type ToolRoute = (typeof paidRoutes)[PaidRouteName];
@@ -65,8 +66,10 @@ export type ToolRoute = (typeof paidRoutes)[PaidRouteName];
 export type ToolInput<T extends PaidRouteName> = z.input<(typeof paidRoutes)[T]["request"]>;
 /** Request after validation, defaults applied: what a tool receives. */
 export type ToolParams<T extends PaidRouteName> = z.output<(typeof paidRoutes)[T]["request"]>;
+/** The answer of the paid route `T`, as its contract types it after parsing. */
 export type ToolOutput<T extends PaidRouteName> = z.output<(typeof paidRoutes)[T]["response"]>;
 
+/** Every paid route's name, in the order of the route table. */
 export const paidRouteNames = Object.keys(paidRoutes) as PaidRouteName[];
 
 /** The HTTP method a catalog or manifest names for a route: its one method, else POST (GET also answers). */

@@ -10,6 +10,7 @@ export const pricePoints = {
   /** A signed-in holder whose token meets the route's clearance: 0.01 USD. */
   discounted: "10000",
 } as const;
+/** A price point of a paid route: `standard` (anyone) or `discounted` (holders signed in with enough clearance). */
 export type PricePoint = keyof typeof pricePoints;
 
 /** "1000000" -> "1.00" (USD, for a 6-decimal stablecoin). */

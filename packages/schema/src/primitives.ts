@@ -3,6 +3,7 @@ import { z } from "zod";
 /** Size of the collection: token ids run from 1 to this number inclusive. */
 export const COLLECTION_SIZE = 6666;
 
+/** A token of the collection: an integer from 1 to 6666. */
 export const tokenIdSchema = z
   .number({ error: "tokenId must be an integer" })
   .int({ error: "tokenId must be an integer" })
@@ -47,15 +48,20 @@ export const caip2Schema = z
   .regex(/^eip155:[0-9]{1,20}$/, { error: "must be a CAIP-2 EVM chain id (eip155:<chainId>)" })
   .meta({ example: "eip155:8453" });
 
+/** The rarity tiers of the collection, rarest last but for `Unrevealed`. */
 export const rarityTiers = ["Common", "Uncommon", "Rare", "Epic", "Legendary", "Unrevealed"] as const;
+/** A rarity tier of the collection. */
 export const rarityTierSchema = z.enum(rarityTiers).meta({ description: "Rarity tier of the token." });
+/** A rarity tier of the collection (see {@link rarityTiers}). */
 export type RarityTier = z.infer<typeof rarityTierSchema>;
 
 /** ERC-7496 `clearance` trait values, ascending. */
 export const clearances = ["Holder", "Rare", "Elite"] as const;
+/** A clearance level of the ERC-7496 clearance trait: `Holder`, `Rare` or `Elite`. */
 export const clearanceSchema = z
   .enum(clearances)
   .meta({ description: "Clearance of the token (ERC-7496 trait `clearance`): Holder < Rare < Elite." });
+/** A clearance level (see {@link clearanceSchema}). */
 export type Clearance = z.infer<typeof clearanceSchema>;
 
 /** True when `held` meets or exceeds `required`. */

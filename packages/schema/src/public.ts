@@ -8,9 +8,11 @@ import {
   uintStringSchema,
 } from "./primitives.js";
 
+/** The answer of `GET /healthz`. */
 export const healthSchema = z
   .object({ ok: z.boolean().meta({ description: "True when the service is up." }), service: z.string() })
   .meta({ id: "Health" });
+/** The answer of `GET /healthz`. */
 export type Health = z.infer<typeof healthSchema>;
 
 /** Path parameter `tokenId`: digits only, then the same bounds as in the tool bodies. */
@@ -20,12 +22,14 @@ export const tokenIdParamSchema = z
   .transform(Number)
   .pipe(tokenIdSchema);
 
+/** An agent's ERC-8217 binding, in short, as its identity record gives it. */
 export const bindingSummarySchema = z.object({
   bound: z.boolean(),
   standard: z.literal("ERC-8217"),
   statusUrl: z.string(),
 });
 
+/** The answer of `GET /agents/info/:tokenId`: a revealed agent's identity record. */
 export const agentInfoSchema = z
   .object({
     tokenId: tokenIdSchema,
@@ -56,6 +60,7 @@ export const agentInfoSchema = z
     }),
   })
   .meta({ id: "AgentInfo", description: "Public identity record of a revealed agent." });
+/** A revealed agent's identity record (see {@link agentInfoSchema}). */
 export type AgentInfo = z.infer<typeof agentInfoSchema>;
 
 /** ERC-8004 agent registration file (registration-v1). */
@@ -72,6 +77,7 @@ export const registrationFileSchema = z
     supportedTrust: z.array(z.string()),
   })
   .meta({ id: "RegistrationFile", description: "ERC-8004 registration file of a token-bound agent." });
+/** An agent's ERC-8004 registration file (see {@link registrationFileSchema}). */
 export type RegistrationFile = z.infer<typeof registrationFileSchema>;
 
 /** ERC-8217 binding status, read live from chain. */
@@ -92,4 +98,5 @@ export const bindingStatusSchema = z
     blockNumber: uintStringSchema.meta({ description: "Block the status was read at." }),
   })
   .meta({ id: "BindingStatus", description: "Live ERC-8217 binding status of the token's agent." });
+/** An agent's live ERC-8217 binding status (see {@link bindingStatusSchema}). */
 export type BindingStatus = z.infer<typeof bindingStatusSchema>;

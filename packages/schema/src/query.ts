@@ -38,7 +38,9 @@ export interface RequestField {
 /**
  * The fields of a request schema, in the order the contract lists them, with their kinds and descriptions.
  * @param schema A request contract, such as `toolRoutes.intel.request`.
- * @example requestFields(toolRoutes.intel.request).map((f) => f.name) // ["tokenId"]
+ * @example
+ * import { requestFields, toolRoutes } from "@agent-tools/schema";
+ * const names = requestFields(toolRoutes.intel.request).map((field) => field.name); // ["tokenId"]
  */
 export function requestFields(schema: z.ZodObject): RequestField[] {
   return Object.entries(schema.shape as Record<string, z.ZodType>).map(([name, field]) => {

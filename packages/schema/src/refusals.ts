@@ -24,10 +24,12 @@ export const PAYMENT_REFUSAL_REASONS = {
   sign_in_required: "a sign-in is required",
 } as const;
 
+/** Why the service refused a payment or a sign-in (the keys of {@link PAYMENT_REFUSAL_REASONS}). */
 export type PaymentRefusalReason = keyof typeof PAYMENT_REFUSAL_REASONS;
 
 const REASONS = new Set<string>(Object.keys(PAYMENT_REFUSAL_REASONS));
 
+/** Whether `value` is one of the service's payment refusal reasons. */
 export function isPaymentRefusalReason(value: unknown): value is PaymentRefusalReason {
   return typeof value === "string" && REASONS.has(value);
 }

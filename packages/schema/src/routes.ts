@@ -9,6 +9,7 @@ import { intelRequestSchema, intelResponseSchema } from "./tools/intel.js";
 import { offerRadarRequestSchema, offerRadarResponseSchema } from "./tools/offer-radar.js";
 import { portfolioRequestSchema, portfolioResponseSchema } from "./tools/portfolio.js";
 
+/** What a route of the table says about itself: path, method, contracts, price, clearance, words for the docs. */
 export interface ToolRouteDefinition {
   /** Route path; the same path answers POST (JSON body) and GET (query parameters) unless `method` says one. */
   path: `/${string}`;
@@ -146,6 +147,8 @@ export const toolRoutes = {
   },
 } as const satisfies Record<string, ToolRouteDefinition>;
 
+/** The name of a tool of the route table (`intel`, `dropRadar`, ...), as the SDK's methods are named. */
 export type ToolName = keyof typeof toolRoutes;
 
+/** Every tool's name, in the order of the route table. */
 export const toolNames = Object.keys(toolRoutes) as ToolName[];

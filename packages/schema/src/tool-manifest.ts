@@ -138,8 +138,10 @@ export const toolManifestSchema = z
     [TOOL_MANIFEST_EXTENSION]: extensionSchema,
   })
   .meta({ id: "ToolManifest", description: "ERC-8257 v1 tool manifest." });
+/** An ERC-8257 tool manifest, as served under `/.well-known/tools/`. */
 export type ToolManifest = z.infer<typeof toolManifestSchema>;
 
+/** Options of `buildToolManifest`: the service's public origin and payment terms. */
 export interface ToolManifestOptions {
   /** Public origin of the service, for example `https://tools.example.com` (no trailing slash). */
   publicUrl: string;

@@ -24,8 +24,10 @@ export const paymentRequirementsSchema = z
       .meta({ description: "EIP-712 domain of the asset (name, version), as x402's EVM exact scheme needs." }),
   })
   .meta({ id: "PaymentRequirements" });
+/** One way to pay a route (x402 v2): scheme, network, asset, amount, recipient. */
 export type PaymentRequirements = z.infer<typeof paymentRequirementsSchema>;
 
+/** The resource a 402 answer is about: its URL, description and media type (x402 v2). */
 export const resourceInfoSchema = z.object({
   url: z.string(),
   description: z.string().optional(),
@@ -42,6 +44,7 @@ export const paymentRequiredSchema = z
     extensions: z.record(z.string(), z.unknown()).optional(),
   })
   .meta({ id: "PaymentRequired" });
+/** The body of a 402 answer (x402 v2 `PaymentRequired`): the resource, the ways to pay, extensions and an error. */
 export type PaymentRequired = z.infer<typeof paymentRequiredSchema>;
 
 /** Content of the `PAYMENT-RESPONSE` header on a paid success. */
@@ -55,6 +58,7 @@ export const settlementResponseSchema = z
   })
   .meta({ id: "SettlementResponse" });
 
+/** One paid route in the payment catalog: its resource, method, description and accepted payments. */
 export const catalogItemSchema = z
   .object({
     resource: z.string().meta({ description: "Absolute URL of the tool route." }),
@@ -70,6 +74,7 @@ export const catalogItemSchema = z
   })
   .meta({ id: "PaymentCatalogItem" });
 
+/** The payment catalog served at `/.well-known/x402`: every paid route and its prices. */
 export const paymentCatalogSchema = z
   .object({
     x402Version: z.literal(2),
@@ -84,4 +89,5 @@ export const paymentCatalogSchema = z
     generatedAt: z.iso.datetime(),
   })
   .meta({ id: "PaymentCatalog" });
+/** The payment catalog served at `/.well-known/x402` (see {@link paymentCatalogSchema}). */
 export type PaymentCatalog = z.infer<typeof paymentCatalogSchema>;

@@ -32,7 +32,27 @@ export {
   type TypedMission,
   toolRoutes,
 } from "@agent-tools/schema";
-export type { DispatchInput, DispatchOutput, ListMissionsInput, ListMissionsOutput } from "./client.js";
+export type { CallToolParameters, CallToolReturnType, ToolResult } from "./actions/call-tool.js";
+export type { GetLedgerParameters, GetLedgerReturnType } from "./actions/ledger.js";
+export type {
+  DispatchInput,
+  DispatchOutput,
+  DispatchParameters,
+  DispatchReturnType,
+  ListMissionsInput,
+  ListMissionsOutput,
+  ListMissionsParameters,
+  ListMissionsReturnType,
+} from "./actions/missions.js";
+export type {
+  AgentParameters,
+  GetAgentReturnType,
+  GetBindingReturnType,
+  GetCatalogReturnType,
+  GetHealthReturnType,
+  GetOpenApiReturnType,
+  GetRegistrationReturnType,
+} from "./actions/public.js";
 export * from "./errors.js";
 export type { Payment } from "./payment.js";
 export { unitsToUsd, usdToUnits } from "./units.js";

@@ -1,7 +1,15 @@
-import type { Clearance, ErrorBody, PaymentRefusalReason, PaymentRequired } from "@agent-tools/schema";
+import type { Clearance, ErrorBody, ErrorCode, PaymentRefusalReason, PaymentRequired } from "@agent-tools/schema";
 
-/** Base class of every error the client throws. */
-export class AgentToolsError extends Error {
+/**
+ * What went wrong, as code can switch on it: the service's error codes (`invalid_request`, `upstream_timeout`, ...),
+ * and the client's own for what never got a service's answer: `payment_required` (a 402 the client would not or
+ * could not pay, see `PaymentRequiredError.reason`), `network_error`, `unexpected_response`.
+ */
+export type AgentToolsErrorCode = ErrorCode | "payment_required" | "network_error" | "unexpected_response";
+
+/** Base class of every error the client throws; `code` says which kind it is. */
+export abstract class AgentToolsError extends Error {
+  abstract readonly code: AgentToolsErrorCode;
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
@@ -12,10 +20,16 @@ type Detail = ErrorBody["error"]["details"][number];
 
 /** An error answer of the service (its status, `code` and details). */
 export class ServiceError extends AgentToolsError {
+  /**
+   * @param message The service's sentence (what went wrong, what to do).
+   * @param status The HTTP status.
+   * @param code The error body's code.
+   * @param details The offending fields, by dotted path.
+   */
   constructor(
     message: string,
     readonly status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     readonly details: Detail[] = [],
   ) {
     super(message);
@@ -24,6 +38,7 @@ export class ServiceError extends AgentToolsError {
 
 /** 400: the request is invalid; `fields` names each offending field. Also thrown before sending, on local validation. */
 export class ValidationError extends ServiceError {
+  /** The offending fields' dotted paths. */
   get fields(): string[] {
     return this.details.map((d) => d.field);
   }
@@ -41,11 +56,15 @@ export type ClientRefusalReason = "over_max_payment" | "over_budget" | "no_accou
  * (`payment_in_use`, `invalid_siwx`, ...), or the client's own ({@link ClientRefusalReason}).
  */
 export class PaymentRequiredError extends AgentToolsError {
+  readonly code = "payment_required" as const;
+  /**
+   * @param message What was refused and why.
+   * @param quote The service's quote (x402 PaymentRequired).
+   * @param reason Why: the service's reason, or the client's; undefined when a service gave none this client knows.
+   */
   constructor(
     message: string,
-    /** The service's quote (x402 PaymentRequired). */
     readonly quote: PaymentRequired | undefined,
-    /** Why: the service's reason, or the client's; undefined when a service gave none this client knows. */
     readonly reason?: PaymentRefusalReason | ClientRefusalReason,
   ) {
     super(message);
@@ -64,6 +83,7 @@ export class UnauthorizedError extends ServiceError {}
  * not the operator (`not_operator`, ledger).
  */
 export class ForbiddenError extends ServiceError {
+  /** The clearance the route needs, when the refusal is `insufficient_clearance`. */
   get requiredClearance(): Clearance | undefined {
     return this.details.find((d) => d.requiredClearance)?.requiredClearance;
   }
@@ -74,23 +94,32 @@ export class NotFoundError extends ServiceError {}
 
 /** 5xx: the service or one of its upstream sources failed; nothing was charged. */
 export class UpstreamError extends ServiceError {
+  /**
+   * @param retryAfterSeconds Seconds to wait before retrying, from `Retry-After`.
+   */
   constructor(
     message: string,
     status: number,
-    code: string,
+    code: ErrorCode,
     details: Detail[] = [],
-    /** Seconds to wait before retrying, from `Retry-After`. */
     readonly retryAfterSeconds?: number,
   ) {
     super(message, status, code, details);
   }
 }
 
-/** The service could not be reached (connection refused, DNS, reset, timeout). */
-export class NetworkError extends AgentToolsError {}
+/** The service could not be reached (connection refused, DNS, reset, timeout), after the client's retries. */
+export class NetworkError extends AgentToolsError {
+  readonly code = "network_error" as const;
+}
 
 /** The service answered with something the contract does not allow. */
 export class UnexpectedResponseError extends AgentToolsError {
+  readonly code = "unexpected_response" as const;
+  /**
+   * @param status The HTTP status of the answer.
+   * @param body The answer's body, as read (JSON, or the text when it was not JSON).
+   */
   constructor(
     message: string,
     readonly status: number,

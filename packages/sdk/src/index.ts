@@ -22,6 +22,5 @@ export {
   type AgentToolsClient,
   type AgentToolsClientOptions,
   createAgentToolsClient,
-  type ToolResult,
 } from "./client.js";
 export * from "./contracts.js";

@@ -23,14 +23,14 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { LocalAccount } from "viem";
-import { pickSignInChain } from "./client.js";
 import { PaymentRequiredError } from "./errors.js";
 import { createPayment, type Payment, unitsToUsd, usdToUnits } from "./payment.js";
-import { signInHeader } from "./sign-in.js";
+import { pickSignInChain, signInHeader } from "./sign-in.js";
 
 export { PaymentRequiredError } from "./errors.js";
 export type { Payment } from "./payment.js";
 
+/** How to create an MCP client: the service, who signs in and pays, and the caps on spending. */
 export interface McpClientOptions {
   /** The service's origin, for example `http://127.0.0.1:8402`; the endpoint is `<baseUrl>/mcp`. */
   baseUrl: string;
@@ -50,6 +50,7 @@ export interface McpCallResult {
   payment: Payment | null;
 }
 
+/** A client of the service's MCP endpoint that pays for tool calls (x402 over MCP `_meta`) and signs in. */
 export interface AgentToolsMcpClient {
   /** The tools, as the service lists them (input and output schemas from its contracts). */
   listTools(): Promise<Tool[]>;

@@ -1,6 +1,7 @@
-import { HOLDER_SIGN_IN_STATEMENT } from "@agent-tools/schema";
+import { HOLDER_SIGN_IN_STATEMENT, type PaymentRequired } from "@agent-tools/schema";
 import { createSIWxPayload, encodeSIWxHeader } from "@x402/extensions/sign-in-with-x";
 import type { LocalAccount } from "viem";
+import { PaymentRequiredError } from "./errors.js";
 
 /** Random hex nonce from the platform's crypto (Node 20+ and browsers). */
 function freshNonce(): string {
@@ -35,4 +36,14 @@ export async function signInHeader(
     url,
   );
   return encodeSIWxHeader(payload);
+}
+
+/** The first EVM chain a challenge's `sign-in-with-x` extension lists; `PaymentRequiredError` when it lists none. */
+export function pickSignInChain(challenge: PaymentRequired): string {
+  const siwx = challenge.extensions?.["sign-in-with-x"] as { supportedChains?: { chainId: string }[] } | undefined;
+  const chain = siwx?.supportedChains?.find((c) => c.chainId.startsWith("eip155:"))?.chainId;
+  if (!chain) {
+    throw new PaymentRequiredError("The service does not offer sign-in with Ethereum.", challenge, "no_sign_in");
+  }
+  return chain;
 }

@@ -2,9 +2,11 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  AgentToolsError,
   createAgentToolsClient,
   NetworkError,
   NotFoundError,
+  type PaymentRequiredError,
   UnexpectedResponseError,
   UpstreamError,
   ValidationError,
@@ -114,5 +116,46 @@ describe("errors of public routes", () => {
     const health = await createAgentToolsClient({ baseUrl: "http://127.0.0.1:9", fetch: cutThenWhole }).health();
     expect(health).toEqual({ ok: true, service: "agent-tools" });
     expect(attempts).toBe(2);
+  });
+});
+
+describe("one error base with a code", () => {
+  it("every error the client throws is an AgentToolsError whose code says which kind it is", async () => {
+    const refused: typeof fetch = async () => {
+      throw new TypeError("fetch failed");
+    };
+    const network = await createAgentToolsClient({ baseUrl: "http://127.0.0.1:9", fetch: refused })
+      .health()
+      .catch((e: unknown) => e);
+    const upstream = await createAgentToolsClient({
+      baseUrl: await serve(504, errorBody("upstream_timeout", "The marketplace did not answer in time.")),
+    })
+      .dropRadar({ tokenId: 1 })
+      .catch((e: unknown) => e);
+    await new Promise<void>((done) => server!.close(() => done()));
+    const unexpected = await createAgentToolsClient({ baseUrl: await serve(200, { nope: true }) })
+      .health()
+      .catch((e: unknown) => e);
+    await new Promise<void>((done) => server!.close(() => done()));
+    const quote = { x402Version: 2, error: "", resource: { url: "http://x/intel" }, accepts: [] };
+    const unpaid = await createAgentToolsClient({ baseUrl: await serve(402, quote) })
+      .intel({ tokenId: 1 })
+      .catch((e: unknown) => e);
+    const local = await createAgentToolsClient({ baseUrl: "http://127.0.0.1:9" })
+      .intel({ tokenId: -1 })
+      .catch((e: unknown) => e);
+
+    const codes = [network, upstream, unexpected, unpaid, local].map((error) => {
+      expect(error).toBeInstanceOf(AgentToolsError);
+      return [(error as AgentToolsError).name, (error as AgentToolsError).code];
+    });
+    expect(codes).toEqual([
+      ["NetworkError", "network_error"],
+      ["UpstreamError", "upstream_timeout"],
+      ["UnexpectedResponseError", "unexpected_response"],
+      ["PaymentRequiredError", "payment_required"],
+      ["ValidationError", "invalid_request"],
+    ]);
+    expect((unpaid as PaymentRequiredError).reason).toBe("no_price");
   });
 });

@@ -3,6 +3,7 @@ import { allowlistEntrySchema } from "../objects.js";
 import { addressSchema, chainSchema, tokenIdSchema } from "../primitives.js";
 import { briefField, callerField, clearanceField, dropFeedSchema, generatedAtField } from "./common.js";
 
+/** The request of `POST /allowlist-scan` (and its GET form). */
 export const allowlistScanRequestSchema = z
   .object({
     tokenId: tokenIdSchema,
@@ -26,6 +27,7 @@ export const allowlistScanRequestSchema = z
   })
   .meta({ id: "AllowlistScanRequest" });
 
+/** The answer of `/allowlist-scan`: the drops the wallet is eligible for, and why not for the others. */
 export const allowlistScanResponseSchema = z
   .object({
     type: dropFeedSchema,

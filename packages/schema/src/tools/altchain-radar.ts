@@ -15,6 +15,7 @@ export const altchainRadarRequestSchema = z
   })
   .meta({ id: "AltchainRadarRequest" });
 
+/** The answer of `/altchain-radar`: the second chain's tokens, ranked, with their markets and risk. */
 export const altchainRadarResponseSchema = z
   .object({
     generatedAt: generatedAtField,

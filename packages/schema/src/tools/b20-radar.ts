@@ -3,6 +3,7 @@ import { b20TokenSchema } from "../objects.js";
 import { addressSchema, tokenIdSchema, uintStringSchema } from "../primitives.js";
 import { briefField, callerField, generatedAtField } from "./common.js";
 
+/** The request of `POST /b20-radar` (and its GET form). */
 export const b20RadarRequestSchema = z
   .object({
     tokenId: tokenIdSchema,
@@ -24,6 +25,7 @@ export const b20RadarRequestSchema = z
   })
   .meta({ id: "B20RadarRequest" });
 
+/** The answer of `/b20-radar`: B20 tokens created on Base, with their markets and risk. */
 export const b20RadarResponseSchema = z
   .object({
     generatedAt: generatedAtField,

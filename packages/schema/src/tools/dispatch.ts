@@ -5,6 +5,7 @@ import { briefField, generatedAtField } from "./common.js";
 
 /** A tool a mission can run, by its slug (the route path without its slash): any tool of the route table. */
 export type MissionTool = (typeof toolRoutes)[ToolName]["slug"];
+/** The tools a mission can run, by their slugs (`intel`, `drop-radar`, ...). */
 export const missionTools = toolNames.map((name) => toolRoutes[name].slug) as [MissionTool, ...MissionTool[]];
 const toolBySlug = new Map(toolNames.map((name) => [toolRoutes[name].slug as MissionTool, name]));
 
@@ -21,21 +22,26 @@ export function missionParamsSchema(tool: MissionTool): z.ZodObject {
 /** How far ahead a mission may be scheduled. */
 export const MISSION_MAX_DELAY_DAYS = 30;
 
+/** The tool of a mission, by its slug. */
 export const missionToolSchema = z
   .enum(missionTools, { error: `must be one of ${missionTools.join(", ")}` })
   .meta({ description: "The tool the mission runs, by its route name.", example: "allowlist-scan" });
 
+/** The states of a mission, in the order it goes through them. */
 export const missionStatuses = ["queued", "running", "done", "failed"] as const;
+/** The state of a mission: `queued`, `running`, `done` or `failed`. */
 export const missionStatusSchema = z.enum(missionStatuses).meta({
   description:
     "`queued` (waiting for `runAt`, or for a retry), `running`, `done` (result kept) or `failed` (error kept).",
 });
+/** The state of a mission (see {@link missionStatuses}). */
 export type MissionStatus = z.infer<typeof missionStatusSchema>;
 
 const paramsField = z
   .record(z.string(), z.unknown())
   .meta({ description: "The tool's request fields, as for its own route, without `tokenId`." });
 
+/** The body of `POST /dispatch`: the agent, the mission (a tool and its fields) and when to run it. */
 export const dispatchRequestSchema = z
   .object({
     tokenId: tokenIdSchema,
@@ -56,6 +62,7 @@ export const dispatchRequestSchema = z
   })
   .meta({ id: "DispatchRequest" });
 
+/** Why a mission failed: the error code and message its tool answered with. */
 export const missionErrorSchema = z
   .object({
     code: z.string().meta({ description: "The error code the tool failed with, as its route would answer." }),
@@ -63,6 +70,7 @@ export const missionErrorSchema = z
   })
   .meta({ id: "MissionError" });
 
+/** A mission as the queue keeps it: its tool, parameters, schedule, status, attempts, and result or error. */
 export const missionSchema = z
   .object({
     id: z.uuid().meta({ description: "Mission id." }),
@@ -85,8 +93,10 @@ export const missionSchema = z
     error: missionErrorSchema.nullable().meta({ description: "Why the mission `failed`." }),
   })
   .meta({ id: "Mission" });
+/** A mission as the queue keeps it (see {@link missionSchema}). */
 export type Mission = z.infer<typeof missionSchema>;
 
+/** The answer of `POST /dispatch` (202): the queued mission and a brief. */
 export const dispatchResponseSchema = z
   .object({
     generatedAt: generatedAtField,
@@ -95,6 +105,7 @@ export const dispatchResponseSchema = z
   })
   .meta({ id: "DispatchResponse" });
 
+/** The query of `GET /dispatch`: the agent, an optional status, and how many missions. */
 export const listMissionsRequestSchema = z
   .object({
     tokenId: tokenIdSchema,
@@ -103,6 +114,7 @@ export const listMissionsRequestSchema = z
   })
   .meta({ id: "ListMissionsRequest" });
 
+/** The answer of `GET /dispatch`: the agent's missions, newest first, and counts by status. */
 export const listMissionsResponseSchema = z
   .object({
     tokenId: tokenIdSchema,

@@ -3,6 +3,7 @@ import { dropSchema } from "../objects.js";
 import { addressSchema, chainSchema, slugSchema, tokenIdSchema } from "../primitives.js";
 import { briefField, callerField, dropFeedSchema, generatedAtField } from "./common.js";
 
+/** The request of `POST /drop-radar` (and its GET form). */
 export const dropRadarRequestSchema = z
   .object({
     tokenId: tokenIdSchema,
@@ -28,6 +29,7 @@ export const dropRadarRequestSchema = z
   })
   .meta({ id: "DropRadarRequest" });
 
+/** The answer of `/drop-radar`: live and upcoming NFT drops, with their stages and verdicts. */
 export const dropRadarResponseSchema = z
   .object({
     type: dropFeedSchema,

@@ -2,8 +2,10 @@ import { z } from "zod";
 import { rarityTierSchema, tokenIdSchema } from "../primitives.js";
 import { briefField, callerField } from "./common.js";
 
+/** The request of `POST /intel`: the agent's token. */
 export const intelRequestSchema = z.object({ tokenId: tokenIdSchema }).meta({ id: "IntelRequest" });
 
+/** The answer of `/intel`: the agent's name, rarity tier and score, traits, and a brief. */
 export const intelResponseSchema = z
   .object({
     tokenId: tokenIdSchema,

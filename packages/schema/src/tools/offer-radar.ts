@@ -3,6 +3,7 @@ import { offerRadarEntrySchema } from "../objects.js";
 import { slugSchema, tokenIdSchema } from "../primitives.js";
 import { briefField, callerField, clearanceField } from "./common.js";
 
+/** The request of `POST /offer-radar` (and its GET form). */
 export const offerRadarRequestSchema = z
   .object({
     tokenId: tokenIdSchema,
@@ -14,6 +15,7 @@ export const offerRadarRequestSchema = z
   })
   .meta({ id: "OfferRadarRequest" });
 
+/** The answer of `/offer-radar`: the collections' floors, top offers and spreads. */
 export const offerRadarResponseSchema = z
   .object({
     count: z.number().int().min(0),

@@ -3,6 +3,7 @@ import { portfolioNftSchema, receivedOfferSchema } from "../objects.js";
 import { addressSchema, chainSchema, tokenIdSchema } from "../primitives.js";
 import { briefField, callerField, clearanceField } from "./common.js";
 
+/** The request of `POST /portfolio` (and its GET form). */
 export const portfolioRequestSchema = z
   .object({
     tokenId: tokenIdSchema,
@@ -14,6 +15,7 @@ export const portfolioRequestSchema = z
   })
   .meta({ id: "PortfolioRequest" });
 
+/** The answer of `/portfolio`: a wallet's NFTs with their floors, and the offers it received. */
 export const portfolioResponseSchema = z
   .object({
     wallet: addressSchema,

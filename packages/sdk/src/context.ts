@@ -1,0 +1,23 @@
+import type { LocalAccount } from "viem";
+import type { Transport } from "./transport.js";
+
+/**
+ * What every action of the client works with: how it reaches the service, who signs in and pays, and what the
+ * client has learnt from the service's answers. `createAgentToolsClient` makes one and binds the actions to it.
+ */
+export interface ClientContext {
+  readonly transport: Transport;
+  /** Signs in (holder price) and pays; without one, only public routes and quotes work. */
+  readonly account: LocalAccount | undefined;
+  /** Whether paid calls sign in with the account. */
+  readonly signIn: boolean;
+  /** The most one call may cost, in units of the USD stablecoin. */
+  readonly maxPaymentUnits: bigint;
+  /** Chains learnt from the service's challenges, remembered for the client's later calls. */
+  readonly learnt: {
+    /** The chain the paid routes take sign-ins on (from the first 402's `sign-in-with-x` extension). */
+    signInChain?: string;
+    /** The chain the operator routes take sign-ins on (from the first 401's `WWW-Authenticate`). */
+    operatorChain?: string;
+  };
+}

@@ -1,0 +1,124 @@
+import { type ErrorBody, type ErrorCode, errorDetailsOf } from "@agent-tools/schema";
+import type { z } from "zod";
+import {
+  ForbiddenError,
+  NetworkError,
+  NotFoundError,
+  ServiceError,
+  UnauthorizedError,
+  UnexpectedResponseError,
+  UpstreamError,
+  ValidationError,
+} from "./errors.js";
+
+/** An answer read in full: a body that fails to arrive is a network error, like a request that fails to leave. */
+export interface Answer {
+  status: number;
+  headers: Headers;
+  body: unknown;
+}
+
+/** How the client reaches the service: its origin, and one request with its whole answer. */
+export interface Transport {
+  /** Origin of the service, without a trailing slash. */
+  readonly baseUrl: string;
+  /** One request and its whole answer; a failure of either on the network is a `NetworkError`. */
+  send(url: string, init: RequestInit): Promise<Answer>;
+}
+
+/** A transport over `fetch` (the global one by default). */
+export function createTransport(options: { baseUrl: string; fetch?: typeof globalThis.fetch }): Transport {
+  const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+  return {
+    baseUrl,
+    async send(url, init) {
+      let res: Response;
+      let text: string;
+      try {
+        res = await fetchImpl(url, init);
+        text = await res.text();
+      } catch (error) {
+        throw new NetworkError(`Could not reach ${baseUrl}: ${(error as Error).message}`, { cause: error });
+      }
+      let body: unknown;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        throw new UnexpectedResponseError(
+          `The service answered ${res.status} with a body that is not JSON.`,
+          res.status,
+          text,
+        );
+      }
+      return { status: res.status, headers: res.headers, body };
+    },
+  };
+}
+
+/**
+ * Attempts at a request whose connection fails before a whole answer arrives (refused, reset, cut short): a
+ * kept-alive socket that the service or a proxy closes just as a request goes out fails that request, and the
+ * next attempt opens a new connection.
+ */
+export const ATTEMPTS = 3;
+
+/**
+ * Runs `exchange` until it gets past the network, {@link ATTEMPTS} times at most, waiting a little longer before
+ * each new attempt. Only a `NetworkError` is retried: an answer, whatever its status, is final. Every request of
+ * the client goes through here (docs/architecture.md, "Connections").
+ */
+export async function withRetries<T>(exchange: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await exchange();
+    } catch (error) {
+      if (!(error instanceof NetworkError) || attempt === ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    }
+  }
+}
+
+/** The answer's body as the contract `schema` types it; `UnexpectedResponseError` when it breaks the contract. */
+export function parseAnswer<S extends z.ZodType>(schema: S, answer: Answer, what: string): z.output<S> {
+  const parsed = schema.safeParse(answer.body);
+  if (!parsed.success) {
+    throw new UnexpectedResponseError(
+      `${what} does not match the contract: ${parsed.error.issues[0]?.message}`,
+      answer.status,
+      answer.body,
+    );
+  }
+  return parsed.data;
+}
+
+/** Throws `ValidationError`, naming the fields, when `input` is not a valid request of `schema`. */
+export function validateLocally(schema: z.ZodType, input: unknown, what: string): void {
+  const local = schema.safeParse(input);
+  if (local.success) return;
+  const details = errorDetailsOf(local.error);
+  throw new ValidationError(
+    `Invalid ${what} request: ${details.map((d) => `${d.field || "body"}: ${d.message}`).join("; ")}.`,
+    400,
+    "invalid_request",
+    details,
+  );
+}
+
+/** The error class of an error answer (other than 402), by its status, carrying the body's code and details. */
+export function errorFromAnswer(answer: Answer): ServiceError | UnexpectedResponseError {
+  const { status } = answer;
+  const error = (answer.body as Partial<ErrorBody> | undefined)?.error;
+  if (!error || typeof error !== "object") {
+    return new UnexpectedResponseError(`The service answered ${status} without an error body.`, status, answer.body);
+  }
+  // A code this client does not know (a newer service) is still passed on as the service wrote it.
+  const args = [error.message, status, error.code as ErrorCode, error.details ?? []] as const;
+  if (status === 400 || status === 413) return new ValidationError(...args);
+  if (status === 401) return new UnauthorizedError(...args);
+  if (status === 403) return new ForbiddenError(...args);
+  if (status === 404) return new NotFoundError(...args);
+  const retryAfter = answer.headers.get("retry-after");
+  if (status >= 500) return new UpstreamError(...args, retryAfter ? Number(retryAfter) : undefined);
+  return new ServiceError(...args);
+}
