@@ -3,7 +3,7 @@ import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from "viem
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig as load } from "../src/config.js";
 import { isPublicTestAddress, PUBLIC_TEST_ADDRESSES } from "../src/public-test-accounts.js";
-import { DEVNET_PAYMENTS } from "./helpers/test-server.js";
+import { DEVNET_PAYMENTS } from "./helpers/devnet-payments.js";
 
 /** The configuration of a server on the local chains (payments to devnet account 0), plus `env`. */
 const loadConfig = (env: Record<string, string>) => load({ ...DEVNET_PAYMENTS, ...env });

@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../src/server.js";
-import { startTestServer } from "./helpers/test-server.js";
+import { type ChainTestServer, startChainTestServer } from "./helpers/chain-server.js";
 
+let service: ChainTestServer;
 let server: RunningServer;
 beforeAll(async () => {
-  server = await startTestServer();
-});
+  service = await startChainTestServer({ env: { PUBLIC_URL: "https://tools.test" } });
+  server = service.server;
+}, 120_000);
 afterAll(async () => {
-  await server.close();
+  await service?.close();
 });
 
 async function postRaw(path: string, body: string, contentType = "application/json") {

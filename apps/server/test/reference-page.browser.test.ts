@@ -2,11 +2,12 @@ import { existsSync } from "node:fs";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../src/server.js";
-import { startTestServer } from "./helpers/test-server.js";
+import { type ChainTestServer, startChainTestServer } from "./helpers/chain-server.js";
 
 const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const PUBLIC_URL = "http://127.0.0.1:8402";
 
+let composed: ChainTestServer;
 let server: RunningServer;
 let browser: Browser;
 
@@ -14,7 +15,8 @@ beforeAll(async () => {
   if (!existsSync(executablePath)) {
     throw new Error(`No Chromium at ${executablePath}: install Debian's chromium package or set CHROMIUM_PATH.`);
   }
-  server = await startTestServer({}, { PUBLIC_URL });
+  composed = await startChainTestServer({ env: { PUBLIC_URL } });
+  server = composed.server;
   browser = await chromium.launch({
     executablePath,
     headless: true,
@@ -28,11 +30,11 @@ beforeAll(async () => {
       "--disable-sync",
     ],
   });
-});
+}, 120_000);
 
 afterAll(async () => {
   await browser?.close();
-  await server?.close();
+  await composed?.close();
 });
 
 describe("the API reference page in a real browser", () => {

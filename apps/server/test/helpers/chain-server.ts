@@ -4,9 +4,9 @@ import type { PublicClient } from "viem";
 import { composeService, type Service } from "../../src/compose.js";
 import { loadConfig } from "../../src/config.js";
 import { listen, type RunningServer } from "../../src/server.js";
+import { DEVNET_PAYMENTS } from "./devnet-payments.js";
 import { createTestClock } from "./test-clock.js";
 import { openTestDatabase } from "./test-database.js";
-import { DEVNET_PAYMENTS } from "./test-server.js";
 
 export const PUBLIC_URL = "http://127.0.0.1:8402";
 
@@ -25,7 +25,12 @@ export interface ChainTestServer {
  * sees was made by a request.
  */
 export async function startChainTestServer(
-  options: { l1Client?: (devnet: InProcessDevnet) => PublicClient } = {},
+  options: {
+    /** The collection chain's client, made from the devnet (a test wraps it to count or fail its calls). */
+    l1Client?: (devnet: InProcessDevnet) => PublicClient;
+    /** Configuration variables over the helper's (`PUBLIC_URL`, ...). */
+    env?: Record<string, string>;
+  } = {},
 ): Promise<ChainTestServer> {
   const [devnet, db] = await Promise.all([createInProcessDevnet({ publicUrl: PUBLIC_URL }), openTestDatabase()]);
   const config = loadConfig({
@@ -36,6 +41,7 @@ export async function startChainTestServer(
     PAYMENT_ASSET: devnet.deployment.addresses.usdToken,
     PAYMENT_NETWORK: `eip155:${devnet.l2.chainId}`,
     ...DEVNET_PAYMENTS,
+    ...options.env,
   });
   const clock = createTestClock();
   const service = await composeService(config, pino({ level: "silent" }), {
