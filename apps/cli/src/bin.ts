@@ -15,7 +15,7 @@ import { Argument, Command, InvalidArgumentError, Option } from "commander";
 import { version } from "../package.json";
 import { describeFailure, ExitCode, UsageError } from "./exit-codes.js";
 import { renderLedger } from "./ledger.js";
-import { missionParams, parseRunAt, renderDispatch, renderMissions } from "./missions.js";
+import { missionParams, nextMorningUtc, parseRunAt, renderDispatch, renderMissions } from "./missions.js";
 import { renderResult, styleFor, table } from "./render.js";
 import { startSpinner } from "./spinner.js";
 import { addToolOptions, kebab, singular, toolInputFromOptions } from "./tool-options.js";
@@ -359,7 +359,7 @@ List missions and their results with: agent-tools missions --token-id <id>
 
 Examples:
   $ agent-tools dispatch intel --token-id 5
-  $ agent-tools dispatch allowlist-scan --token-id 5 --run-at 2026-11-23T08:00:00Z --param type=upcoming --param limit=10
+  $ agent-tools dispatch allowlist-scan --token-id 5 --run-at ${nextMorningUtc()} --param type=upcoming --param limit=10
   $ agent-tools dispatch offer-radar --token-id 5 --run-at +1d --param slug=base-bloomers --param slug=static-kittens
   $ agent-tools dispatch drop-radar --token-id 5 --run-at +30m --params '{"type":"upcoming","chain":"base"}' --json`,
   )

@@ -36,6 +36,13 @@ export function parseRunAt(value: string, now: number = Date.now()): string {
   return new Date(time).toISOString();
 }
 
+/** The next 08:00 UTC, as `--run-at` takes it: an example time that is always ahead, and within the 30 days allowed. */
+export function nextMorningUtc(now = new Date()): string {
+  const morning = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), 8));
+  if (morning.getTime() <= now.getTime()) morning.setUTCDate(morning.getUTCDate() + 1);
+  return morning.toISOString().replace(".000Z", "Z");
+}
+
 const camel = (name: string) => name.replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 
 /** The field of the tool a `--param` key names: as written, camelCased from kebab-case, or the plural of an array. */

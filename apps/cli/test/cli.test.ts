@@ -89,4 +89,14 @@ describe("messages and exit codes", () => {
     expect(scan.stdout).not.toMatch(/specification|inverted/);
     expect(scan.stdout).toMatch(/--scan-chains\s+Also query each known chain/);
   });
+
+  it("dispatch's help gives an example time still ahead, so the example schedules rather than runs at once", async () => {
+    const help = await cli(["dispatch", "--help"]);
+    const times = [...help.stdout.matchAll(/--run-at (\d{4}-\d\d-\d\dT[\d:]+Z)/g)].map((m) => Date.parse(m[1]!));
+    expect(times.length).toBeGreaterThan(0);
+    for (const time of times) {
+      expect(time).toBeGreaterThan(Date.now());
+      expect(time - Date.now()).toBeLessThanOrEqual(24 * 60 * 60 * 1000);
+    }
+  });
 });

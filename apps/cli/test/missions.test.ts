@@ -5,12 +5,18 @@ import { fileURLToPath } from "node:url";
 import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
 import { dispatchResponseSchema, type LedgerReport, paidRoutes } from "@agent-tools/sdk";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { missionParams, parseRunAt } from "../src/missions.js";
+import { missionParams, nextMorningUtc, parseRunAt } from "../src/missions.js";
 
 const bin = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
 
 describe("--run-at", () => {
   const now = Date.parse("2026-11-22T12:00:00.000Z");
+
+  it("its example time is the next 08:00 UTC", () => {
+    expect(nextMorningUtc(new Date("2026-11-22T07:59:59Z"))).toBe("2026-11-22T08:00:00Z");
+    expect(nextMorningUtc(new Date("2026-11-22T08:00:00Z"))).toBe("2026-11-23T08:00:00Z");
+    expect(nextMorningUtc(new Date("2026-11-30T12:00:00Z"))).toBe("2026-12-01T08:00:00Z");
+  });
 
   it("takes delays from now", () => {
     expect(parseRunAt("+30m", now)).toBe("2026-11-22T12:30:00.000Z");
