@@ -1,4 +1,5 @@
 import { createInProcessDevnet, type InProcessDevnet } from "@agent-tools/devnet";
+import { inputToQuery } from "@agent-tools/schema";
 import { simWalletAccessToken, startUpstreamSims, type UpstreamSims } from "@agent-tools/upstream-sim";
 import type { PaymentRequired } from "@x402/core/types";
 import pino from "pino";
@@ -168,11 +169,7 @@ export async function startPaidTestServer(
       if (typeof call === "function") return call(extra);
       const headers = { ...call.headers, ...extra };
       if (call.method !== "GET") return post(call.path, call.body ?? {}, headers);
-      const query = new URLSearchParams();
-      for (const [key, value] of Object.entries(call.body ?? {})) {
-        for (const item of Array.isArray(value) ? value : [value]) query.append(key, String(item));
-      }
-      return fetch(`${server.url}${call.path}?${query}`, { headers });
+      return fetch(`${server.url}${call.path}${inputToQuery(call.body ?? {})}`, { headers });
     };
   const balance = (address: `0x${string}`) =>
     devnet.l2.publicClient.readContract({ address: usd, abi: erc20Abi, functionName: "balanceOf", args: [address] });

@@ -13,7 +13,7 @@ import type { ClientContext } from "../context.js";
 import { PaymentRequiredError } from "../errors.js";
 import { type Payment, readPayment, signPayment, unitsToUsd } from "../payment.js";
 import { pickSignInChain, signInHeader } from "../sign-in.js";
-import { errorFromAnswer, parseAnswer, validateLocally, withRetries } from "../transport.js";
+import { type Answer, errorFromAnswer, parseAnswer, validateLocally, withRetries } from "../transport.js";
 
 /** A paid tool's answer and what it cost. */
 export interface ToolResult<T> {
@@ -58,8 +58,7 @@ export async function callTool<N extends PaidRouteName>(
             },
       ),
     );
-  const read = (answer: Parameters<typeof parseAnswer>[1]) =>
-    parseAnswer(route.response, answer, name) as ToolOutput<N>;
+  const read = (answer: Answer) => parseAnswer(route.response, answer, name) as ToolOutput<N>;
 
   const signingIn = account !== undefined && context.signIn;
   let headers: Record<string, string> = {};
