@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { usdTokenAbi } from "@agent-tools/contracts";
-import { errorBodySchema, parsePaymentRefusal, paymentRequiredSchema } from "@agent-tools/schema";
+import { errorBodySchema, inputToQuery, parsePaymentRefusal, paymentRequiredSchema } from "@agent-tools/schema";
 import type { ProxyFault } from "@agent-tools/upstream-sim";
 import type { PaymentRequired } from "@x402/core/types";
 import { createWalletClient, http, type PrivateKeyAccount } from "viem";
@@ -113,32 +113,54 @@ interface CallOutcome {
   transaction?: string;
 }
 
-/** The 402 a paid route answers without a payment (signed in when `signIn` is given). */
-async function quote(path: string, body: unknown, signIn?: string): Promise<PaymentRequired> {
-  const res = await fetch(`${env.server.url}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...(signIn ? { "SIGN-IN-WITH-X": signIn } : {}) },
-    body: JSON.stringify(body),
+/** A request of a paid route: POST with a JSON body (default), or GET with the input as query parameters. */
+function send(
+  path: string,
+  input: unknown,
+  headers: Record<string, string>,
+  method: "GET" | "POST" = "POST",
+  signal?: AbortSignal,
+): Promise<Response> {
+  if (method === "GET") {
+    return fetch(`${env.server.url}${path}${inputToQuery(input as Record<string, unknown>)}`, { headers, signal });
+  }
+  return fetch(`${env.server.url}${path}`, {
+    method,
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(input),
+    signal,
   });
-  expect(res.status, await res.clone().text()).toBe(402);
+}
+
+/** The 402 a paid route answers without a payment (signed in when `signIn` is given). */
+async function quote(path: string, body: unknown, signIn?: string, method: "GET" | "POST" = "POST") {
+  const res = await send(path, body, signIn ? { "SIGN-IN-WITH-X": signIn } : {}, method);
+  expect(res.status, `${method} ${path}: ${await res.clone().text()}`).toBe(402);
   return paymentRequiredSchema.parse(await res.json()) as PaymentRequired;
 }
 
-async function paidCall(path: string, body: unknown, payment: string, signIn?: string): Promise<CallOutcome> {
-  const res = await fetch(`${env.server.url}${path}`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      "PAYMENT-SIGNATURE": payment,
-      ...(signIn ? { "SIGN-IN-WITH-X": signIn } : {}),
-    },
-    body: JSON.stringify(body),
-  });
+/** A paid request with `payment` (and a sign-in when given): its status, refusal reason or settlement, and body. */
+async function paidCall(
+  path: string,
+  body: unknown,
+  payment: string,
+  signIn?: string,
+  method: "GET" | "POST" = "POST",
+): Promise<CallOutcome & { ms: number; body: unknown }> {
+  const headers = { "PAYMENT-SIGNATURE": payment, ...(signIn ? { "SIGN-IN-WITH-X": signIn } : {}) };
+  const started = performance.now();
+  const res = await send(path, body, headers, method, AbortSignal.timeout(60_000));
   const text = await res.text();
-  if (res.status === 402) return { status: 402, reason: parsePaymentRefusal(JSON.parse(text).error).reason };
+  const ms = performance.now() - started;
+  const answer = text ? JSON.parse(text) : undefined;
   const receipt = res.headers.get("PAYMENT-RESPONSE");
-  const transaction = receipt ? JSON.parse(Buffer.from(receipt, "base64").toString("utf8")).transaction : undefined;
-  return { status: res.status, transaction };
+  return {
+    status: res.status,
+    ...(res.status === 402 ? { reason: parsePaymentRefusal(answer.error).reason } : {}),
+    ...(receipt ? { transaction: JSON.parse(Buffer.from(receipt, "base64").toString("utf8")).transaction } : {}),
+    ms,
+    body: answer,
+  };
 }
 
 describe("payment abuse", () => {
@@ -263,33 +285,9 @@ async function payAndCall(
   path: string,
   input: Record<string, unknown>,
 ): Promise<CallOutcome & { amount: bigint; ms: number; body: unknown }> {
-  const url =
-    method === "GET"
-      ? `${env.server.url}${path}?${new URLSearchParams(Object.entries(input).map(([k, v]) => [k, String(v)]))}`
-      : `${env.server.url}${path}`;
-  const init = (headers: Record<string, string>) => ({
-    method,
-    headers: { ...(method === "POST" ? { "content-type": "application/json" } : {}), ...headers },
-    ...(method === "POST" ? { body: JSON.stringify(input) } : {}),
-  });
-  const first = await fetch(url, init({}));
-  expect(first.status, `${method} ${path}: ${await first.clone().text()}`).toBe(402);
-  const required = paymentRequiredSchema.parse(await first.json()) as PaymentRequired;
-  const payment = await env.pay(payer, required);
-  const started = performance.now();
-  const res = await fetch(url, { ...init({ "PAYMENT-SIGNATURE": payment }), signal: AbortSignal.timeout(60_000) });
-  const text = await res.text();
-  const ms = performance.now() - started;
-  const body = text ? JSON.parse(text) : undefined;
-  const receipt = res.headers.get("PAYMENT-RESPONSE");
-  return {
-    status: res.status,
-    ...(res.status === 402 ? { reason: parsePaymentRefusal(body.error).reason } : {}),
-    ...(receipt ? { transaction: JSON.parse(Buffer.from(receipt, "base64").toString("utf8")).transaction } : {}),
-    amount: BigInt(required.accepts[0]!.amount),
-    ms,
-    body,
-  };
+  const required = await quote(path, input, undefined, method);
+  const outcome = await paidCall(path, input, await env.pay(payer, required), undefined, method);
+  return { ...outcome, amount: BigInt(required.accepts[0]!.amount) };
 }
 
 describe("upstream faults", () => {
