@@ -46,7 +46,7 @@ export function nextMorningUtc(now = new Date()): string {
 const camel = (name: string) => name.replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 
 /** The field of the tool a `--param` key names: as written, camelCased from kebab-case, or the plural of an array. */
-function fieldFor(fields: RequestField[], key: string): string | undefined {
+function fieldFor(fields: readonly RequestField[], key: string): string | undefined {
   const kindOf = new Map(fields.map((field) => [field.name, field.kind]));
   for (const candidate of [key, camel(key)]) {
     if (kindOf.has(candidate)) return candidate;

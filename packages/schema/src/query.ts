@@ -42,16 +42,26 @@ export interface RequestField {
  * import { requestFields, toolRoutes } from "@agent-tools/schema";
  * const names = requestFields(toolRoutes.intel.request).map((field) => field.name); // ["tokenId"]
  */
-export function requestFields(schema: z.ZodObject): RequestField[] {
-  return Object.entries(schema.shape as Record<string, z.ZodType>).map(([name, field]) => {
-    const { kind, element, description } = baseKind(field);
-    return {
-      name,
-      kind,
-      ...(element ? { itemKind: baseKind(element).kind } : {}),
-      ...(description ? { description } : {}),
-    };
-  });
+export function requestFields(schema: z.ZodObject): readonly RequestField[] {
+  return [...fieldsOf(schema).values()];
+}
+
+/** Each schema's fields by name, read once: `queryToInput` runs on every GET of a paid route. */
+const fieldsCache = new WeakMap<z.ZodObject, ReadonlyMap<string, RequestField>>();
+
+function fieldsOf(schema: z.ZodObject): ReadonlyMap<string, RequestField> {
+  let fields = fieldsCache.get(schema);
+  if (!fields) {
+    fields = new Map(
+      Object.entries(schema.shape as Record<string, z.ZodType>).map(([name, field]) => {
+        const { kind, element, description } = baseKind(field);
+        const itemKind = element ? baseKind(element).kind : undefined;
+        return [name, { name, kind, ...(itemKind ? { itemKind } : {}), ...(description ? { description } : {}) }];
+      }),
+    );
+    fieldsCache.set(schema, fields);
+  }
+  return fields;
 }
 
 function coerceScalar(kind: string, value: string): unknown {
@@ -78,24 +88,21 @@ export function queryToInput(schema: z.ZodObject, query: Record<string, QueryVal
   // the prototype of the input nor a field of the schema object.
   const set = (key: string, value: unknown) =>
     Object.defineProperty(input, key, { value, enumerable: true, writable: true, configurable: true });
+  const fields = fieldsOf(schema);
   for (const [key, raw] of Object.entries(query)) {
     if (raw === undefined) continue;
-    const field = Object.hasOwn(schema.shape, key) ? (schema.shape[key] as z.ZodType) : undefined;
+    const field = fields.get(key);
     if (!field) {
       set(key, raw);
-      continue;
-    }
-    const { kind, element } = baseKind(field);
-    if (kind === "array") {
-      const elementKind = element ? baseKind(element).kind : "string";
+    } else if (field.kind === "array") {
       const values = Array.isArray(raw) ? raw : [raw];
       set(
         key,
-        values.map((value) => coerceScalar(elementKind, value)),
+        values.map((value) => coerceScalar(field.itemKind ?? "string", value)),
       );
     } else {
       // A repeated scalar parameter is kept as an array, so validation reports it instead of picking one.
-      set(key, Array.isArray(raw) ? raw : coerceScalar(kind, raw));
+      set(key, Array.isArray(raw) ? raw : coerceScalar(field.kind, raw));
     }
   }
   return input;

@@ -4,6 +4,7 @@ import type { PublicClient } from "viem";
 import { composeService, type Service } from "../../src/compose.js";
 import { loadConfig } from "../../src/config.js";
 import { listen, type RunningServer } from "../../src/server.js";
+import { deploymentEnv } from "./deployment-env.js";
 import { DEVNET_PAYMENTS } from "./devnet-payments.js";
 import { createTestClock } from "./test-clock.js";
 import { openTestDatabase } from "./test-database.js";
@@ -36,11 +37,8 @@ export async function startChainTestServer(
   const config = loadConfig({
     PORT: "0",
     PUBLIC_URL,
-    COLLECTION_ADDRESS: devnet.deployment.addresses.collection,
-    IDENTITY_REGISTRY_ADDRESS: devnet.deployment.addresses.identityRegistry,
-    PAYMENT_ASSET: devnet.deployment.addresses.usdToken,
-    PAYMENT_NETWORK: `eip155:${devnet.l2.chainId}`,
-    ...DEVNET_PAYMENTS,
+    ...deploymentEnv(devnet.deployment),
+    FACILITATOR_PRIVATE_KEY: DEVNET_PAYMENTS.FACILITATOR_PRIVATE_KEY,
     ...options.env,
   });
   const clock = createTestClock();

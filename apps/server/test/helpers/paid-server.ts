@@ -18,6 +18,7 @@ import type { Database } from "../../src/store/database.js";
 import type { MissionQueue } from "../../src/store/mission-queue.js";
 import type { SettlementLedger } from "../../src/store/settlement-ledger.js";
 import type { ToolDeps, ToolSet } from "../../src/tools/types.js";
+import { deploymentEnv } from "./deployment-env.js";
 import { createTestClock } from "./test-clock.js";
 import { openTestDatabase } from "./test-database.js";
 import { paymentHeader, signInHeader } from "./x402-client.js";
@@ -124,15 +125,11 @@ export async function startPaidTestServer(
     startUpstreamSims({ latencyMs: options.simLatencyMs ?? 0 }),
     openTestDatabase(),
   ]);
-  const { addresses, accounts } = devnet.deployment;
+  const { accounts } = devnet.deployment;
   const config = loadConfig({
     PORT: "0",
     PUBLIC_URL,
-    COLLECTION_ADDRESS: addresses.collection,
-    IDENTITY_REGISTRY_ADDRESS: addresses.identityRegistry,
-    PAYMENT_ASSET: addresses.usdToken,
-    PAYMENT_NETWORK: `eip155:${devnet.l2.chainId}`,
-    PAY_TO: accounts[0]!.address,
+    ...deploymentEnv(devnet.deployment),
     FACILITATOR_PRIVATE_KEYS: (options.facilitatorKeys ?? [0]).map((index) => accounts[index]!.privateKey).join(","),
     MARKETPLACE_URL: sims.urls.marketplace,
     MARKET_DATA_URL: sims.urls.marketData,

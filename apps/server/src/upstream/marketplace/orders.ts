@@ -87,9 +87,24 @@ export const listingsResponseWire = z.object({ listings: z.array(listingWire), n
 
 export type OfferKind = "item" | "collection" | "trait";
 
-/** An active offer. Its price is per item: the marketplace's `price.value` is the total for all the items ordered. */
-export interface MarketOffer {
+/** An active order (a listing, or the part of an offer they share); its price is per item. */
+export interface MarketOrder {
   orderHash: string | null;
+  contract: Address | null;
+  /** Token id of an item order. */
+  identifier: string | null;
+  unitPrice: Amount;
+  /** Items still wanted or for sale (fewer than ordered once the order is partially filled). */
+  quantity: number;
+  maker: Address | null;
+  expiresAt: string | null;
+}
+
+/** An active listing; its price is per item. */
+export type MarketListing = MarketOrder;
+
+/** An active offer. Its price is per item: the marketplace's `price.value` is the total for all the items ordered. */
+export interface MarketOffer extends MarketOrder {
   /**
    * `item` (one token), `collection` (any token of the collection) or `trait` (tokens matching criteria: traits,
    * numeric traits or an encoded set of token ids; not any token of the collection).
@@ -98,25 +113,6 @@ export interface MarketOffer {
   chain: string;
   /** Collection slug, when the offer names one. */
   collection: string | null;
-  contract: Address | null;
-  /** Token id of an item offer. */
-  identifier: string | null;
-  unitPrice: Amount;
-  /** Items still wanted (fewer than ordered once the offer is partially filled). */
-  quantity: number;
-  maker: Address | null;
-  expiresAt: string | null;
-}
-
-/** An active listing; its price is per item. */
-export interface MarketListing {
-  orderHash: string | null;
-  contract: Address | null;
-  identifier: string | null;
-  unitPrice: Amount;
-  quantity: number;
-  maker: Address | null;
-  expiresAt: string | null;
 }
 
 /**
