@@ -14,8 +14,10 @@ import type { PaymentRequired } from "@x402/core/types";
 import { createWalletClient, http, type PrivateKeyAccount } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_LIMITS } from "../src/config.js";
 import { waitForOutput } from "../src/embedded-process.js";
-import { settlementsSince } from "../test/helpers/settlements-since.js";
+import { createPace } from "../test/helpers/pace.js";
+import { bookOfLedger, settlementsSince } from "../test/helpers/settlements-since.js";
 import { type AuthorizationFields, signedPayment } from "./authorizations.js";
 import { type Environment, type MemoryFigures, startEnvironment, UPSTREAM_TIMEOUT_MS } from "./environment.js";
 import { fuzzCases } from "./fuzz-cases.js";
@@ -411,14 +413,22 @@ describe("upstream faults", () => {
   });
 });
 
-/** Paid `/intel` calls from `workers` payers at once, until stopped; each outcome is kept. */
+/**
+ * How fast one payer's calls may come in the suite's loads: half the per-payer rate the server ships with, so that
+ * a machine fast enough to answer quicker never meets the limit (the payment phase tests the limit itself).
+ */
+const PAYER_PACE = DEFAULT_LIMITS.perPayer.ratePerSecond / 2;
+
+/** Paid `/intel` calls from `workers` payers at once, each paced, until stopped; each outcome is kept. */
 function steadyPaidLoad(workers: number, firstAccount: number) {
   const outcomes: (CallOutcome | { status: 0 | -1; error: string })[] = [];
   let stopped = false;
   let served = 0;
   const waiters: { count: number; resolve: () => void }[] = [];
   const run = async (payer: PrivateKeyAccount, tokenId: number) => {
+    const pace = createPace(PAYER_PACE);
     while (!stopped) {
+      await pace();
       try {
         const payment = await env.pay(payer, await quote("/intel", { tokenId }));
         const outcome = await paidCall("/intel", { tokenId }, payment);
@@ -454,7 +464,7 @@ function steadyPaidLoad(workers: number, firstAccount: number) {
 describe("crash", () => {
   it(`SIGKILLed ${SCALE.kills} times under paid load, loses no settlement and records none twice`, async () => {
     const startBlock = (await env.l2.getBlockNumber({ cacheTime: 0 })) + 1n;
-    const ledgerBefore = await env.ledger();
+    const bookBefore = bookOfLedger(await env.ledger());
     const load = steadyPaidLoad(6, 2);
     for (let kill = 0; kill < SCALE.kills; kill++) {
       await load.servedMore(20);
@@ -465,19 +475,21 @@ describe("crash", () => {
     await load.stop();
 
     // What the chain shows (every settlement is a Transfer to the payee), and the ledger once it has caught up.
-    const { transfers, onChain, ledger, recorded } = await settlementsSince({
+    const {
+      transfers,
+      onChain,
+      book,
+      recorded: recordedTx,
+    } = await settlementsSince({
       l2: env.l2,
       asset: env.asset,
       payTo: env.payTo,
       fromBlock: startBlock,
-      readLedger: () => env.ledger(),
-      before: ledgerBefore,
+      readBook: async () => bookOfLedger(await env.ledger()),
+      before: bookBefore,
     });
     expect(onChain.size).toBe(transfers);
-    const recordedTx = recorded.map((e) => e.transaction);
-    expect(recorded.length, "the ledger's total grew by the rows it lists").toBe(
-      ledger.total.payments - ledgerBefore.total.payments,
-    );
+    expect(recordedTx.length, "the ledger's total grew by the rows it lists").toBe(book.payments - bookBefore.payments);
     const served = load.outcomes.filter((o) => o.status === 200) as CallOutcome[];
     const unanswered = load.outcomes.filter((o) => o.status === 0).length;
     const wrong = load.outcomes.filter((o) => o.status !== 0 && o.status !== 200);
@@ -489,7 +501,7 @@ describe("crash", () => {
     const lost = [...onChain].filter((tx) => !recordedTx.includes(tx)).length;
     const double = recordedTx.length - new Set(recordedTx).size;
     summary.crash =
-      `crash ${lost} lost ${double} double (${SCALE.kills} kills: ${onChain.size} settled on chain = ${recorded.length} ledger rows, ` +
+      `crash ${lost} lost ${double} double (${SCALE.kills} kills: ${onChain.size} settled on chain = ${recordedTx.length} ledger rows, ` +
       `${served.length} served, ${unanswered} cut off by a kill)`;
   });
 });
@@ -500,14 +512,8 @@ describe("soak", () => {
     const counts = { public: 0, challenge: 0 };
     let stopped = false;
     // The public reads and challenges come at a steady rate, as a service's traffic does, not as fast as one machine
-    // can send them (the paid calls are paced by their settlements).
-    const RATE_PER_SECOND = 500;
-    let nextSlot = performance.now();
-    const pace = async () => {
-      nextSlot = Math.max(nextSlot + 1000 / RATE_PER_SECOND, performance.now());
-      const wait = nextSlot - performance.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    };
+    // can send them: 500 a second between them all. Each payer's calls are paced below its rate (PAYER_PACE).
+    const pace = createPace(500);
     const publicPaths = (i: number) => {
       const id = 1 + ((i * 97) % 6000);
       return ["/healthz", `/agents/info/${id}`, `/agents/${id}/binding`, "/openapi.json", "/.well-known/x402"][i % 5]!;
@@ -545,7 +551,9 @@ describe("soak", () => {
         ["/portfolio", { tokenId: 5, walletAddress: env.account(2).address }],
       ];
       let served = 0;
+      const toolPace = createPace(PAYER_PACE);
       for (let i = 0; !stopped; i++) {
+        await toolPace();
         const [path, input] = bodies[i % bodies.length]!;
         const outcome = await payAndCall(env.account(8), "POST", path, input).catch((e: Error) => ({
           status: 0,

@@ -8,7 +8,6 @@ import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { usdTokenAbi } from "@agent-tools/contracts";
 import { type DevnetProcess, spawnDevnetProcess } from "@agent-tools/devnet";
-import { type LedgerReport, ledgerReportSchema } from "@agent-tools/schema";
 import { type FaultProxy, startFaultProxy, startUpstreamSims, type UpstreamSims } from "@agent-tools/upstream-sim";
 import type { PaymentRequired } from "@x402/core/types";
 import pg from "pg";
@@ -78,8 +77,6 @@ export interface Cluster {
   signIn(account: PrivateKeyAccount, path: string): Promise<string>;
   /** A PAYMENT-SIGNATURE paying a 402's first requirement, signed by x402's own client. */
   pay(account: PrivateKeyAccount, paymentRequired: PaymentRequired): Promise<string>;
-  /** The operator's ledger, read through the proxy. */
-  ledger(): Promise<LedgerReport>;
   close(): Promise<void>;
 }
 
@@ -125,6 +122,9 @@ export async function startCluster(options: { freshPayers: number }): Promise<Cl
     DISPATCH_POLL_MS: "100",
     // A mission whose instance was killed is run again once its lease ends: seconds here, not the default minutes.
     DISPATCH_LEASE_MS: "4000",
+    // The kill test holds the marketplace's answers back while it kills an instance: the calls waiting on them must
+    // not give up meanwhile, however slow the machine.
+    UPSTREAM_TIMEOUT_MS: "30000",
     // Every client of the test comes from one address: the per-address limits are lifted; the per-payer rate is
     // the one under test.
     PAID_RATE_PER_IP: "1000000",
@@ -187,13 +187,6 @@ export async function startCluster(options: { freshPayers: number }): Promise<Cl
     payers,
     signIn,
     pay: (who, paymentRequired) => paymentHeader(who, l2, paymentRequired, { network, asset }),
-    async ledger() {
-      const ledgerUrl = `${url}/operator/ledger?limit=500`;
-      const header = await signInHeader(account(0), ledgerUrl, l1ChainId);
-      const res = await fetch(ledgerUrl, { headers: { "SIGN-IN-WITH-X": header } });
-      if (res.status !== 200) throw new Error(`the operator ledger answered ${res.status}: ${await res.text()}`);
-      return ledgerReportSchema.parse(await res.json());
-    },
     async close() {
       await proxy.close();
       for (const instance of instances) {

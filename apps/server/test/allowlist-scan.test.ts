@@ -3,7 +3,7 @@ import { MARKETPLACE_FACTS, simWalletAccessToken } from "@agent-tools/upstream-s
 import type { Address } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
+import { type PaidTestServer, startPaidTestServer, TIMEOUT_CASE_UPSTREAM_MS } from "./helpers/paid-server.js";
 
 const PATH = "/allowlist-scan";
 const F = MARKETPLACE_FACTS;
@@ -17,7 +17,7 @@ let rare: { tokenId: number; index: number };
 const account = (index: number): Address => t.devnet.deployment.accounts[index]!.address;
 
 beforeAll(async () => {
-  t = await startPaidTestServer({ env: { UPSTREAM_TIMEOUT_MS: "1000" } });
+  t = await startPaidTestServer({ env: { UPSTREAM_TIMEOUT_MS: TIMEOUT_CASE_UPSTREAM_MS } });
   for (let id = 1; id <= 6000 && !rare; id++) {
     const token = t.chain.collection.token(id);
     if (token?.clearance !== "Rare") continue;

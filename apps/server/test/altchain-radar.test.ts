@@ -4,7 +4,7 @@ import { decodePaymentResponseHeader } from "@x402/core/http";
 import { getAddress } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { classifyToken } from "../src/upstream/market-data/known-tokens.js";
-import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
+import { type PaidTestServer, startPaidTestServer, TIMEOUT_CASE_UPSTREAM_MS } from "./helpers/paid-server.js";
 
 const PATH = "/altchain-radar";
 const ALT = MARKET_DATA_FACTS.alt;
@@ -28,7 +28,7 @@ function tokenWith(clearance: string): { tokenId: number; index: number } {
 }
 
 beforeAll(async () => {
-  t = await startPaidTestServer({ env: { UPSTREAM_TIMEOUT_MS: "1000" } });
+  t = await startPaidTestServer({ env: { UPSTREAM_TIMEOUT_MS: TIMEOUT_CASE_UPSTREAM_MS } });
   elite = tokenWith("Elite");
   holder = tokenWith("Holder");
 }, 120_000);

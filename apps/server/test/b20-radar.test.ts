@@ -15,7 +15,7 @@ import { decodePaymentResponseHeader } from "@x402/core/http";
 import { encodeFunctionData, getAddress, type PublicClient } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createB20Scanner } from "../src/chain/b20-scanner.js";
-import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
+import { type PaidTestServer, startPaidTestServer, TIMEOUT_CASE_UPSTREAM_MS } from "./helpers/paid-server.js";
 
 /** Token 1 belongs to devnet account 1 (Holder clearance: enough for /b20-radar, discounted price). */
 const HOLDER = 1;
@@ -26,7 +26,7 @@ let t: PaidTestServer;
 const account = (index: number) => t.devnet.deployment.accounts[index]!.address;
 
 beforeAll(async () => {
-  t = await startPaidTestServer({ env: { UPSTREAM_TIMEOUT_MS: "1000" } });
+  t = await startPaidTestServer({ env: { UPSTREAM_TIMEOUT_MS: TIMEOUT_CASE_UPSTREAM_MS } });
 }, 120_000);
 afterAll(async () => {
   await t?.close();

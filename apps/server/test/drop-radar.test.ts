@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { STALE_AFTER_DAYS } from "../src/tools/drops/judge.js";
 import { KNOWN_DROP_CHAINS } from "../src/upstream/marketplace/chains.js";
-import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
+import { type PaidTestServer, startPaidTestServer, TIMEOUT_CASE_UPSTREAM_MS } from "./helpers/paid-server.js";
 
 const PATH = "/drop-radar";
 const F = MARKETPLACE_FACTS;
@@ -17,9 +17,7 @@ let t: PaidTestServer;
 const account = (index: number): Address => t.devnet.deployment.accounts[index]!.address;
 
 beforeAll(async () => {
-  // A short upstream timeout keeps the timeout cases quick, yet leaves a loaded machine time for its first, cold
-  // answers (the simulators answer in milliseconds once warm).
-  t = await startPaidTestServer({ env: { UPSTREAM_TIMEOUT_MS: "1000" } });
+  t = await startPaidTestServer({ env: { UPSTREAM_TIMEOUT_MS: TIMEOUT_CASE_UPSTREAM_MS } });
 }, 120_000);
 afterAll(async () => {
   await t?.close();

@@ -3,7 +3,12 @@ import { MARKETPLACE_FACTS } from "@agent-tools/upstream-sim";
 import type { Address } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { type PaidTestServer, type SendCall, startPaidTestServer } from "./helpers/paid-server.js";
+import {
+  type PaidTestServer,
+  type SendCall,
+  startPaidTestServer,
+  TIMEOUT_CASE_UPSTREAM_MS,
+} from "./helpers/paid-server.js";
 import { tokenHeldBy } from "./helpers/tokens.js";
 
 let t: PaidTestServer;
@@ -14,8 +19,7 @@ const facts = MARKETPLACE_FACTS.collections;
 const tokenOf = (index: number, clearance: Clearance) => tokenHeldBy(t.chain.collection, account(index), clearance);
 
 beforeAll(async () => {
-  // A short upstream timeout for the timeout case; the simulators answer in milliseconds otherwise.
-  t = await startPaidTestServer({ env: { UPSTREAM_TIMEOUT_MS: "800" } });
+  t = await startPaidTestServer({ env: { UPSTREAM_TIMEOUT_MS: TIMEOUT_CASE_UPSTREAM_MS } });
 }, 120_000);
 afterAll(async () => {
   await t?.close();

@@ -2,7 +2,7 @@ import { type Clearance, portfolioResponseSchema } from "@agent-tools/schema";
 import { MARKETPLACE_FACTS } from "@agent-tools/upstream-sim";
 import { type Address, getAddress } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
+import { type PaidTestServer, startPaidTestServer, TIMEOUT_CASE_UPSTREAM_MS } from "./helpers/paid-server.js";
 import { tokenHeldBy } from "./helpers/tokens.js";
 
 let t: PaidTestServer;
@@ -21,8 +21,7 @@ function freshWallet(): Address {
 }
 
 beforeAll(async () => {
-  // A short upstream timeout for the timeout case; the simulators answer in milliseconds otherwise.
-  t = await startPaidTestServer({ env: { UPSTREAM_TIMEOUT_MS: "800" } });
+  t = await startPaidTestServer({ env: { UPSTREAM_TIMEOUT_MS: TIMEOUT_CASE_UPSTREAM_MS } });
 }, 120_000);
 afterAll(async () => {
   await t?.close();

@@ -216,6 +216,32 @@ describe.each(backends.filter(([name]) => name !== "Postgres" || !withoutPostgre
       expect((await queue.get(mission.id))?.result).toEqual({ onTime: true });
     });
 
+    it("renews a claim only for the worker that holds it", async () => {
+      const ledger = createSettlementLedger(db);
+      const queue = createMissionQueue(db);
+      const claim = claimOf();
+      await ledger.claim(claim);
+      await ledger.markSettled(claim.paymentKey, `0x${"79".repeat(32)}`, new Date());
+      const mission = await queue.add(dueMission(claim.paymentKey));
+      await queue.claimDue("worker-a", 10, 1000);
+      const leaseOf = async () =>
+        (
+          await db.query<{ ms: number }>(
+            "SELECT (extract(epoch FROM lease_until - now()) * 1000)::float8 AS ms FROM missions WHERE id = $1",
+            [mission.id],
+          )
+        )[0]!.ms;
+      expect(await queue.renew(mission.id, "worker-a", 1, 600_000)).toBe(true);
+      expect(await leaseOf()).toBeGreaterThan(500_000);
+      // Another worker, or an earlier attempt, cannot keep it.
+      expect(await queue.renew(mission.id, "worker-b", 1, 1000)).toBe(false);
+      expect(await queue.renew(mission.id, "worker-a", 2, 1000)).toBe(false);
+      expect(await leaseOf()).toBeGreaterThan(500_000);
+      await db.query("UPDATE missions SET lease_until = now() - interval '1 second' WHERE id = $1", [mission.id]);
+      expect(await queue.claimDue("worker-b", 10, 60_000)).toMatchObject([{ id: mission.id, attempt: 2 }]);
+      expect(await queue.renew(mission.id, "worker-a", 1, 600_000)).toBe(false);
+    });
+
     // One PGlite serves one process; Postgres is where instances race for missions.
     const onPostgres = name === "Postgres" ? it : () => undefined;
     onPostgres("gives concurrent claimers disjoint missions: each due mission is claimed once", async () => {
@@ -266,16 +292,18 @@ describe.skipIf(withoutPostgres)("several instances on one Postgres database", (
   });
 
   it("count one request rate between them: past the limit, the second instance refuses too", async () => {
+    // Four per minute rather than per second: the eight calls below fall in one window however slow the machine.
     const settings = { ratePerSecond: 4, concurrency: 100 };
-    const onA = createCallLimiter(settings, { name: "payer", rates: postgresRateCounter(a.pool!) });
-    const onB = createCallLimiter(settings, { name: "payer", rates: postgresRateCounter(b.pool!) });
+    const window = { windowSeconds: 60 };
+    const onA = createCallLimiter(settings, { name: "payer", rates: postgresRateCounter(a.pool!, window) });
+    const onB = createCallLimiter(settings, { name: "payer", rates: postgresRateCounter(b.pool!, window) });
     const key = "0xpayer-shared-rate";
     const outcomes = await Promise.all([onA, onB, onA, onB, onA, onB, onA, onB].map((l) => l.take(key)));
     expect(outcomes.filter((o) => o.ok)).toHaveLength(4);
     expect(outcomes.filter((o) => !o.ok).every((o) => !o.ok && o.why === "rate")).toBe(true);
     // Each limit and key has its own count.
     expect((await onB.take("0xanother-payer")).ok).toBe(true);
-    const perIp = createCallLimiter(settings, { name: "ip", rates: postgresRateCounter(b.pool!) });
+    const perIp = createCallLimiter(settings, { name: "ip", rates: postgresRateCounter(b.pool!, window) });
     expect((await perIp.take(key)).ok).toBe(true);
   });
 

@@ -80,13 +80,13 @@ describe("upstream client", () => {
   });
 
   it("does not count the wait for a free slot against the upstream's timeout", async () => {
-    // Each answer takes 300 ms, well within the 1000 ms timeout; with one request at a time, the fifth call waits
-    // 1200 ms for its slot behind the other four.
-    const baseUrl = await serve((_req, res) => void setTimeout(() => json(res, 200, { value: 1 }), 300));
-    const client = createUpstreamClient({ name: "x", baseUrl, timeoutMs: 1000, retries: 0, maxConcurrency: 1 });
-    const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => client.get(`/p${i}`, { schema })));
-    expect(answers).toEqual(Array.from({ length: 5 }, () => ({ value: 1 })));
-    expect(hits).toBe(5);
+    // Each answer takes 250 ms, far within the 2000 ms timeout (a loaded machine may add much to it); with one
+    // request at a time, the tenth call waits 2250 ms for its slot behind the other nine.
+    const baseUrl = await serve((_req, res) => void setTimeout(() => json(res, 200, { value: 1 }), 250));
+    const client = createUpstreamClient({ name: "x", baseUrl, timeoutMs: 2000, retries: 0, maxConcurrency: 1 });
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => client.get(`/p${i}`, { schema })));
+    expect(answers).toEqual(Array.from({ length: 10 }, () => ({ value: 1 })));
+    expect(hits).toBe(10);
   });
 
   it("refuses the calls still waiting for a slot once a hung upstream has opened the circuit, without asking it", async () => {

@@ -5,7 +5,9 @@
  *   client sends its next request on it, or when the network drops the connection (ECONNRESET, no answer);
  * - an error status (with or without `Retry-After`, as JSON or as an HTML page, as load balancers send them);
  * - no answer at all (a hang), the answer cut off after its headers, JSON of another shape, or a body that trickles
- *   in slower than any client waits.
+ *   in slower than any client waits;
+ * - an answer held back until the test lets it go (`hold`, released by `clearFaults`): a request that is certainly
+ *   still in flight when something else happens, whatever the machine's speed.
  */
 import {
   Agent,
@@ -24,7 +26,8 @@ export type ProxyFault =
   | { kind: "hang" }
   | { kind: "truncate" }
   | { kind: "wrong-shape" }
-  | { kind: "slow-body"; totalMs: number };
+  | { kind: "slow-body"; totalMs: number }
+  | { kind: "hold" };
 
 /** One request as the proxy saw it. */
 export interface ProxiedRequest {
@@ -53,8 +56,10 @@ export interface FaultProxy {
    * `count` of them).
    */
   inject(fault: ProxyFault, options?: { count?: number; match?: (request: ProxiedRequest) => boolean }): void;
-  /** Forwards every request as it comes again. */
+  /** Forwards every request as it comes again, and the requests held so far (`hold`) now. */
   clearFaults(): void;
+  /** Requests held back by a `hold` fault and not yet let go. */
+  held(): number;
   /** Every request so far, oldest first. */
   requests(): ProxiedRequest[];
   close(): Promise<void>;
@@ -85,8 +90,11 @@ export async function startFaultProxy(target: string, options: { host?: string }
   let faults: { fault: ProxyFault; count: number; match: (request: ProxiedRequest) => boolean }[] = [];
   /** Answers held open by a hang, ended when the proxy closes. */
   const hanging = new Set<() => void>();
+  /** Requests held back by `hold`, forwarded when the faults are cleared. */
+  let holding: (() => void)[] = [];
 
-  const server = createServer((req, res) => {
+  const server = createServer(handle);
+  function handle(req: IncomingMessage, res: ServerResponse): void {
     const onConnection = (served.get(req.socket) ?? 0) + 1;
     served.set(req.socket, onConnection);
     const seen: ProxiedRequest = {
@@ -125,7 +133,17 @@ export async function startFaultProxy(target: string, options: { host?: string }
         req.resume();
         res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify([{ unexpected: [1, "two"] }]));
         return;
+      case "hold":
+        holding.push(() => forward(req, res, undefined));
+        hanging.add(() => res.destroy());
+        return;
     }
+    forward(req, res, fault);
+  }
+
+  function forward(req: IncomingMessage, res: ServerResponse, fault: ProxyFault | undefined): void {
+    // The client may have gone while its request was held.
+    if (res.destroyed || req.socket.destroyed) return;
     const upstream = httpRequest(
       {
         protocol: origin.protocol,
@@ -163,7 +181,7 @@ export async function startFaultProxy(target: string, options: { host?: string }
       else res.destroy();
     });
     req.pipe(upstream);
-  });
+  }
   // As long-lived as the servers it stands for: a reset happens only when asked for.
   server.keepAliveTimeout = 65_000;
   server.on("connection", (socket: Socket) => {
@@ -188,7 +206,11 @@ export async function startFaultProxy(target: string, options: { host?: string }
     },
     clearFaults() {
       faults = [];
+      const released = holding;
+      holding = [];
+      for (const forwardNow of released) forwardNow();
     },
+    held: () => holding.length,
     requests: () => log.map((request) => ({ ...request })),
     close() {
       return new Promise<void>((resolve) => {

@@ -114,6 +114,31 @@ describe("fault proxy", () => {
       expect(proxy.requests().at(-1)!.fate).toBe("hang");
     });
 
+    it("holds requests back until the faults are cleared, then forwards each as it came", async () => {
+      proxy.inject({ kind: "hold" });
+      let answered = 0;
+      const calls = [url(), url()].map(async (u) => {
+        const res = await fetch(u);
+        answered++;
+        return res;
+      });
+      // Both arrived and wait: the proxy counts them, and neither has an answer.
+      while (proxy.held() < 2) await new Promise((resolve) => setImmediate(resolve));
+      expect(answered).toBe(0);
+      expect(
+        proxy
+          .requests()
+          .slice(-2)
+          .map((r) => r.fate),
+      ).toEqual(["hold", "hold"]);
+      proxy.clearFaults();
+      expect(proxy.held()).toBe(0);
+      const answers = await Promise.all(calls);
+      expect(answers.map((res) => res.status)).toEqual([200, 200]);
+      expect(((await answers[0]!.json()) as { pairs: unknown[] }).pairs.length).toBeGreaterThan(0);
+      await answers[1]!.arrayBuffer();
+    });
+
     it("trickles the body in over the time asked, whole in the end", async () => {
       proxy.inject({ kind: "slow-body", totalMs: 160 }, { count: 1 });
       const started = performance.now();

@@ -44,8 +44,11 @@ export const memoryRateCounter: RateCounter = (name, points) =>
 /**
  * Counts in Postgres (the `rate_limits` table of migration 4), one count for every instance on the database. When
  * the database does not answer, each instance goes on counting on its own rather than refusing every call.
+ * `windowSeconds` (default 1) is how long one count of `points` lasts: a test that must not depend on how fast the
+ * machine sends its calls counts them over a longer window.
  */
-export function postgresRateCounter(pool: pg.Pool): RateCounter {
+export function postgresRateCounter(pool: pg.Pool, options: { windowSeconds?: number } = {}): RateCounter {
+  const duration = options.windowSeconds ?? 1;
   return (name, points) =>
     new RateLimiterPostgres({
       storeClient: pool,
@@ -54,8 +57,8 @@ export function postgresRateCounter(pool: pg.Pool): RateCounter {
       tableCreated: true,
       keyPrefix: name,
       points,
-      duration: 1,
-      insuranceLimiter: memoryRateCounter(name, points),
+      duration,
+      insuranceLimiter: new RateLimiterMemory({ keyPrefix: name, points, duration }),
     });
 }
 

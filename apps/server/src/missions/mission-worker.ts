@@ -22,7 +22,11 @@ export interface MissionWorkerOptions {
   maxAttempts?: number;
   /** Wait before the first retry; doubled for each one after (default 30 s). */
   retryBaseMs?: number;
-  /** How long a claim holds before another instance may take the mission over (default 5 min). */
+  /**
+   * How long a claim holds without word from its worker before another instance may take the mission over (default
+   * 5 min). The worker renews it every third of that while the mission runs, so only a mission whose worker died
+   * (or lost the database for that long) runs again elsewhere.
+   */
   leaseMs?: number;
   /** This instance's name in the queue (default host:pid:random). */
   instance?: string;
@@ -119,6 +123,7 @@ export function createMissionWorker(options: MissionWorkerOptions): MissionWorke
     const name = missionToolName(mission.tool);
     const tool = name ? (tools[name] as Tool<never> | undefined) : undefined;
     log.info("mission started");
+    const renewal = keepLease(mission, log);
     try {
       if (!name || !tool) throw new HttpError("not_implemented", `The ${mission.tool} tool is not available.`);
       await collection.fresh();
@@ -149,7 +154,26 @@ export function createMissionWorker(options: MissionWorkerOptions): MissionWorke
         log.warn({ err: error }, "mission failed");
         report({ id: mission.id, tool: mission.tool, attempt: mission.attempt, outcome: "failed" });
       }
+    } finally {
+      clearInterval(renewal);
     }
+  }
+
+  /** Renews the claim on `mission` every third of the lease until cleared (docs/decisions.md, "State, several instances"). */
+  function keepLease(mission: ClaimedMission, log: Logger): NodeJS.Timeout {
+    const timer = setInterval(() => {
+      queue.renew(mission.id, instance, mission.attempt, leaseMs).then(
+        (held) => {
+          if (!held) {
+            clearInterval(timer);
+            log.warn("mission's claim was taken over while it ran; its answer will not be kept");
+          }
+        },
+        (error) => log.warn({ err: error }, "could not renew the mission's lease"),
+      );
+    }, leaseMs / 3);
+    timer.unref();
+    return timer;
   }
 
   /** The pass claiming due missions, while one runs: a call during it makes it go round once more. */

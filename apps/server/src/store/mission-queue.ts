@@ -42,13 +42,15 @@ export interface MissionOwner {
 
 /**
  * The mission queue. Workers of any number of instances claim due missions with row locks (`FOR UPDATE SKIP
- * LOCKED`), so each attempt of a mission starts in one place only; a claim carries a lease, and a mission whose
- * worker died is taken again when its lease ends.
+ * LOCKED`), so each attempt of a mission starts in one place only; a claim carries a lease that its worker renews
+ * while the mission runs, and a mission whose worker died is taken again when its lease ends.
  */
 export interface MissionQueue {
   add(mission: NewMission): Promise<Mission>;
   /** Takes up to `limit` due, paid missions for `instance` until `leaseMs` from now. */
   claimDue(instance: string, limit: number, leaseMs: number): Promise<ClaimedMission[]>;
+  /** Extends the lease of an attempt still held to `leaseMs` from now; false when the claim was lost. */
+  renew(id: string, instance: string, attempt: number, leaseMs: number): Promise<boolean>;
   /** Records the answer of an attempt; false when the claim was lost (lease ended and taken elsewhere). */
   complete(id: string, instance: string, attempt: number, result: unknown): Promise<boolean>;
   /** Queues the mission again at `runAt` after a failed attempt. */
@@ -166,6 +168,15 @@ export function createMissionQueue(db: Database): MissionQueue {
         caller: row.caller,
         attempt: row.attempts,
       }));
+    },
+
+    async renew(id, instance, attempt, leaseMs) {
+      const rows = await db.query(
+        `UPDATE missions SET lease_until = now() + make_interval(secs => $4::double precision / 1000)
+         WHERE ${held} RETURNING id`,
+        [id, instance, attempt, leaseMs],
+      );
+      return rows.length > 0;
     },
 
     complete: (id, instance, attempt, result) =>

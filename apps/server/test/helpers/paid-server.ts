@@ -25,6 +25,13 @@ import { paymentHeader, signInHeader } from "./x402-client.js";
 
 export const PUBLIC_URL = "http://127.0.0.1:8402";
 
+/**
+ * The upstream deadline of the test servers whose files include a timeout case (a simulator that never answers):
+ * short, so that each such case ends in two seconds, yet far above what a working call takes on a loaded machine
+ * (milliseconds; a few hundred for a cold first one when every package's tests share two busy cores).
+ */
+export const TIMEOUT_CASE_UPSTREAM_MS = "2000";
+
 /** How a test sends a call: the request with these headers added (a payment, a sign-in). */
 export type SendCall = (headers: Record<string, string>) => Promise<Response>;
 

@@ -1,30 +1,50 @@
 import { usdTokenAbi } from "@agent-tools/contracts";
-import type { LedgerEntry, LedgerReport } from "@agent-tools/schema";
+import type { LedgerReport } from "@agent-tools/schema";
 import type { Address, Hex, PublicClient } from "viem";
+
+/** Every settled payment the service has recorded: how many, and their transactions (all of them, not a page). */
+export interface Book {
+  payments: number;
+  transactions: Hex[];
+}
+
+/**
+ * The book as the operator's ledger lists it. The listing is capped, so a book larger than one listing is refused
+ * rather than compared in part (a test that settles more reads the store itself).
+ */
+export function bookOfLedger(ledger: LedgerReport): Book {
+  if (ledger.entries.length < ledger.total.payments) {
+    throw new Error(
+      `the operator's ledger lists ${ledger.entries.length} of its ${ledger.total.payments} payments: too many ` +
+        "to compare with the chain through one listing",
+    );
+  }
+  return { payments: ledger.total.payments, transactions: ledger.entries.map((e) => e.transaction as Hex) };
+}
 
 export interface SettlementsSince {
   /** Transfers to the payee since the block: every settlement is one. */
   transfers: number;
   /** Their transactions. */
   onChain: Set<Hex>;
-  /** The operator's ledger, once it counts as many new rows as the chain shows settlements (or after 30 s). */
-  ledger: LedgerReport;
-  /** The ledger's rows not listed in `before`. */
-  recorded: LedgerEntry[];
+  /** The book, once it counts as many new payments as the chain shows settlements (or after 30 s). */
+  book: Book;
+  /** The book's transactions not in `before`. */
+  recorded: Hex[];
 }
 
 /**
- * What the chain and the ledger say of the settlements since `fromBlock`, for a test that holds them against each
- * other (none lost, none twice). A server restarted after a kill records the settlements the kill cut short when
- * it starts: the ledger is read again until it has caught up.
+ * What the chain and the service's book say of the settlements since `fromBlock`, for a test that holds them
+ * against each other (none lost, none twice). A server restarted after a kill records the settlements the kill cut
+ * short when it starts: the book is read again until it has caught up.
  */
 export async function settlementsSince(options: {
   l2: PublicClient;
   asset: Address;
   payTo: Address;
   fromBlock: bigint;
-  readLedger: () => Promise<LedgerReport>;
-  before: LedgerReport;
+  readBook: () => Promise<Book>;
+  before: Book;
 }): Promise<SettlementsSince> {
   const transfers = await options.l2.getContractEvents({
     address: options.asset,
@@ -36,14 +56,12 @@ export async function settlementsSince(options: {
   });
   const onChain = new Set(transfers.map((t) => t.transactionHash));
   const { before } = options;
-  let ledger = await options.readLedger();
-  for (let i = 0; i < 150 && ledger.total.payments - before.total.payments < onChain.size; i++) {
+  let book = await options.readBook();
+  for (let i = 0; i < 150 && book.payments - before.payments < onChain.size; i++) {
     await new Promise((resolve) => setTimeout(resolve, 200));
-    ledger = await options.readLedger();
+    book = await options.readBook();
   }
-  // The new rows are those not listed before (rows are listed by settlement time, and a settlement recorded by the
-  // reconciler carries its block's time, so they are not simply the newest).
-  const listed = new Set(before.entries.map((e) => e.transaction));
-  const recorded = ledger.entries.filter((e) => !listed.has(e.transaction));
-  return { transfers: transfers.length, onChain, ledger, recorded };
+  const listed = new Set(before.transactions);
+  const recorded = book.transactions.filter((tx) => !listed.has(tx));
+  return { transfers: transfers.length, onChain, book, recorded };
 }
