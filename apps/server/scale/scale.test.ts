@@ -17,8 +17,15 @@ import { type Cluster, SCALE_LIMITS, startCluster } from "./cluster.js";
 
 let cluster: Cluster;
 const summary: Record<string, string> = {};
-/** Fresh payers (no token): the load's anonymous callers. */
-const FRESH_PAYERS = 40;
+/** Paid calls measured on one instance, and again on three. */
+const THROUGHPUT_PAID_CALLS = 480;
+/**
+ * Payers of each throughput run: enough that none makes more than half its rate's worth of calls in the whole run,
+ * so that however fast the machine, no call meets the per-payer limit.
+ */
+const THROUGHPUT_PAYERS = Math.ceil(THROUGHPUT_PAID_CALLS / (SCALE_LIMITS.payerRate / 2));
+/** Fresh payers (no token): 0 replays, 1 bursts, 2-5 are the kill's load, then two throughput runs' worth. */
+const FRESH_PAYERS = 6 + 2 * THROUGHPUT_PAYERS;
 
 beforeAll(async () => {
   cluster = await startCluster({ freshPayers: FRESH_PAYERS });
@@ -346,12 +353,19 @@ describe("throughput", () => {
     const kinds = {
       "public GET": { total: 3000, concurrency: 32 },
       "402 challenge": { total: 2000, concurrency: 32 },
-      "paid call": { total: 480, concurrency: 32 },
+      "paid call": { total: THROUGHPUT_PAID_CALLS, concurrency: 32 },
     };
-    for (const [name, base] of [
-      ["one", cluster.singleUrl],
-      ["three", cluster.url],
-    ] as const) {
+    // Each run pays from payers of its own.
+    const firstPayer = 6;
+    const runs = [
+      {
+        name: "one",
+        base: cluster.singleUrl,
+        payers: cluster.payers.slice(firstPayer, firstPayer + THROUGHPUT_PAYERS),
+      },
+      { name: "three", base: cluster.url, payers: cluster.payers.slice(firstPayer + THROUGHPUT_PAYERS) },
+    ] as const;
+    for (const { name, base, payers } of runs) {
       const reads = await measure(kinds["public GET"].total, kinds["public GET"].concurrency, async (i) => {
         const res = await fetch(`${base}/agents/info/${1 + (i % 100)}`);
         await res.arrayBuffer();
@@ -362,8 +376,7 @@ describe("throughput", () => {
         await res.arrayBuffer();
         return res.status;
       });
-      // Payments signed before the clock starts, spread over the fresh payers (each under its own rate limit).
-      const payers = cluster.payers.slice(6);
+      // Payments signed before the clock starts.
       const required = await quote(base, "/intel", { tokenId: 20 });
       const payments = await Promise.all(
         Array.from({ length: kinds["paid call"].total }, (_, i) => cluster.pay(payers[i % payers.length]!, required)),
