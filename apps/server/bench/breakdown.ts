@@ -1,6 +1,16 @@
 /** The median server-side time of each step of a paid call, from the answers' `Server-Timing`. */
 
-export const STEPS = ["validate", "identify", "policy", "price", "verify", "claim", "tool", "settle"] as const;
+export const STEPS = [
+  "validate",
+  "identify",
+  "policy",
+  "price",
+  "signature",
+  "claim",
+  "verify",
+  "tool",
+  "settle",
+] as const;
 
 export type Breakdown = Record<(typeof STEPS)[number] | "total", number>;
 

@@ -13,6 +13,7 @@ import { errorHandler, notFound } from "./middleware/errors.js";
 import { ipLimits } from "./middleware/ip-limits.js";
 import { jsonBody } from "./middleware/json-body.js";
 import { requestLog } from "./middleware/request-log.js";
+import { isLoopbackHost, sameSiteOnly } from "./middleware/same-site.js";
 import { createPaidCalls } from "./payment/paid-call.js";
 import type { PaymentService } from "./payment/payment-service.js";
 import { agentRoutes } from "./routes/agents.js";
@@ -27,7 +28,7 @@ import type { ToolSet } from "./tools/types.js";
 /** Everything the app needs from outside; tests pass their own. */
 export interface AppDeps {
   config: Pick<Config, "publicUrl" | "payment" | "anonymousAccess"> &
-    Partial<Pick<Config, "l1" | "operatorAddress" | "limits" | "trustProxy">>;
+    Partial<Pick<Config, "l1" | "operatorAddress" | "limits" | "trustProxy" | "host">>;
   logger: Logger;
   /** The collection chain (L1) readers; without them the agent routes are not mounted. */
   chain?: { collection: CollectionIndex; registry: AgentRegistryReader };
@@ -76,9 +77,15 @@ export function createApp(deps: AppDeps): Express {
           perIp,
         }),
       );
-      // The same tools and paid calls over MCP, under the same per-address limits (docs/architecture.md, "MCP").
+      // The same tools and paid calls over MCP, under the same per-address limits (docs/architecture.md, "MCP"),
+      // for requests naming this service only (DNS rebinding).
+      const sameSite = sameSiteOnly({
+        publicUrl: deps.config.publicUrl,
+        listensOnLoopback: isLoopbackHost(deps.config.host ?? "127.0.0.1"),
+      });
       app.post(
         MCP_PATH,
+        sameSite,
         ipLimits(perIp),
         mcpEndpoint({
           paidCalls,
@@ -90,8 +97,8 @@ export function createApp(deps: AppDeps): Express {
           serverInfo: { name: "agent-tools", version: API_VERSION },
         }),
       );
-      app.get(MCP_PATH, mcpMethodNotAllowed);
-      app.delete(MCP_PATH, mcpMethodNotAllowed);
+      app.get(MCP_PATH, sameSite, mcpMethodNotAllowed);
+      app.delete(MCP_PATH, sameSite, mcpMethodNotAllowed);
       app.use(
         operatorRoutes({ payments: deps.payments, operator: deps.config.operatorAddress ?? deps.config.payment.payTo }),
       );

@@ -8,14 +8,16 @@ import { createB20Scanner } from "./chain/b20-scanner.js";
 import { createCollectionIndex } from "./chain/collection-index.js";
 import { type Config, ConfigError } from "./config.js";
 import { createCallLimiter, postgresRateCounter, type RateCounter } from "./limits/call-limiter.js";
+import { createFailureBudget } from "./limits/failure-budget.js";
 import { type MetricsServer, startMetricsServer } from "./metrics/metrics-server.js";
 import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-metrics.js";
 import { createMissionWorker, type MissionWorker } from "./missions/mission-worker.js";
-import { createExactEvmFacilitator, type ExactEvmFacilitatorOptions } from "./payment/exact-evm-facilitator.js";
+import { createAuthorizationSigner, type RecoverTypedDataSigner } from "./payment/authorization-signer.js";
+import { createExactEvmFacilitator } from "./payment/exact-evm-facilitator.js";
 import { createHttpFacilitator, type Facilitator } from "./payment/facilitator.js";
 import type { PaymentService } from "./payment/payment-service.js";
 import {
-  createAuthorizationReader,
+  createSettlementFinder,
   createSettlementReconciler,
   type SettlementReconciler,
 } from "./payment/reconcile-settlements.js";
@@ -79,13 +81,15 @@ export async function paymentDeps(
     /** The payment chain for the built-in facilitator (default: `facilitator.rpcUrl`; tests pass an in-process one). */
     l2?: PublicClient;
     logger?: Logger;
-    /** The built-in facilitator's signature recovery (tests count it). */
-    recoverSigner?: ExactEvmFacilitatorOptions["recoverSigner"];
-    /** Where the per-payer rate is counted (default: in this process). */
+    /** The payments' signature recovery (tests count it). */
+    recoverSigner?: RecoverTypedDataSigner;
+    /** Where the per-payer rate and failures are counted (default: in this process). */
     rates?: RateCounter;
   } = {},
 ): Promise<PaymentService> {
   let facilitator: Facilitator;
+  // One recovery per payment: the paid-call core's check and the built-in facilitator's share it.
+  const authorizationSigner = createAuthorizationSigner(options.recoverSigner);
   // The payment chain: the built-in facilitator's, or the L2 RPC beside an HTTP facilitator (for payer balances).
   const chain =
     options.l2 ??
@@ -115,7 +119,7 @@ export async function paymentDeps(
       }),
       network: config.payment.network,
       receiptTimeoutMs: config.facilitator.receiptTimeoutMs,
-      ...(options.recoverSigner ? { recoverSigner: options.recoverSigner } : {}),
+      signer: authorizationSigner,
     });
   }
   const asset = config.payment.asset as Address;
@@ -127,6 +131,11 @@ export async function paymentDeps(
       name: "payer",
       ...(options.rates ? { rates: options.rates } : {}),
     }),
+    authorizationSigner,
+    settlementFailures: createFailureBudget(
+      { failures: config.limits.failedSettlementsPerHour, windowSeconds: 3600 },
+      { name: "settlement_failures", ...(options.rates ? { rates: options.rates } : {}) },
+    ),
     payerBalance: (payer) =>
       chain.readContract({ address: asset, abi: erc20Abi, functionName: "balanceOf", args: [payer] }),
     // Settled authorizations are kept well past their validity window (the ledger keeps them for good).
@@ -184,8 +193,8 @@ export interface ServiceClients {
   eligibilityToken?: ToolDeps["eligibilityToken"];
   /** Tools that replace the built ones (a test's tool whose upstream is down). */
   tools?: ToolSet;
-  /** The built-in facilitator's signature recovery (tests count it). */
-  recoverSigner?: ExactEvmFacilitatorOptions["recoverSigner"];
+  /** The payments' signature recovery (tests count it). */
+  recoverSigner?: RecoverTypedDataSigner;
 }
 
 /** The composed service: the app, and what runs beside it (mission worker, settlement reconciler, store). */
@@ -268,7 +277,7 @@ export async function composeService(config: Config, logger: Logger, clients: Se
   wakeWorker = () => worker.wake();
   const reconciler = createSettlementReconciler({
     ledger,
-    reader: createAuthorizationReader(l2),
+    finder: createSettlementFinder({ client: l2 }),
     network: config.payment.network,
     logger: logger.child({ component: "ledger" }),
   });

@@ -2,6 +2,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { z } from "zod";
 import type { LimitSettings } from "./limits/call-limiter.js";
 import { isPublicTestAddress, LOCAL_CHAIN_IDS, PUBLIC_TEST_ADDRESSES } from "./public-test-accounts.js";
+import { DEFAULT_CONNECTION_LIMITS } from "./server.js";
 
 const booleanFlag = z
   .enum(["true", "false", "1", "0"], { error: "must be true or false" })
@@ -53,6 +54,9 @@ const envSchema = z.object({
   HOST: z.string().min(1).default("127.0.0.1"),
   PUBLIC_URL: origin.optional(),
   KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300_000).default(65_000),
+  HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(DEFAULT_CONNECTION_LIMITS.headersTimeoutMs),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(DEFAULT_CONNECTION_LIMITS.requestTimeoutMs),
+  MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(0).max(1_000_000).optional(),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   ANONYMOUS_ACCESS: booleanFlag.default(true),
@@ -112,6 +116,7 @@ const envSchema = z.object({
   PAID_CONCURRENCY_PER_IP: z.coerce.number().int().min(1).max(100_000).default(DEFAULT_LIMITS.perIp.concurrency),
   PAID_RATE_PER_PAYER: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_LIMITS.perPayer.ratePerSecond),
   PAID_CONCURRENCY_PER_PAYER: z.coerce.number().int().min(1).max(100_000).default(DEFAULT_LIMITS.perPayer.concurrency),
+  PAYER_FAILED_SETTLEMENTS_PER_HOUR: z.coerce.number().int().min(1).max(10_000).default(3),
   TRUST_PROXY: z
     .string()
     .regex(/^(true|false|loopback|linklocal|uniquelocal|\d{1,2}|[0-9a-fA-F.:/, ]+)$/, {
@@ -119,6 +124,50 @@ const envSchema = z.object({
     })
     .default("false"),
 });
+
+/**
+ * The variables whose values a refusal may print: numbers, flags, addresses, names. Every other one (private keys,
+ * URLs of databases, RPC endpoints, facilitators and upstreams, API keys) may hold a secret.
+ */
+const SHOWN_VALUES = new Set([
+  "PORT",
+  "HOST",
+  "PUBLIC_URL",
+  "DATA_DIR",
+  "KEEP_ALIVE_TIMEOUT_MS",
+  "HEADERS_TIMEOUT_MS",
+  "REQUEST_TIMEOUT_MS",
+  "MAX_CONNECTIONS_PER_IP",
+  "METRICS_PORT",
+  "LOG_LEVEL",
+  "ANONYMOUS_ACCESS",
+  "PAYMENT_NETWORK",
+  "PAYMENT_ASSET",
+  "PAYMENT_ASSET_NAME",
+  "PAYMENT_ASSET_VERSION",
+  "PAY_TO",
+  "PAYMENT_TIMEOUT_SECONDS",
+  "COLLECTION_ADDRESS",
+  "IDENTITY_REGISTRY_ADDRESS",
+  "RPC_TIMEOUT_MS",
+  "CHAIN_MAX_STALENESS_MS",
+  "B20_CHAIN_ID",
+  "ALTCHAIN_ID",
+  "UPSTREAM_TIMEOUT_MS",
+  "OPERATOR_ADDRESS",
+  "DISPATCH_POLL_MS",
+  "DISPATCH_CONCURRENCY",
+  "DISPATCH_MAX_ATTEMPTS",
+  "DISPATCH_RETRY_BASE_MS",
+  "DISPATCH_LEASE_MS",
+  "SETTLEMENT_RECEIPT_TIMEOUT_MS",
+  "PAID_RATE_PER_IP",
+  "PAID_CONCURRENCY_PER_IP",
+  "PAID_RATE_PER_PAYER",
+  "PAID_CONCURRENCY_PER_PAYER",
+  "PAYER_FAILED_SETTLEMENTS_PER_HOUR",
+  "TRUST_PROXY",
+]);
 
 export type Config = {
   port: number;
@@ -129,6 +178,11 @@ export type Config = {
   publicUrlIsListenerUrl: boolean;
   /** How long an idle keep-alive connection stays open. */
   keepAliveTimeoutMs: number;
+  /**
+   * Bounds on the connections of slow or greedy clients (server.ts): time to send the headers and the whole
+   * request, and connections at once per client address (0: none; the default behind a proxy, TRUST_PROXY).
+   */
+  connections: { headersTimeoutMs: number; requestTimeoutMs: number; perAddress: number };
   logLevel: z.infer<typeof envSchema>["LOG_LEVEL"];
   anonymousAccess: boolean;
   payment: {
@@ -162,8 +216,11 @@ export type Config = {
   store: { kind: "postgres"; url: string } | { kind: "pglite"; dataDir: string };
   /** Who may read the operator views (the ledger); the payment recipient unless set. */
   operatorAddress: string;
-  /** Limits on the paid routes, per client address and per payer, per instance (docs/decisions.md, "Limits"). */
-  limits: { perIp: LimitSettings; perPayer: LimitSettings };
+  /**
+   * Limits on the paid routes, per client address and per payer (docs/decisions.md, "Limits"), and the settlements
+   * of one payer that may fail in an hour before its payments are refused for the rest of it.
+   */
+  limits: { perIp: LimitSettings; perPayer: LimitSettings; failedSettlementsPerHour: number };
   /**
    * Express's `trust proxy`: which proxies' `X-Forwarded-For` names the client (`false`: the socket's peer is the
    * client). Per-address limits count that client.
@@ -257,10 +314,18 @@ export function loadConfig(
   const parsed = envSchema.safeParse(present);
   if (!parsed.success) {
     throw new ConfigError(
-      parsed.error.issues.map((issue) => ({
-        variable: String(issue.path[0] ?? "environment"),
-        message: `${issue.message} (got ${JSON.stringify(present[String(issue.path[0])] ?? null)})`,
-      })),
+      parsed.error.issues.map((issue) => {
+        const variable = String(issue.path[0] ?? "environment");
+        // A value is shown only where it can hold no secret: keys, database and RPC URLs (which may carry an
+        // API key or a password) are named, never printed.
+        const value = present[variable];
+        const shown = SHOWN_VALUES.has(variable)
+          ? ` (got ${JSON.stringify(value ?? null)})`
+          : value !== undefined && value !== value.trim()
+            ? " (the value has spaces around it; its value is not shown)"
+            : "";
+        return { variable, message: `${issue.message}${shown}` };
+      }),
     );
   }
   const e = parsed.data;
@@ -274,6 +339,11 @@ export function loadConfig(
     publicUrl: e.PUBLIC_URL ?? `http://${e.HOST.includes(":") ? `[${e.HOST}]` : e.HOST}:${e.PORT}`,
     publicUrlIsListenerUrl: e.PUBLIC_URL === undefined,
     keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+    connections: {
+      headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+      perAddress: e.MAX_CONNECTIONS_PER_IP ?? (e.TRUST_PROXY === "false" ? DEFAULT_CONNECTION_LIMITS.perAddress : 0),
+    },
     ...(e.METRICS_PORT !== undefined ? { metricsPort: e.METRICS_PORT } : {}),
     logLevel: e.LOG_LEVEL,
     anonymousAccess: e.ANONYMOUS_ACCESS,
@@ -298,6 +368,7 @@ export function loadConfig(
     limits: {
       perIp: { ratePerSecond: e.PAID_RATE_PER_IP, concurrency: e.PAID_CONCURRENCY_PER_IP },
       perPayer: { ratePerSecond: e.PAID_RATE_PER_PAYER, concurrency: e.PAID_CONCURRENCY_PER_PAYER },
+      failedSettlementsPerHour: e.PAYER_FAILED_SETTLEMENTS_PER_HOUR,
     },
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     dispatch: {

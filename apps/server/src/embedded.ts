@@ -27,7 +27,12 @@ async function main(): Promise<void> {
   }
   // The server's socket is bound first: its address (PORT=0 picks one) is the public origin the chains are seeded
   // with, and a port already taken is reported before anything else starts.
-  const running = await openListener(loaded.host, loaded.port, { keepAliveTimeoutMs: loaded.keepAliveTimeoutMs });
+  const running = await openListener(loaded.host, loaded.port, {
+    keepAliveTimeoutMs: loaded.keepAliveTimeoutMs,
+    headersTimeoutMs: loaded.connections.headersTimeoutMs,
+    requestTimeoutMs: loaded.connections.requestTimeoutMs,
+    connectionsPerAddress: loaded.connections.perAddress,
+  });
   const config = withListenerUrl(loaded, running.url);
   // The chains run in a process of their own: their EVM works on the other core, never in this event loop.
   const devnet = await spawnDevnetProcess({

@@ -37,8 +37,24 @@ export function stopOnSignals(logger: Logger, close: () => Promise<unknown>): vo
   process.on("SIGINT", () => stop("SIGINT"));
 }
 
+/**
+ * A message with every URL cut to its origin: an RPC, database or facilitator URL may carry an API key in its path
+ * or query, or a password before its host, and a library's error text quotes the URL whole.
+ */
+export function withoutUrlSecrets(message: string): string {
+  return message.replace(/\b(?:https?|wss?|postgres(?:ql)?):\/\/[^\s"'<>`]+/gi, (url) => {
+    try {
+      const parsed = new URL(url);
+      return `${parsed.protocol}//${parsed.host}`;
+    } catch {
+      return "[a URL]";
+    }
+  });
+}
+
 /** Reports a start-up failure in one line and exits 1. */
 export function exitOnStartFailure(error: unknown): never {
-  process.stderr.write(`agent-tools failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`agent-tools failed to start: ${withoutUrlSecrets(message)}\n`);
   process.exit(1);
 }

@@ -10,7 +10,12 @@ async function main(): Promise<void> {
   const loaded = loadConfigOrExit();
   const logger = createLogger(loaded.logLevel);
   // Bound first, so that PORT=0 is resolved before anything is built on the public origin.
-  const running = await openListener(loaded.host, loaded.port, { keepAliveTimeoutMs: loaded.keepAliveTimeoutMs });
+  const running = await openListener(loaded.host, loaded.port, {
+    keepAliveTimeoutMs: loaded.keepAliveTimeoutMs,
+    headersTimeoutMs: loaded.connections.headersTimeoutMs,
+    requestTimeoutMs: loaded.connections.requestTimeoutMs,
+    connectionsPerAddress: loaded.connections.perAddress,
+  });
   const config = withListenerUrl(loaded, running.url);
   const service = await composeService(config, logger);
   running.serve(withHealthCheck(service.app));

@@ -52,6 +52,34 @@ describe("loadConfig", () => {
     expect((thrown as ConfigError).problems.map((p) => p.variable)).toEqual([variable]);
   });
 
+  it.each([
+    [
+      "FACILITATOR_PRIVATE_KEY",
+      `${"0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"} `,
+      "spaces around",
+    ],
+    ["FACILITATOR_PRIVATE_KEYS", `0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d,0x5de4111a`, ""],
+    ["DATABASE_URL", "postgress://admin:s3cret-pw@db.example.org:5432/tools", ""],
+    ["L1_RPC_URL", "ftp://eth-mainnet.example.org/v2/API-KEY-12345", ""],
+    ["L2_RPC_URL", "base-mainnet.example.org/v2/API-KEY-12345", ""],
+    ["FACILITATOR_URL", "facilitator.example.org?key=API-KEY-12345", ""],
+  ])("names %s and its rule without printing the value", (variable, value, hint) => {
+    let thrown: unknown;
+    try {
+      loadConfig({ [variable]: value });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    const { message } = thrown as ConfigError;
+    expect(message).toContain(variable);
+    expect(message).toMatch(/must be/);
+    for (const secret of [value.trim(), "s3cret-pw", "API-KEY-12345", "0x5de4111a", "59c6995e998f97a5"]) {
+      expect(message).not.toContain(secret);
+    }
+    if (hint) expect(message).toContain(hint);
+  });
+
   it("defaults the chain addresses to the embedded devnet's deployment", () => {
     const config = loadConfig({});
     expect(config.l1.collection).toBe(DEVNET_ADDRESSES.collection);

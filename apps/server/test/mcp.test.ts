@@ -1,3 +1,7 @@
+import { execFile } from "node:child_process";
+import { request as httpRequest } from "node:http";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import {
   MCP_PAYMENT_META,
   MCP_PAYMENT_RESPONSE_META,
@@ -50,6 +54,56 @@ function call(name: string, args: Record<string, unknown>, meta?: Record<string,
     { method: "tools/call", params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) } },
     CallToolResultSchema,
   ) as Promise<CallToolResult>;
+}
+
+/**
+ * A POST with headers fetch will not set (`Host`): what a browser sends when a page of another site reaches this
+ * server through a name rebound to its address.
+ */
+function rawPost(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<{ status: number; body: string }> {
+  const target = new URL(url);
+  const json = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: "POST",
+        headers: {
+          host: target.host,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "content-length": Buffer.byteLength(json),
+          ...headers,
+        },
+      },
+      (res) => {
+        let text = "";
+        res.on("data", (chunk) => {
+          text += chunk;
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on("error", reject);
+    req.end(json);
+  });
+}
+
+/** Runs the official MCP conformance suite's command line (it needs Node 22+: the workspace's Node runs it). */
+function conformance(args: string[]): Promise<{ code: number | null; output: string }> {
+  const pkg = createRequire(import.meta.url).resolve("@modelcontextprotocol/conformance/package.json");
+  const cli = join(dirname(pkg), "dist", "index.js");
+  return new Promise((resolve) => {
+    execFile(process.execPath, [cli, ...args], { encoding: "utf8", timeout: 110_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, output: `${stdout}${stderr}` });
+    });
+  });
 }
 
 /** The x402 `PaymentPayload` object paying a PaymentRequired from devnet account `index`. */
@@ -156,8 +210,48 @@ describe("the MCP endpoint", () => {
       version: "2025-06-18",
     });
     const unknown = await call("no_such_tool", {});
-    expect(unknown).toMatchObject({ isError: true, structuredContent: { error: { code: "not_found" } } });
+    expect(unknown).toMatchObject({ isError: true, structuredContent: { error: { code: "unknown_tool" } } });
   });
+
+  it("takes the names of JavaScript's object properties for unknown tools, and logs no error for them", async () => {
+    const errorsBefore = t.logs().filter((line) => line.includes('"level":50')).length;
+    for (const name of ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf"]) {
+      const result = await call(name, { tokenId: 1 });
+      expect(result, name).toMatchObject({ isError: true, structuredContent: { error: { code: "unknown_tool" } } });
+    }
+    expect(t.logs().filter((line) => line.includes('"level":50')).length).toBe(errorsBefore);
+  });
+
+  it("refuses a JSON-RPC batch: one message per request, each counted by the per-address limits", async () => {
+    const batch = Array.from({ length: 100 }, (_, id) => ({ jsonrpc: "2.0", id, method: "tools/list" }));
+    const res = await fetch(`${t.server.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify(batch),
+    });
+    expect(res.status).toBe(400);
+    const text = await res.text();
+    expect(text.length).toBeLessThan(1000);
+    expect(JSON.parse(text)).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600 } });
+  });
+
+  it.each([
+    ["a Host of another site", { host: "evil.example.com" }],
+    ["an Origin of another site", { origin: "http://evil.example.com" }],
+  ])("refuses a request with %s (DNS rebinding): 403, nothing served", async (_, headers) => {
+    const res = await rawPost(`${t.server.url}/mcp`, headers, { jsonrpc: "2.0", id: 1, method: "tools/list" });
+    expect(res.status).toBe(403);
+    expect(JSON.parse(res.body)).toMatchObject({ error: { code: "forbidden_origin" } });
+  });
+
+  it("passes the official MCP conformance suite's server scenarios that apply to it", async () => {
+    // Scenarios that assume the suite's own test tools, prompts or resources do not apply (docs/architecture.md, "MCP").
+    for (const scenario of ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"]) {
+      const run = await conformance(["server", "--url", `${t.server.url}/mcp`, "--scenario", scenario]);
+      expect(run.code, `${scenario}:\n${run.output}`).toBe(0);
+      expect(run.output, scenario).toMatch(/Passed: (\d+)\/\1, 0 failed/);
+    }
+  }, 120_000);
 
   it("refuses GET with 405: the endpoint is stateless", async () => {
     const res = await t.get("/mcp");

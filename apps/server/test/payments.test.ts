@@ -16,7 +16,7 @@ import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HttpError } from "../src/http/errors.js";
-import { transferWithAuthorizationTypes } from "../src/payment/exact-evm-facilitator.js";
+import { transferWithAuthorizationTypes } from "../src/payment/authorization-signer.js";
 import type { PaymentService } from "../src/payment/payment-service.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
 import { paymentHeader } from "./helpers/x402-client.js";
@@ -81,7 +81,17 @@ describe("anonymous caller", () => {
       .get("server-timing")!
       .split(", ")
       .map((entry) => entry.split(";")[0]);
-    expect(steps).toEqual(["validate", "identify", "policy", "price", "claim", "verify", "tool", "settle"]);
+    expect(steps).toEqual([
+      "validate",
+      "identify",
+      "policy",
+      "price",
+      "signature",
+      "claim",
+      "verify",
+      "tool",
+      "settle",
+    ]);
     expect(await t.balance(payer)).toBe(payerBefore - 1_000_000n);
     expect(await t.balance(payTo())).toBe(payToBefore + 1_000_000n);
   });

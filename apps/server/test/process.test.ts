@@ -85,16 +85,17 @@ describe("the server process", () => {
     }
   });
 
-  it("says why it cannot start when the collection chain is unreachable", async () => {
+  it("says why it cannot start when the collection chain is unreachable, without the API key of its URL", async () => {
     const { child, output } = run({
       PORT: "0",
-      L1_RPC_URL: "http://127.0.0.1:9",
+      L1_RPC_URL: "http://127.0.0.1:9/v2/SECRET-API-KEY?token=SECRET-TOKEN",
       RPC_TIMEOUT_MS: "500",
       ...devnetPayments(),
     });
     const [code] = await once(child, "close");
     expect(code).toBe(1);
     expect(output()).toMatch(/agent-tools failed to start: .*127\.0\.0\.1:9/s);
+    expect(output()).not.toMatch(/SECRET-API-KEY|SECRET-TOKEN/);
   });
 
   it("refuses to start without a payment recipient and a way to settle, and says which variables to set", async () => {

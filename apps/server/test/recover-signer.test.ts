@@ -1,7 +1,7 @@
 import { type Hex, recoverMessageAddress, recoverTypedDataAddress } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { transferWithAuthorizationTypes } from "../src/payment/exact-evm-facilitator.js";
+import { transferWithAuthorizationTypes } from "../src/payment/authorization-signer.js";
 import { nativeRecovery, recoverMessageSigner, recoverTypedDataSigner } from "../src/payment/recover-signer.js";
 
 const typedData = {

@@ -34,22 +34,24 @@ export interface CallLimiter {
   inFlight(key: string): number;
 }
 
-/** Builds the per-second counter of one limit (`name` keeps the limits' keys apart in a shared store). */
-export type RateCounter = (name: string, pointsPerSecond: number) => RateLimiterAbstract;
+/**
+ * Builds the counter of one limit: `points` per window of `windowSeconds` (default 1). `name` keeps the limits'
+ * keys apart in a shared store.
+ */
+export type RateCounter = (name: string, points: number, windowSeconds?: number) => RateLimiterAbstract;
 
 /** Counts in this process. */
-export const memoryRateCounter: RateCounter = (name, points) =>
-  new RateLimiterMemory({ keyPrefix: name, points, duration: 1 });
+export const memoryRateCounter: RateCounter = (name, points, windowSeconds = 1) =>
+  new RateLimiterMemory({ keyPrefix: name, points, duration: windowSeconds });
 
 /**
  * Counts in Postgres (the `rate_limits` table of migration 4), one count for every instance on the database. When
  * the database does not answer, each instance goes on counting on its own rather than refusing every call.
- * `windowSeconds` (default 1) is how long one count of `points` lasts: a test that must not depend on how fast the
- * machine sends its calls counts them over a longer window.
+ * `windowSeconds` sets the window of the limits that do not say theirs: a test that must not depend on how fast the
+ * machine sends its calls counts them over a longer one.
  */
 export function postgresRateCounter(pool: pg.Pool, options: { windowSeconds?: number } = {}): RateCounter {
-  const duration = options.windowSeconds ?? 1;
-  return (name, points) =>
+  return (name, points, windowSeconds = options.windowSeconds ?? 1) =>
     new RateLimiterPostgres({
       storeClient: pool,
       storeType: "pool",
@@ -57,8 +59,8 @@ export function postgresRateCounter(pool: pg.Pool, options: { windowSeconds?: nu
       tableCreated: true,
       keyPrefix: name,
       points,
-      duration,
-      insuranceLimiter: new RateLimiterMemory({ keyPrefix: name, points, duration }),
+      duration: windowSeconds,
+      insuranceLimiter: memoryRateCounter(name, points, windowSeconds),
     });
 }
 

@@ -100,8 +100,9 @@ function mcpServer(deps: McpEndpointDeps, requestId: string): Server {
     try {
       const routeName = paidByToolName.get(name);
       if (routeName) return await paidTool(deps, routeName, args, meta, requestId);
-      if (name in mcpReadTools) return await readTool(deps, name as McpReadToolName, args);
-      throw new HttpError("not_found", `There is no tool named ${name}; tools/list names them.`, [
+      // Own names only: `__proto__`, `constructor` and the like are unknown tools, not properties.
+      if (Object.hasOwn(mcpReadTools, name)) return await readTool(deps, name as McpReadToolName, args);
+      throw new HttpError("unknown_tool", `There is no tool named ${name.slice(0, 80)}; tools/list names them.`, [
         { field: "name", message: "unknown tool" },
       ]);
     } catch (error) {
@@ -165,9 +166,26 @@ async function paidTool(
   };
 }
 
+/**
+ * A JSON-RPC batch: refused. MCP 2025-06-18 removed batching, and the per-address limits count HTTP requests, so a
+ * batch would be a hundred calls for the price of one request (docs/threat-model.md, "MCP").
+ */
+const BATCH_REFUSAL = {
+  jsonrpc: "2.0",
+  id: null,
+  error: {
+    code: -32600,
+    message: "JSON-RPC batches are not supported (MCP 2025-06-18 removed them): send one message per request.",
+  },
+};
+
 /** The Express handler of `POST /mcp`: one stateless MCP server and transport per request. */
 export function mcpEndpoint(deps: McpEndpointDeps): RequestHandler {
   return async (req, res) => {
+    if (Array.isArray(req.body)) {
+      res.status(400).json(BATCH_REFUSAL);
+      return;
+    }
     const server = mcpServer(deps, String(req.id ?? ""));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on("close", () => {

@@ -11,6 +11,31 @@ import { SIGN_IN_NONCE_RETENTION_MS } from "./verify-sign-in.js";
 /** x402's reason for an EIP-3009 authorization the token reports used (`authorizationState`). */
 export const AUTHORIZATION_USED = "invalid_exact_evm_nonce_already_used";
 
+/** The built-in facilitator's reason for a settlement sent whose receipt did not come in time: not known yet. */
+export const SETTLEMENT_PENDING = "settlement_pending";
+
+/** Counts a verified payment that failed to settle against its payer's budget (a store failure is only logged). */
+export async function countSettlementFailure(payments: PaymentService, payer: Address): Promise<void> {
+  try {
+    await payments.settlementFailures.spend(payer.toLowerCase());
+  } catch (error) {
+    payments.logger?.warn({ err: error, payer }, "could not count a failed settlement");
+  }
+}
+
+/** 429 for a payer whose settlements failed too often lately: refused before anything is verified or run. */
+export function settlementsKeepFailing(payer: Address, retryAfterSeconds: number): HttpError {
+  return new HttpError(
+    "rate_limited",
+    uncharged(
+      `Payments of ${payer} failed to settle too often in the last hour after they were verified (cancelled or ` +
+        `spent elsewhere meanwhile); they are refused for ${retryAfterSeconds} s.`,
+    ),
+    [{ field: "PAYMENT-SIGNATURE", message: "payer limit: failed settlements" }],
+    { "Retry-After": String(retryAfterSeconds) },
+  );
+}
+
 /** A slot for one more paid call of `payer`, or 429 `rate_limited` with Retry-After (nothing was charged). */
 export async function takePayerSlot(payments: PaymentService, payer: string): Promise<Slot> {
   const slot = await payments.payerLimits.take(payer.toLowerCase());

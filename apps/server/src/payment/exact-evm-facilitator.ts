@@ -7,20 +7,24 @@
  */
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from "@x402/core/types";
 import {
-  type Address,
   encodeFunctionData,
   getAddress,
   type Hash,
   type Hex,
   type PublicClient,
-  parseEventLogs,
   parseSignature,
-  type TypedDataDefinition,
   WaitForTransactionReceiptTimeoutError,
 } from "viem";
+import { type AuthorizationSigner, createAuthorizationSigner } from "./authorization-signer.js";
+import { SETTLEMENT_PENDING } from "./call-bookkeeping.js";
+import { isCountingSettlement } from "./chain-settlements.js";
 import type { Facilitator } from "./facilitator.js";
-import { type Eip3009Payload, eip3009PayloadSchema } from "./payment-payload.js";
-import { recoverTypedDataSigner } from "./recover-signer.js";
+import {
+  type Eip3009Payload,
+  eip3009PayloadSchema,
+  SETTLEMENT_MARGIN_SECONDS,
+  VALID_BEFORE_SKEW_SECONDS,
+} from "./payment-payload.js";
 import type { SettlementSender } from "./settlement-sender.js";
 
 /** EIP-3009's functions and event as the facilitator uses them (eips.ethereum.org/EIPS/eip-3009; USDC v2.2). */
@@ -84,22 +88,8 @@ export const eip3009Abi = [
   },
 ] as const;
 
-/** EIP-712 types of an EIP-3009 `TransferWithAuthorization`: what the payer signs. */
-export const transferWithAuthorizationTypes = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
-
-/** Seconds before `validBefore` under which an authorization is too close to expiry to be settled (x402's margin). */
-const EXPIRY_MARGIN_SECONDS = 6;
-/** Seconds of clock skew allowed past `maxTimeoutSeconds` for `validBefore`. */
-const CLOCK_SKEW_SECONDS = 60;
+/** x402's reason for a settlement transaction that was mined and reverted: it moved nothing. */
+export const SETTLEMENT_REVERTED = "invalid_exact_evm_transaction_failed";
 
 export interface ExactEvmFacilitatorOptions {
   /** Reads on the payment chain (a client that batches concurrent calls makes verify one round trip). */
@@ -109,8 +99,11 @@ export interface ExactEvmFacilitatorOptions {
   network: string;
   /** How long `settle` waits for a receipt before reporting the settlement as sent but unconfirmed. */
   receiptTimeoutMs?: number;
-  /** Recovers a typed-data signer; the one recovery of a paid call (replaceable to count it). */
-  recoverSigner?: (parameters: TypedDataDefinition & { signature: Hex }) => Promise<Address>;
+  /**
+   * Who signed a payment: the paid-call core's signer, which has recovered it already for that payment, so a paid
+   * call costs one recovery (./authorization-signer.ts). Default: a signer of its own.
+   */
+  signer?: AuthorizationSigner;
   /** The clock, in milliseconds. */
   now?: () => number;
 }
@@ -119,8 +112,7 @@ type Parsed = { ok: true; payload: Eip3009Payload } | { ok: false; response: Ver
 
 export function createExactEvmFacilitator(options: ExactEvmFacilitatorOptions): Facilitator {
   const { client, sender, network } = options;
-  const chainId = Number(network.split(":")[1]);
-  const recover = options.recoverSigner ?? recoverTypedDataSigner;
+  const signerOf = options.signer ?? createAuthorizationSigner();
   const now = options.now ?? Date.now;
   const receiptTimeoutMs = options.receiptTimeoutMs ?? 30_000;
 
@@ -150,7 +142,7 @@ export function createExactEvmFacilitator(options: ExactEvmFacilitatorOptions): 
     async verify(payload, requirements) {
       const parsed = parse(payload, requirements);
       if (!parsed.ok) return parsed.response;
-      const { authorization, signature } = parsed.payload;
+      const { authorization } = parsed.payload;
       const payer = getAddress(authorization.from);
       const invalid = (invalidReason: string, invalidMessage?: string): VerifyResponse => ({
         isValid: false,
@@ -167,39 +159,24 @@ export function createExactEvmFacilitator(options: ExactEvmFacilitatorOptions): 
         return invalid("invalid_exact_evm_payload_authorization_value_mismatch");
       }
       const seconds = Math.floor(now() / 1000);
-      if (BigInt(authorization.validAfter) > BigInt(seconds)) {
+      // EIP-3009 settles only in a block whose timestamp is after validAfter: one valid from this very second on
+      // would revert, and the facilitator would pay its gas for nothing.
+      if (BigInt(authorization.validAfter) >= BigInt(seconds)) {
         return invalid("invalid_exact_evm_payload_authorization_valid_after", "the authorization is not valid yet");
       }
       const validBefore = BigInt(authorization.validBefore);
-      if (validBefore < BigInt(seconds + EXPIRY_MARGIN_SECONDS)) {
+      if (validBefore < BigInt(seconds + SETTLEMENT_MARGIN_SECONDS)) {
         return invalid("invalid_exact_evm_payload_authorization_valid_before", "the authorization has expired");
       }
-      if (validBefore > BigInt(seconds + requirements.maxTimeoutSeconds + CLOCK_SKEW_SECONDS)) {
+      if (validBefore > BigInt(seconds + requirements.maxTimeoutSeconds + VALID_BEFORE_SKEW_SECONDS)) {
         return invalid(
           "invalid_exact_evm_payload_authorization_valid_before",
           `the authorization is valid for longer than the ${requirements.maxTimeoutSeconds} s the price allows`,
         );
       }
       const asset = getAddress(requirements.asset);
-      let signer: Address;
-      try {
-        signer = await recover({
-          domain: { name: extra.name, version: extra.version, chainId, verifyingContract: asset },
-          types: transferWithAuthorizationTypes,
-          primaryType: "TransferWithAuthorization",
-          message: {
-            from: payer,
-            to: getAddress(authorization.to),
-            value: BigInt(authorization.value),
-            validAfter: BigInt(authorization.validAfter),
-            validBefore,
-            nonce: authorization.nonce as Hex,
-          },
-          signature: signature as Hex,
-        });
-      } catch {
-        return invalid("invalid_exact_evm_signature", "the signature cannot be read");
-      }
+      const signer = await signerOf(payload, requirements);
+      if (!signer) return invalid("invalid_exact_evm_signature", "the signature cannot be read");
       if (signer !== payer)
         return invalid("invalid_exact_evm_signature", "the authorization is not signed by its payer");
       const [balance, used] = await Promise.all([
@@ -270,17 +247,18 @@ export function createExactEvmFacilitator(options: ExactEvmFacilitatorOptions): 
         receipt = await client.waitForTransactionReceipt({ hash: sent.hash as Hash, timeout: receiptTimeoutMs });
       } catch (error) {
         // Sent, not seen through: the caller keeps the claim for reconciliation (the chain decides).
-        if (error instanceof WaitForTransactionReceiptTimeoutError) return result("settlement_pending");
+        if (error instanceof WaitForTransactionReceiptTimeoutError) return result(SETTLEMENT_PENDING);
         throw error;
       }
-      if (receipt.status !== "success") return result("invalid_exact_evm_transaction_failed");
-      const used = parseEventLogs({ abi: eip3009Abi, eventName: "AuthorizationUsed", logs: receipt.logs }).some(
-        (log) =>
-          getAddress(log.address) === asset &&
-          getAddress(log.args.authorizer) === payer &&
-          log.args.nonce.toLowerCase() === authorization.nonce.toLowerCase(),
-      );
-      return used ? result() : result("invalid_exact_evm_transfer_event_mismatch");
+      if (receipt.status !== "success") return result(SETTLEMENT_REVERTED);
+      const paid = isCountingSettlement(receipt, {
+        asset,
+        payer,
+        payTo: getAddress(requirements.payTo),
+        amount: BigInt(requirements.amount),
+        nonce: authorization.nonce as Hex,
+      });
+      return paid ? result() : result("invalid_exact_evm_transfer_event_mismatch");
     },
   };
 }

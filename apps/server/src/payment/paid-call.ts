@@ -5,14 +5,17 @@
  * these return: an admitted call, a refusal carrying the x402 `PaymentRequired` to answer 402 with, or a thrown
  * `HttpError` (400, 403, 404) for a request no payment can make right.
  */
-import { formatUsd, type PricePoint, routePaymentRequirements } from "@agent-tools/schema";
+import { formatUsd, MCP_PATH, type PricePoint, routePaymentRequirements } from "@agent-tools/schema";
 import type { SettleResponse } from "@x402/core/types";
 import { type Address, getAddress } from "viem";
 import type { Slot } from "../limits/call-limiter.js";
 import {
   AUTHORIZATION_USED,
+  countSettlementFailure,
   recordSettlement,
   releaseSignIn,
+  SETTLEMENT_PENDING,
+  settlementsKeepFailing,
   signInExpiry,
   spendSignIn,
   takePayerSlot,
@@ -49,7 +52,7 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
       let caller: Address | undefined;
       let signInNonce: string | undefined;
       if (request.signIn !== undefined) {
-        const signIn = await verifySignIn(request.signIn, payments);
+        const signIn = await verifySignIn(request.signIn, payments, request.method === "MCP" ? MCP_PATH : route.path);
         if (!signIn.ok) return refuse(route, request.method, undefined, "invalid_siwx", signIn.reason);
         caller = signIn.address;
         signInNonce = signIn.nonce;
@@ -80,7 +83,26 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
         ...(request.paymentInVersion1Header ? { inVersion1Header: true } : {}),
       });
       if (!read.ok) return refuse(route, request.method, point, read.reason, read.sentence);
-      const { payload, key, from, nonce: authorizationNonce, validBefore } = read;
+      const { payload, key, nonce: authorizationNonce, validBefore } = read;
+      // Nothing is done in the payer's name (its slot, its rate, its claims, a log line) before the payment is known
+      // to be the payer's: a stranger naming another's wallet takes nothing of it (docs/threat-model.md, "Payers").
+      const payer = getAddress(read.from);
+      if ((await payments.authorizationSigner(payload, requirements)) !== payer) {
+        return refuse(route, request.method, point, "invalid_payment", "the authorization is not signed by its payer");
+      }
+      step("signature");
+      // A holder's price and views are the holder's own: a signed-in call is paid from the holder's wallet.
+      if (caller && caller !== payer) {
+        return refuse(
+          route,
+          request.method,
+          point,
+          "invalid_payment",
+          `a signed-in call is paid by the holder who signed in (${caller}); this payment is from ${payer}`,
+        );
+      }
+      const barredFor = await payments.settlementFailures.exhausted(payer.toLowerCase());
+      if (barredFor !== undefined) throw settlementsKeepFailing(payer, barredFor);
       if (!payments.payments.claim(key)) {
         return payments.payments.isUsed(key)
           ? refuse(
@@ -101,7 +123,7 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
       // The payer's slot: so many paid calls at once and per second, before anything costly is done for it.
       let slot: Slot;
       try {
-        slot = await takePayerSlot(payments, from);
+        slot = await takePayerSlot(payments, payer);
       } catch (error) {
         payments.payments.release(key);
         throw error;
@@ -138,7 +160,6 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
 
       // The durable claim, before the facilitator is asked: shared by every instance and kept across restarts, it
       // is the ledger's row, and it tells what the payer already has in flight (docs/architecture.md).
-      const payer = getAddress(from);
       let claimed: Awaited<ReturnType<typeof payments.ledger.claim>>;
       try {
         claimed = await payments.ledger.claim({
@@ -283,6 +304,9 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
       }
       call.timings.push(["settle", performance.now() - started]);
       if (!settlement.success) {
+        // The payment was verified and then failed to settle: it counts against the payer's budget, unless its
+        // fate is only not known yet.
+        if (settlement.errorReason !== SETTLEMENT_PENDING) await countSettlementFailure(payments, call.payment.payer);
         if (settlement.transaction) {
           // Sent, but not seen through (a receipt that did not come in time): the payer may be charged, so the
           // claim is kept for the reconciler, which records it once mined or gives it back once it expires.

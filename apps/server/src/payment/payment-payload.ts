@@ -73,6 +73,12 @@ export function requirementMismatch(
   return undefined;
 }
 
+/**
+ * Seconds an authorization must still be valid for when it is checked: room to run the tool and mine the
+ * settlement (x402's own facilitator keeps the same margin). One that expires sooner could only revert.
+ */
+export const SETTLEMENT_MARGIN_SECONDS = 6;
+
 /** Seconds a payer's clock may be ahead of ours when it sets `validBefore`. */
 export const VALID_BEFORE_SKEW_SECONDS = 60;
 
@@ -105,8 +111,13 @@ export function readAuthorization(payload: PaymentPayload, quoted: PaymentRequir
   const seconds = Math.floor(now.getTime() / 1000);
   const validAfter = Number(authorization.validAfter);
   const validBefore = Number(authorization.validBefore);
-  if (validAfter > seconds) return { ok: false, why: "the authorization is not valid yet (validAfter is ahead)" };
-  if (validBefore <= seconds) return { ok: false, why: "the authorization has expired (validBefore has passed)" };
+  // The chain settles only in a block whose timestamp is after validAfter: from this second on is too late.
+  if (validAfter >= seconds) {
+    return { ok: false, why: "the authorization is not valid yet (validAfter must be before the current second)" };
+  }
+  if (validBefore < seconds + SETTLEMENT_MARGIN_SECONDS) {
+    return { ok: false, why: "the authorization has expired, or expires before it could be settled (validBefore)" };
+  }
   const latest = seconds + quoted.maxTimeoutSeconds + VALID_BEFORE_SKEW_SECONDS;
   if (validBefore > latest) {
     return {

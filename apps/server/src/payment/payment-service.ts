@@ -2,8 +2,10 @@ import type { PaymentTerms } from "@agent-tools/schema";
 import type { Logger } from "pino";
 import type { Address } from "viem";
 import type { CallLimiter } from "../limits/call-limiter.js";
+import type { FailureBudget } from "../limits/failure-budget.js";
 import type { SettlementLedger } from "../store/settlement-ledger.js";
 import type { SignInNonceStore } from "../store/sign-in-nonces.js";
+import type { AuthorizationSigner } from "./authorization-signer.js";
 import type { Facilitator } from "./facilitator.js";
 import type { ReplayGuard } from "./replay-guard.js";
 
@@ -21,6 +23,10 @@ export interface PaymentService {
   payerBalance(payer: Address): Promise<bigint>;
   /** Paid calls per payer, in flight and per second, in this instance: past them, 429 before anything runs. */
   payerLimits: CallLimiter;
+  /** Who signed a payment: asked before anything is done in the payer's name (./authorization-signer.ts). */
+  authorizationSigner: AuthorizationSigner;
+  /** Each payer's failed settlements: past the budget, its payments are refused before any tool runs. */
+  settlementFailures: FailureBudget;
   /** The durable record of payments: claimed before a call runs, settled before its answer leaves. */
   ledger: SettlementLedger;
   /** SIWX nonces of calls in flight or served, shared by every instance and kept across restarts. */

@@ -2,11 +2,11 @@
  * Sends the facilitator's transactions without waiting on one another: each is signed here with a nonce assigned
  * here, from the next key of the pool in turn, and handed to the node in one round trip. Nothing is asked of the
  * chain per transaction but the send itself (fees are refreshed in the background, gas is a fixed limit); a send
- * that fails resynchronizes its key's nonce from the chain and is tried once more, so a refused nonce never leaves
- * a gap.
+ * that fails resynchronizes its key's nonce from the chain and, unless the chain took the transaction all the same,
+ * is tried once more, so a refused nonce never leaves a gap and no transaction is paid for twice.
  * (docs/architecture.md, "Settlement")
  */
-import type { Address, Hash, Hex, LocalAccount, PublicClient } from "viem";
+import { type Address, type Hash, type Hex, keccak256, type LocalAccount, type PublicClient } from "viem";
 
 /** Gas limit of one settlement: an EIP-3009 `transferWithAuthorization` uses about 60-90k; the rest is not charged. */
 export const SETTLEMENT_GAS = 150_000n;
@@ -93,7 +93,10 @@ export function createSettlementSender(options: SettlementSenderOptions): Settle
     return key.next++;
   }
 
-  async function sendFrom(key: Key, transaction: { to: Address; data: Hex }): Promise<SentTransaction> {
+  async function sign(
+    key: Key,
+    transaction: { to: Address; data: Hex },
+  ): Promise<{ serializedTransaction: Hex; nonce: number }> {
     const [nonce, fee] = await Promise.all([takeNonce(key), currentFees()]);
     const serializedTransaction = await key.account.signTransaction!({
       chainId,
@@ -106,6 +109,11 @@ export function createSettlementSender(options: SettlementSenderOptions): Settle
         ? { type: "legacy" as const, gasPrice: fee.gasPrice }
         : { type: "eip1559" as const, ...fee }),
     });
+    return { serializedTransaction, nonce };
+  }
+
+  async function sendFrom(key: Key, transaction: { to: Address; data: Hex }): Promise<SentTransaction> {
+    const { serializedTransaction, nonce } = await sign(key, transaction);
     const hash = await client.sendRawTransaction({ serializedTransaction });
     return { hash, from: key.account.address, nonce };
   }
@@ -114,13 +122,20 @@ export function createSettlementSender(options: SettlementSenderOptions): Settle
     addresses: keys.map((key) => key.account.address),
     async send(transaction) {
       const key = keys[turn++ % keys.length]!;
+      const { serializedTransaction, nonce } = await sign(key, transaction);
+      const hash = keccak256(serializedTransaction);
       try {
-        return await sendFrom(key, transaction);
+        await client.sendRawTransaction({ serializedTransaction });
+        return { hash, from: key.account.address, nonce };
       } catch {
-        // The nonce taken for this send is unused (or the key was used elsewhere): read the key's next nonce from
-        // the chain again, so the next send fills the gap, and try once more with it. A second transaction for
-        // an authorization the first one did take would only revert: one authorization moves money once.
         key.next = undefined;
+        // A node may answer an error for a transaction it took all the same (one that reverted, on a chain that
+        // mines as transactions arrive): a transaction the chain knows is never sent again, so a revert costs its
+        // gas once (docs/threat-model.md, "The facilitator's gas").
+        const known = await client.getTransaction({ hash }).catch(() => undefined);
+        if (known) return { hash, from: key.account.address, nonce };
+        // Not taken: the nonce is unused (or the key was used elsewhere). The key's next nonce is read from the
+        // chain again, so the next send fills the gap, and the transaction is tried once more with it.
         return sendFrom(key, transaction);
       }
     },

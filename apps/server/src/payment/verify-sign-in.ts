@@ -57,13 +57,15 @@ export const SIGN_IN_NONCE_RETENTION_MS = SIGN_IN_MAX_AGE_MS + 60_000;
 
 /**
  * Checks a `SIGN-IN-WITH-X` header (base64 JSON: an EIP-4361 message and its eip191 signature): bound to the
- * service's public origin, at most 5 minutes old, on a supported chain, signed by the address it names. Whether
- * its nonce is unspent is the store's to say: read here, so a stale sign-in is refused before anything is paid,
- * and claimed for good by the caller (`PaymentService.signIns`).
+ * service's public origin and to the path it is presented to (`path`: a route, the MCP endpoint), at most 5 minutes
+ * old, on a supported chain, signed by the address it names. Whether its nonce is unspent is the store's to say:
+ * read here, so a stale sign-in is refused before anything is paid, and claimed for good by the caller
+ * (`PaymentService.signIns`).
  */
 export async function verifySignIn(
   header: string,
   payments: Pick<PaymentService, "publicUrl" | "signInChains" | "signIns">,
+  path: string,
 ): Promise<SignInResult> {
   let payload: SIWxPayload;
   try {
@@ -85,6 +87,14 @@ export async function verifySignIn(
   }
   const validation = await validateSIWxMessage(payload, new URL(payments.publicUrl), { maxAge: SIGN_IN_MAX_AGE_MS });
   if (!validation.isValid) return { ok: false, reason: `${validation.invalidReason}: ${validation.invalidMessage}` };
+  // A sign-in made for one route is not another's: what a holder signed is what it is used for.
+  const signedFor = URL.canParse(payload.uri) ? new URL(payload.uri).pathname : payload.uri;
+  if (signedFor !== new URL(`${payments.publicUrl}${path}`).pathname) {
+    return {
+      ok: false,
+      reason: `invalid_siwx_uri: the sign-in is for ${signedFor.slice(0, 120)}, not ${path}; sign in for the route called`,
+    };
+  }
   let verification: Awaited<ReturnType<typeof verifySIWxSignature>>;
   try {
     verification = await verifySIWxSignature(payload, { evmVerifier: nativeMessageVerifier });

@@ -53,7 +53,7 @@ export function operatorRoutes(deps: { payments: PaymentService; operator: strin
         { "WWW-Authenticate": challenge },
       );
     }
-    const signIn = await verifySignIn(header, payments);
+    const signIn = await verifySignIn(header, payments, LEDGER_PATH);
     if (!signIn.ok) {
       throw new HttpError(
         "sign_in_required",

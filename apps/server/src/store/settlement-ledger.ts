@@ -27,6 +27,9 @@ export interface PendingSettlement {
   nonce: string;
   asset: string;
   network: string;
+  payTo: string;
+  /** The price, in the asset's smallest units. */
+  amount: string;
   validBefore: Date;
   claimedAt: Date;
 }
@@ -70,8 +73,11 @@ export interface SettlementLedger {
   release(paymentKey: string): Promise<void>;
   /** Records the settlement of a claimed payment (idempotent: a second call changes nothing). */
   markSettled(paymentKey: string, transaction: string, settledAt: Date): Promise<void>;
-  /** Claims still pending, oldest first: claimed before `olderThan`, or all of them without it. */
-  pending(olderThan: Date | undefined, limit?: number): Promise<PendingSettlement[]>;
+  /**
+   * Claims still pending (claimed before `olderThan`, or all of them without it), in the order of their keys: a page
+   * of at most `limit` (default 100) whose keys come after `after`. Reading page after page reaches every claim.
+   */
+  pending(options?: { olderThan?: Date; after?: string; limit?: number }): Promise<PendingSettlement[]>;
   /** Settled payments in [from, to) for the asset and network, newest first. */
   entries(range: LedgerRange, limit: number): Promise<SettledRow[]>;
   /** Count and sum of settled payments per UTC day and route in [from, to). */
@@ -147,19 +153,23 @@ export function createSettlementLedger(db: Database): SettlementLedger {
         [paymentKey, transaction, settledAt],
       );
     },
-    async pending(olderThan, limit = 100) {
+    async pending({ olderThan, after, limit = 100 } = {}) {
       const rows = await db.query<{
         payment_key: string;
         payer: string;
         nonce: string;
         asset: string;
         network: string;
+        pay_to: string;
+        amount: string;
         valid_before: Date;
         claimed_at: Date;
       }>(
-        `SELECT payment_key, payer, nonce, asset, network, valid_before, claimed_at FROM settlements
-         WHERE status = 'pending' AND ($1::timestamptz IS NULL OR claimed_at < $1) ORDER BY claimed_at LIMIT $2`,
-        [olderThan ?? null, limit],
+        `SELECT payment_key, payer, nonce, asset, network, pay_to, amount::text AS amount, valid_before, claimed_at
+         FROM settlements
+         WHERE status = 'pending' AND ($1::timestamptz IS NULL OR claimed_at < $1) AND payment_key > $2
+         ORDER BY payment_key LIMIT $3`,
+        [olderThan ?? null, after ?? "", limit],
       );
       return rows.map((row) => ({
         paymentKey: row.payment_key,
@@ -167,6 +177,8 @@ export function createSettlementLedger(db: Database): SettlementLedger {
         nonce: row.nonce,
         asset: row.asset,
         network: row.network,
+        payTo: row.pay_to,
+        amount: row.amount,
         validBefore: new Date(row.valid_before),
         claimedAt: new Date(row.claimed_at),
       }));

@@ -100,6 +100,8 @@ export interface PaidTestServer {
   quote(call: CallRequest | SendCall): Promise<PaymentRequired>;
   /** The paid round of a call: quoted, paid by devnet account `payer`, sent again; what it cost read on chain. */
   paidCall(call: CallRequest | SendCall, payer: number): Promise<PaidCall>;
+  /** The service's log lines of level warn and above so far (pino JSON, one per line). */
+  logs(): string[];
   /**
    * Clears the simulators' faults and makes one successful call through each upstream client: the clients'
    * circuit breakers open after 5 failures in a row, and one success resets the count, so a fault case never
@@ -145,7 +147,9 @@ export async function startPaidTestServer(
     ...options.env,
   });
   const clock = createTestClock();
-  const logger = pino({ level: "silent" });
+  // Warnings and errors are kept for the tests that check what reaches the log.
+  const logLines: string[] = [];
+  const logger = pino({ level: "warn" }, { write: (line: string) => void logLines.push(line) });
   const service = await composeService(config, logger, {
     l1: devnet.l1.publicClient as unknown as PublicClient,
     l2: devnet.l2.publicClient as unknown as PublicClient,
@@ -205,6 +209,7 @@ export async function startPaidTestServer(
     worker,
     outlastStaleness: () => clock.advance(config.chainMaxStalenessMs + 1),
     reconcile: () => service.reconciler.reconcile({ graceMs: 0 }),
+    logs: () => [...logLines],
     get: (path, headers = {}) => fetch(`${server.url}${path}`, { headers }),
     post,
     balance,

@@ -1,0 +1,70 @@
+/**
+ * What counts as a settlement on the payment chain, wherever one is taken from the chain (the built-in
+ * facilitator's receipt, the reconciler's search for a call cut short): a successful transaction in which the
+ * payer's authorization was used and the asset moved exactly the price from the payer to the payee, in that
+ * order, as EIP-3009 tokens (USDC's FiatToken, OpenZeppelin's ERC3009) emit them: `AuthorizationUsed(payer, nonce)`
+ * and, in the log right after it, `Transfer(payer, payTo, price)`. Anything else that used the authorization (a
+ * cancellation, or another authorization signed with the same nonce paying another amount or address) paid
+ * nothing, and a transfer is never counted for two authorizations (docs/threat-model.md, "Settlements").
+ */
+import { type Address, getAddress, type Hex, type Log, parseEventLogs, type TransactionReceipt } from "viem";
+
+/** The events of an EIP-3009 token that a settlement is read from. */
+export const settlementEventsAbi = [
+  {
+    type: "event",
+    name: "AuthorizationUsed",
+    inputs: [
+      { name: "authorizer", type: "address", indexed: true },
+      { name: "nonce", type: "bytes32", indexed: true },
+    ],
+  },
+  {
+    type: "event",
+    name: "Transfer",
+    inputs: [
+      { name: "from", type: "address", indexed: true },
+      { name: "to", type: "address", indexed: true },
+      { name: "value", type: "uint256", indexed: false },
+    ],
+  },
+] as const;
+
+/** The settlement a claimed payment is waiting for. */
+export interface ExpectedSettlement {
+  asset: Address;
+  payer: Address;
+  payTo: Address;
+  /** The price, in the asset's smallest units. */
+  amount: bigint;
+  /** The EIP-3009 nonce of the payer's authorization. */
+  nonce: Hex;
+}
+
+/** Whether `receipt` is a settlement of `expected` (see the module's comment). */
+export function isCountingSettlement(
+  receipt: Pick<TransactionReceipt, "status" | "logs">,
+  expected: ExpectedSettlement,
+): boolean {
+  if (receipt.status !== "success") return false;
+  const asset = getAddress(expected.asset);
+  const logs = receipt.logs.filter((log) => getAddress(log.address) === asset) as Log[];
+  const events = parseEventLogs({ abi: settlementEventsAbi, logs, strict: false });
+  const payer = getAddress(expected.payer);
+  const payTo = getAddress(expected.payTo);
+  return events.some((used, i) => {
+    if (used.eventName !== "AuthorizationUsed") return false;
+    if (!used.args.authorizer || getAddress(used.args.authorizer) !== payer) return false;
+    if (used.args.nonce?.toLowerCase() !== expected.nonce.toLowerCase()) return false;
+    const next = events[i + 1];
+    return (
+      next?.eventName === "Transfer" &&
+      next.logIndex === (used.logIndex ?? -2) + 1 &&
+      next.args.from !== undefined &&
+      getAddress(next.args.from) === payer &&
+      next.args.to !== undefined &&
+      getAddress(next.args.to) === payTo &&
+      next.args.value === expected.amount
+    );
+  });
+}
