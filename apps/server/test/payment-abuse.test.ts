@@ -6,9 +6,10 @@
  */
 import { paidRoutes, parsePaymentRefusal } from "@agent-tools/schema";
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
-import { type Address, type Hex, type PublicClient, toHex } from "viem";
+import { type Address, createPublicClient, custom, type Hex, type PublicClient, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSettlementFinder } from "../src/payment/reconcile-settlements.js";
 import { createDispatchTool } from "../src/tools/dispatch.js";
 import type { ToolSet } from "../src/tools/types.js";
 import { cancelAuthorization, signedPayment, submitAuthorization } from "./helpers/authorizations.js";
@@ -278,4 +279,84 @@ describe("a holder's sign-in", () => {
     expect(res.status).toBe(402);
     expect(parsePaymentRefusal((await res.json()).error).reason).toBe("invalid_payment");
   });
+});
+
+describe("the reconciler", () => {
+  it("is not held back by claims that can never settle: every claim is read, the chain in bounded batches", async () => {
+    const requirement = (await quote()).accepts[0] as PaymentRequirements;
+    const claimOf = (payer: Address, nonce: Hex, requestId: string) => ({
+      paymentKey: `eip3009:${requirement.network}:${requirement.asset}:${payer}:${nonce}`.toLowerCase(),
+      route: "/offer-radar",
+      method: "POST" as const,
+      tokenId: 5,
+      payer,
+      nonce,
+      caller: null,
+      pricePoint: "standard" as const,
+      amount: requirement.amount,
+      asset: requirement.asset,
+      network: requirement.network,
+      payTo: requirement.payTo,
+      validBefore: new Date(Date.now() + 60_000),
+      requestId,
+    });
+    // 101 calls cut short whose payer then cancelled the authorization (used on chain, with no AuthorizationUsed).
+    const canceller = privateKeyToAccount(generatePrivateKey());
+    const stuck: string[] = [];
+    for (let i = 0; i < 101; i++) {
+      const nonce = toHex(crypto.getRandomValues(new Uint8Array(32)));
+      const claim = claimOf(canceller.address, nonce, `stuck-${i}`);
+      expect((await t.ledger.claim(claim)).outcome).toBe("claimed");
+      await cancelAuthorization(canceller, t.devnet.l2.walletClient(9), l2(), requirement, chainId(), nonce);
+      stuck.push(claim.paymentKey);
+    }
+    // Then a genuine call cut short after its settlement was mined.
+    const payee = requirement.payTo as Address;
+    const payeeBefore = await t.balance(payee);
+    const genuine = await signedPayment(account(8), requirement, chainId());
+    const { nonce } = JSON.parse(Buffer.from(genuine, "base64").toString()).payload.authorization;
+    const genuineClaim = claimOf(account(8).address, nonce, "genuine");
+    expect((await t.ledger.claim(genuineClaim)).outcome).toBe("claimed");
+    const transaction = await submitAuthorization(t.devnet.l2.walletClient(8), l2(), asset(), genuine);
+    expect(await t.balance(payee)).toBe(payeeBefore + BigInt(requirement.amount));
+
+    // Read as the reconciler reads them, on a client that counts the JSON-RPC methods called: one state read per
+    // claim, and the logs of the claims in one query per range of blocks (a pass reads its claims a page at a time).
+    const calls: Record<string, number> = {};
+    const counting = createPublicClient({
+      transport: custom({
+        request: (args: { method: string; params?: unknown }) => {
+          calls[args.method] = (calls[args.method] ?? 0) + 1;
+          return t.devnet.l2.provider.request(args as never);
+        },
+      }),
+    });
+    const page = (await t.ledger.pending({ limit: 500 })).filter((claim) =>
+      [...stuck, genuineClaim.paymentKey].includes(claim.paymentKey),
+    );
+    expect(page).toHaveLength(102);
+    const verdicts = await createSettlementFinder({ client: counting as unknown as PublicClient }).find(page);
+    expect(verdicts.get(genuineClaim.paymentKey)).toMatchObject({ used: true, settlement: { transaction } });
+    for (const key of stuck) expect(verdicts.get(key)).toEqual({ used: true });
+    expect(calls.eth_call).toBe(102);
+    expect(calls.eth_getLogs).toBe(1);
+    expect(calls.eth_getTransactionReceipt).toBe(1);
+
+    // The reconciler records the genuine one, though a hundred claims that cannot settle came before it.
+    expect((await t.reconcile()).settled).toBeGreaterThanOrEqual(1);
+    expect(await rowOf(genuine)).toMatchObject({ status: "settled", transaction });
+    // The cancelled ones stay open while they could still settle, and are given back once expired.
+    const open = await t.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM settlements WHERE status = 'pending' AND payment_key = ANY($1::text[])",
+      [stuck],
+    );
+    expect(open[0]!.n).toBe(101);
+    await t.db.query(
+      "UPDATE settlements SET valid_before = now() - interval '1 hour' WHERE payment_key = ANY($1::text[])",
+      [stuck],
+    );
+    expect((await t.reconcile()).dropped).toBeGreaterThanOrEqual(101);
+    const left = await t.db.query("SELECT 1 FROM settlements WHERE payment_key = ANY($1::text[])", [stuck]);
+    expect(left).toEqual([]);
+  }, 120_000);
 });
