@@ -10,13 +10,13 @@ import { join } from "node:path";
 import { usdTokenAbi } from "@agent-tools/contracts";
 import { errorBodySchema, inputToQuery, parsePaymentRefusal, paymentRequiredSchema } from "@agent-tools/schema";
 import type { ProxyFault } from "@agent-tools/upstream-sim";
-import type { PaymentRequired } from "@x402/core/types";
-import { createWalletClient, http, type PrivateKeyAccount } from "viem";
+import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
+import { type Address, createWalletClient, type Hex, http, type PrivateKeyAccount, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_LIMITS } from "../src/config.js";
 import { waitForOutput } from "../src/embedded-process.js";
-import { type AuthorizationFields, signedPayment } from "../test/helpers/authorizations.js";
+import { type AuthorizationFields, authorizationOf, signedPayment } from "../test/helpers/authorizations.js";
 import { createPace } from "../test/helpers/pace.js";
 import { bookOfLedger, settlementsSince } from "../test/helpers/settlements-since.js";
 import { type Environment, type MemoryFigures, startEnvironment, UPSTREAM_TIMEOUT_MS } from "./environment.js";
@@ -278,7 +278,234 @@ describe("payment abuse", () => {
     expect(wrongful).toEqual([]);
     summary.payment = `payment ${wrongful.length} wrongful of ${attempts} attempts (payee +${payeeGain} = ledger +${ledgerGain})`;
   });
+
+  it("on a chain that mines every second, an attacker with two signatures or someone else's wallet gets nothing", async () => {
+    const chainId = Number(env.network.split(":")[1]);
+    const facilitator = env.account(0).address;
+    const facilitatorSent = () => env.l2.getTransactionCount({ address: facilitator, blockTag: "pending" });
+    const rpc = env.devnet.deployment.l2.rpcUrl!;
+    const submitter = createWalletClient({ account: env.account(9), transport: http(rpc) });
+    // A block every second, as on a real chain: between the verification of a payment and its settlement, another
+    // transaction can take the authorization's nonce.
+    await setMining(rpc, 1000);
+    const wrongful: string[] = [];
+    const seen: Record<string, number> = {};
+    const note = (what: string) => {
+      seen[what] = (seen[what] ?? 0) + 1;
+    };
+    let attempts = 0;
+    let failedSettlements = 0;
+    const payeeBefore = await env.balance(env.payTo);
+    const ledgerBefore = await env.ledger();
+    const sentBefore = await facilitatorSent();
+    let served = 0n;
+    let bought = 0;
+    const logFrom = env.server.output().length;
+    try {
+      /** A fresh payer holding `units` of USD (sent by account 9, which pays the attackers' gas too). */
+      const fundedPayer = async (units: bigint) => {
+        const payer = privateKeyToAccount(generatePrivateKey());
+        const hash = await submitter.writeContract({
+          chain: null,
+          address: env.asset,
+          abi: usdTokenAbi,
+          functionName: "transfer",
+          args: [payer.address, units],
+        });
+        await env.l2.waitForTransactionReceipt({ hash });
+        return payer;
+      };
+      const elite = { tokenId: 5, slugs: ["base-bloomers"] };
+      const standard = (await quote("/offer-radar", elite)).accepts[0] as PaymentRequirements;
+
+      // 1. A second authorization on the same nonce (nothing paid, to the payer itself), sent just before the
+      // mission is bought: whichever lands first, no mission runs and nothing is booked unless the payee was paid.
+      const mission = { tokenId: 5, mission: { tool: "offer-radar", params: { slugs: ["base-bloomers"] } } };
+      const missionPrice = (await quote("/dispatch", mission)).accepts[0] as PaymentRequirements;
+      for (let i = 0; i < 3; i++) {
+        const payer = await fundedPayer(BigInt(missionPrice.amount));
+        const nonce = toHex(crypto.getRandomValues(new Uint8Array(32)));
+        const quoted = await signedPayment(payer, missionPrice, chainId, { nonce });
+        const decoy = await signedPayment(payer, missionPrice, chainId, { nonce, to: payer.address, value: "0" });
+        const { authorization: a, signature } = authorizationOf(decoy);
+        await submitter.writeContract({
+          chain: null,
+          address: env.asset,
+          abi: usdTokenAbi,
+          functionName: "transferWithAuthorization",
+          args: [a.from, a.to, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce, signature],
+          maxPriorityFeePerGas: 100_000_000_000n,
+          maxFeePerGas: 200_000_000_000n,
+        });
+        const outcome = await paidCall("/dispatch", mission, quoted);
+        attempts++;
+        note(`front-run ${outcome.status}`);
+        if (outcome.status === 202) {
+          served += BigInt(missionPrice.amount);
+          bought++;
+        } else if (outcome.status === 502) failedSettlements++;
+      }
+
+      // 2. The payer cancels its authorization just before the call: the same.
+      for (let i = 0; i < 3; i++) {
+        const payer = await fundedPayer(BigInt(standard.amount));
+        const nonce = toHex(crypto.getRandomValues(new Uint8Array(32)));
+        const quoted = await signedPayment(payer, standard, chainId, { nonce });
+        await submitCancel(submitter, payer, standard, chainId, nonce);
+        const outcome = await paidCall("/offer-radar", elite, quoted);
+        attempts++;
+        note(`cancel ${outcome.status}`);
+        if (outcome.status === 200) served += BigInt(standard.amount);
+        else if (outcome.status === 502) failedSettlements++;
+      }
+
+      // 3. A payer whose settlements keep failing stops costing gas: past its budget (3 an hour, as shipped), its
+      // payments are refused before anything is verified or sent.
+      const griefer = await fundedPayer(10n * BigInt(standard.amount));
+      let griefed = 0;
+      for (let i = 0; i < 20 && griefed < 3; i++) {
+        const nonce = toHex(crypto.getRandomValues(new Uint8Array(32)));
+        const quoted = await signedPayment(griefer, standard, chainId, { nonce });
+        await submitCancel(submitter, griefer, standard, chainId, nonce);
+        const outcome = await paidCall("/offer-radar", elite, quoted);
+        attempts++;
+        if (outcome.status === 502) griefed++;
+        if (outcome.status === 200) served += BigInt(standard.amount);
+      }
+      failedSettlements += griefed;
+      expect(griefed, "settlements of the griefer that failed").toBe(3);
+      const sentBeforeRefusal = await facilitatorSent();
+      const barred = await paidCall("/offer-radar", elite, await signedPayment(griefer, standard, chainId));
+      attempts++;
+      note(`griefer ${barred.status}`);
+      if (barred.status === 200) wrongful.push("griefer past its budget: served");
+      expect(barred.status).toBe(429);
+      expect(await facilitatorSent(), "no transaction for a barred payer").toBe(sentBeforeRefusal);
+
+      // 4. An authorization valid from this very second cannot settle: refused, nothing sent.
+      const now = Math.floor(Date.now() / 1000);
+      const early = await paidCall(
+        "/offer-radar",
+        elite,
+        await signedPayment(env.account(2), standard, chainId, { validAfter: now }),
+      );
+      attempts++;
+      if (early.status !== 402) wrongful.push(`validAfter now: ${early.status}`);
+
+      // 5. A stranger names a victim as payer, twice the victim's rate at once: the victim is still served.
+      const victim = await fundedPayer(BigInt(standard.amount));
+      const stranger = privateKeyToAccount(generatePrivateKey());
+      const forged = await Promise.all(
+        Array.from({ length: 2 * DEFAULT_LIMITS.perPayer.ratePerSecond }, () =>
+          signedPayment(stranger, standard, chainId, { from: victim.address }),
+        ),
+      );
+      const forgedOutcomes = await Promise.all(forged.map((payment) => paidCall("/offer-radar", elite, payment)));
+      attempts += forgedOutcomes.length;
+      for (const o of forgedOutcomes) if (o.status === 200) wrongful.push("forged in another's name: served");
+      const victimCall = await paidCall("/offer-radar", elite, await signedPayment(victim, standard, chainId));
+      note(`victim ${victimCall.status}`);
+      if (victimCall.status === 200) served += BigInt(standard.amount);
+      else wrongful.push(`victim locked out: ${victimCall.status} ${JSON.stringify(victimCall.body).slice(0, 120)}`);
+
+      // 6. A holder's sign-in handed to another payer buys nothing at the holder's price.
+      const holder = env.account(5);
+      const signIn = await env.signIn(holder, "/offer-radar");
+      const holderQuote = await quote("/offer-radar", elite, signIn);
+      const borrowed = await paidCall("/offer-radar", elite, await env.pay(env.account(6), holderQuote), signIn);
+      attempts++;
+      if (borrowed.status === 200) wrongful.push("a holder's sign-in used by another payer: served");
+
+      // 7. A JSON-RPC batch over MCP: refused whole, nothing run or booked.
+      const batch = await fetch(`${env.server.url}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify(
+          Array.from({ length: 30 }, (_, id) => ({
+            jsonrpc: "2.0",
+            id,
+            method: "tools/call",
+            params: { name: "offer_radar", arguments: elite },
+          })),
+        ),
+      });
+      attempts++;
+      if (batch.status !== 400) wrongful.push(`MCP batch: ${batch.status}`);
+    } finally {
+      await setMining(rpc, 0);
+    }
+    // A restart reconciles every pending claim at once: the claims whose nonce an attacker took stay unpaid.
+    const beforeRestart = env.server.output().slice(logFrom);
+    await env.stop();
+    await env.start();
+
+    // Each failed settlement cost the facilitator one transaction; everything refused cost none.
+    const sent = (await facilitatorSent()) - sentBefore;
+    const payeeGain = (await env.balance(env.payTo)) - payeeBefore;
+    const ledgerAfter = await env.ledger();
+    const ledgerGain = BigInt(ledgerAfter.total.amount) - BigInt(ledgerBefore.total.amount);
+    expect(payeeGain, "the payee gained what the ledger records").toBe(ledgerGain);
+    expect(ledgerGain, "the ledger records what was served").toBe(served);
+    // Only the missions whose payment reached the payee ever start.
+    const started = `${beforeRestart}${env.server.output()}`.match(/"msg":"mission started"/g)?.length ?? 0;
+    if (started > bought) wrongful.push(`${started - bought} missions started that nobody paid for`);
+    expect(wrongful).toEqual([]);
+    const servedCalls = ledgerAfter.total.payments - ledgerBefore.total.payments;
+    expect(sent, "one transaction per settlement sent, none sent again").toBe(servedCalls + failedSettlements);
+    summary.payment += `; on 1 s blocks 0 wrongful of ${attempts} attacks (${Object.entries(seen)
+      .map(([k, n]) => `${k}: ${n}`)
+      .join(
+        ", ",
+      )}; ${failedSettlements} settlements reverted, 1 transaction each; payee +${payeeGain} = ledger +${ledgerGain})`;
+  }, 300_000);
 });
+
+/** Mines a block every `intervalMs` (0: as transactions arrive, the devnet's default). */
+async function setMining(rpcUrl: string, intervalMs: number): Promise<void> {
+  const call = async (method: string, params: unknown[]) => {
+    const res = await fetch(rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    });
+    const answer = (await res.json()) as { error?: { message: string } };
+    if (answer.error) throw new Error(`${method}: ${answer.error.message}`);
+  };
+  await call("evm_setAutomine", [intervalMs === 0]);
+  await call("evm_setIntervalMining", [intervalMs]);
+}
+
+/** The payer's cancellation of `nonce`, signed by the payer and sent by `submitter` (to the mempool, not waited). */
+async function submitCancel(
+  submitter: ReturnType<typeof createWalletClient>,
+  payer: PrivateKeyAccount,
+  requirements: PaymentRequirements,
+  chainId: number,
+  nonce: Hex,
+): Promise<void> {
+  const extra = requirements.extra as { name: string; version: string };
+  const signature = await payer.signTypedData({
+    domain: { name: extra.name, version: extra.version, chainId, verifyingContract: requirements.asset as Address },
+    types: {
+      CancelAuthorization: [
+        { name: "authorizer", type: "address" },
+        { name: "nonce", type: "bytes32" },
+      ],
+    },
+    primaryType: "CancelAuthorization",
+    message: { authorizer: payer.address, nonce },
+  });
+  await submitter.writeContract({
+    chain: null,
+    account: submitter.account!,
+    address: requirements.asset as Address,
+    abi: usdTokenAbi,
+    functionName: "cancelAuthorization",
+    args: [payer.address, nonce, signature],
+    maxPriorityFeePerGas: 100_000_000_000n,
+    maxFeePerGas: 200_000_000_000n,
+  });
+}
 
 /** A paid call made as a client does: ask, pay the quote, send again. Answers the outcome and the price paid. */
 async function payAndCall(
