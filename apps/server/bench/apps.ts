@@ -5,11 +5,7 @@
  * would run.
  */
 import { toolRoutes } from "@agent-tools/schema";
-import { x402Facilitator } from "@x402/core/facilitator";
-import type { FacilitatorClient } from "@x402/core/server";
-import type { Network, SupportedResponse } from "@x402/core/types";
-import { toFacilitatorEvmSigner } from "@x402/evm";
-import { ExactEvmScheme as FacilitatorExactEvmScheme } from "@x402/evm/exact/facilitator";
+import type { Network } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { paymentMiddleware, x402ResourceServer } from "@x402/express";
 import {
@@ -21,8 +17,7 @@ import {
   verifySIWxSignature,
 } from "@x402/extensions/sign-in-with-x";
 import express, { type Express, type RequestHandler } from "express";
-import { createWalletClient, defineChain, http, publicActions } from "viem";
-import { nonceManager, privateKeyToAccount } from "viem/accounts";
+import { x402FacilitatorClient } from "../test/helpers/x402-reference-facilitator.js";
 
 /** `GET /ping` answering `{ ok: true }`, and `GET /agents/info/:id` answering a fixed body: nothing else. */
 export function bareExpressApp(infoBody: string): Express {
@@ -50,43 +45,6 @@ export interface ReferenceTerms {
   /** Origin sign-ins must name, and the chains they may be on. */
   publicUrl: string;
   signInChains: string[];
-}
-
-/** x402's own facilitator, in process, over a viem wallet on the payment chain's JSON-RPC. */
-export function x402FacilitatorClient(terms: ReferenceTerms): FacilitatorClient {
-  const chainId = Number(terms.network.split(":")[1]);
-  const wallet = createWalletClient({
-    // viem's nonce manager: concurrent settlements take consecutive nonces (without it they collide).
-    account: privateKeyToAccount(terms.facilitatorKey, { nonceManager }),
-    chain: defineChain({
-      id: chainId,
-      name: terms.network,
-      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-      rpcUrls: { default: { http: [terms.rpcUrl] } },
-    }),
-    transport: http(terms.rpcUrl),
-    pollingInterval: 100,
-  }).extend(publicActions);
-  const signer = toFacilitatorEvmSigner({
-    address: wallet.account.address,
-    readContract: (args) => wallet.readContract(args as never),
-    verifyTypedData: (args) => wallet.verifyTypedData(args as never),
-    writeContract: (args) => wallet.writeContract(args as never),
-    sendTransaction: (args) => wallet.sendTransaction(args as never),
-    waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args as never),
-    getCode: (args) => wallet.getCode(args as never),
-  });
-  const facilitator = new x402Facilitator().register(terms.network, new FacilitatorExactEvmScheme(signer));
-  const supported: SupportedResponse = {
-    kinds: [{ x402Version: 2, scheme: "exact", network: terms.network }],
-    extensions: [],
-    signers: { "eip155:*": [wallet.account.address] },
-  };
-  return {
-    verify: (payload, requirements) => facilitator.verify(payload, requirements),
-    settle: (payload, requirements) => facilitator.settle(payload, requirements),
-    getSupported: async () => supported,
-  };
 }
 
 /**
@@ -124,7 +82,11 @@ function requireSignIn(terms: ReferenceTerms): RequestHandler {
  * reference does no validation, policy or tool work of its own.
  */
 export async function referenceApp(terms: ReferenceTerms, answer: string): Promise<Express> {
-  const facilitator = x402FacilitatorClient(terms);
+  const facilitator = x402FacilitatorClient({
+    network: terms.network,
+    rpcUrl: terms.rpcUrl,
+    privateKey: terms.facilitatorKey,
+  });
   const price = (amount: string) => ({
     scheme: "exact" as const,
     network: terms.network,

@@ -6,15 +6,18 @@ import { type AppDeps, createApp } from "./app.js";
 import { createAgentRegistryReader } from "./chain/agent-registry.js";
 import { createB20Scanner } from "./chain/b20-scanner.js";
 import { createCollectionIndex } from "./chain/collection-index.js";
-import { type Config, ConfigError } from "./config.js";
+import type { Config } from "./config.js";
+import { ConfigError } from "./config-error.js";
 import { createCallLimiter, postgresRateCounter, type RateCounter } from "./limits/call-limiter.js";
 import { createFailureBudget } from "./limits/failure-budget.js";
+import { createRequestBudget } from "./limits/request-budget.js";
 import { type MetricsServer, startMetricsServer } from "./metrics/metrics-server.js";
 import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-metrics.js";
 import { createMissionWorker, type MissionWorker } from "./missions/mission-worker.js";
 import { createAuthorizationSigner, type RecoverTypedDataSigner } from "./payment/authorization-signer.js";
 import { createExactEvmFacilitator } from "./payment/exact-evm-facilitator.js";
-import { createHttpFacilitator, type Facilitator } from "./payment/facilitator.js";
+import type { Facilitator } from "./payment/facilitator.js";
+import { createFailoverFacilitator, httpFacilitator } from "./payment/http-facilitators.js";
 import type { PaymentService } from "./payment/payment-service.js";
 import {
   createSettlementFinder,
@@ -23,6 +26,7 @@ import {
 } from "./payment/reconcile-settlements.js";
 import { createMemoryReplayGuard } from "./payment/replay-guard.js";
 import { createSettlementSender } from "./payment/settlement-sender.js";
+import { checkFacilitators, expectChain } from "./startup-checks.js";
 import type { Database } from "./store/database.js";
 import { lockFacilitatorKeys } from "./store/facilitator-key-locks.js";
 import { createMissionQueue, type MissionQueue } from "./store/mission-queue.js";
@@ -31,6 +35,7 @@ import { createSettlementLedger, type SettlementLedger } from "./store/settlemen
 import { createSignInNonceStore, type SignInNonceStore } from "./store/sign-in-nonces.js";
 import { createTools } from "./tools/index.js";
 import type { ToolDeps, ToolSet } from "./tools/types.js";
+import { readEligibilityTokens } from "./upstream/eligibility-tokens.js";
 import { createMarketDataClient } from "./upstream/market-data-client.js";
 import { createMarketplaceClient } from "./upstream/marketplace-client.js";
 
@@ -42,7 +47,7 @@ export function rpcClient(url: string, timeoutMs: number): PublicClient {
 /** The chain collaborators of the app, from clients the caller made (real RPC, devnet or in-process). */
 export async function chainDeps(
   l1: PublicClient,
-  config: Pick<Config, "l1"> & Partial<Pick<Config, "chainMaxStalenessMs">>,
+  config: Pick<Config, "l1"> & Partial<Pick<Config, "chainMaxStalenessMs" | "rpcMaxLogRange">>,
   options: { now?: () => number } = {},
 ): Promise<NonNullable<AppDeps["chain"]>> {
   const chainId = await l1.getChainId();
@@ -50,6 +55,7 @@ export async function chainDeps(
     client: l1,
     collection: config.l1.collection,
     ...(config.chainMaxStalenessMs !== undefined ? { maxStalenessMs: config.chainMaxStalenessMs } : {}),
+    ...(config.rpcMaxLogRange !== undefined ? { maxLogRange: BigInt(config.rpcMaxLogRange) } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
   const registry = createAgentRegistryReader({
@@ -63,6 +69,9 @@ export async function chainDeps(
   await collection.sync();
   return { collection, registry };
 }
+
+/** How long one request to a facilitator over HTTP may take (a settlement waits for its transaction). */
+const FACILITATOR_TIMEOUT_MS = 60_000;
 
 /** A client of the payment chain for the built-in facilitator: concurrent reads go out as one batch. */
 export function paymentChainClient(url: string, timeoutMs: number): PublicClient {
@@ -85,6 +94,7 @@ export async function paymentDeps(
     recoverSigner?: RecoverTypedDataSigner;
     /** Where the per-payer rate and failures are counted (default: in this process). */
     rates?: RateCounter;
+    metrics?: ServiceMetrics;
   } = {},
 ): Promise<PaymentService> {
   let facilitator: Facilitator;
@@ -98,7 +108,19 @@ export async function paymentDeps(
       config.rpcTimeoutMs,
     );
   if (config.facilitator.kind === "http") {
-    facilitator = createHttpFacilitator(config.facilitator.url);
+    const facilitators = await Promise.all(
+      config.facilitator.endpoints.map((endpoint) => httpFacilitator(endpoint, FACILITATOR_TIMEOUT_MS)),
+    );
+    await checkFacilitators(facilitators, config.payment.network, options.logger);
+    facilitator = createFailoverFacilitator(facilitators, {
+      ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.metrics
+        ? {
+            onFailover: (from, operation) =>
+              options.metrics!.facilitatorFailovers.inc({ facilitator: from, operation }),
+          }
+        : {}),
+    });
   } else {
     if (config.facilitator.privateKeys.length === 0) {
       throw new ConfigError([
@@ -151,26 +173,44 @@ export async function paymentDeps(
 
 /** The market tools' sources: marketplace, market-data aggregator, B20 chain. */
 export function toolDeps(
-  config: Pick<Config, "upstream">,
+  config: Pick<Config, "upstream"> & Partial<Pick<Config, "rpcMaxLogRange">>,
   l2: PublicClient,
   eligibilityToken: ToolDeps["eligibilityToken"] = () => undefined,
   metrics?: ServiceMetrics,
+  rates?: RateCounter,
 ): ToolDeps {
+  const { upstream } = config;
+  // Each key's requests a minute, as its plan allows; on Postgres, one count for every instance.
+  const marketplaceBudget = createRequestBudget(upstream.marketplaceRequestsPerMinute, {
+    name: "marketplace",
+    key: upstream.marketplaceApiKey,
+    ...(rates ? { rates } : {}),
+  });
+  const marketDataBudget = createRequestBudget(upstream.marketDataRequestsPerMinute, {
+    name: "market_data",
+    key: upstream.marketDataUrl,
+    ...(rates ? { rates } : {}),
+  });
   return {
     marketplace: createMarketplaceClient({
-      baseUrl: config.upstream.marketplaceUrl,
-      apiKey: config.upstream.marketplaceApiKey,
-      timeoutMs: config.upstream.timeoutMs,
+      baseUrl: upstream.marketplaceUrl,
+      apiKey: upstream.marketplaceApiKey,
+      timeoutMs: upstream.timeoutMs,
       ...(metrics ? { observer: metrics.upstream("marketplace") } : {}),
+      ...(marketplaceBudget ? { budget: marketplaceBudget } : {}),
     }),
     marketData: createMarketDataClient({
-      baseUrl: config.upstream.marketDataUrl,
-      timeoutMs: config.upstream.timeoutMs,
+      baseUrl: upstream.marketDataUrl,
+      timeoutMs: upstream.timeoutMs,
       ...(metrics ? { observer: metrics.upstream("market-data") } : {}),
+      ...(marketDataBudget ? { budget: marketDataBudget } : {}),
     }),
-    b20: createB20Scanner({ client: l2 }),
-    b20ChainId: config.upstream.b20ChainId,
-    altchainId: config.upstream.altchainId,
+    b20: createB20Scanner({
+      client: l2,
+      ...(config.rpcMaxLogRange !== undefined ? { maxLogRange: BigInt(config.rpcMaxLogRange) } : {}),
+    }),
+    b20ChainId: upstream.b20ChainId,
+    altchainId: upstream.altchainId,
     eligibilityToken,
   };
 }
@@ -195,6 +235,8 @@ export interface ServiceClients {
   tools?: ToolSet;
   /** The payments' signature recovery (tests count it). */
   recoverSigner?: RecoverTypedDataSigner;
+  /** `METRICS_PORT` bound already (the server binds its ports before anything else); else bound at start. */
+  metricsServer?: MetricsServer;
 }
 
 /** The composed service: the app, and what runs beside it (mission worker, settlement reconciler, store). */
@@ -222,6 +264,19 @@ export interface Service {
 export async function composeService(config: Config, logger: Logger, clients: ServiceClients = {}): Promise<Service> {
   const l1 = clients.l1 ?? rpcClient(config.l1.rpcUrl, config.rpcTimeoutMs);
   const l2 = clients.l2 ?? rpcClient(config.l2.rpcUrl, config.rpcTimeoutMs);
+  // Each RPC answers, and serves the chain it is configured for, before anything is built on it.
+  await expectChain(l1, {
+    network: config.l1.network,
+    variable: "L1_RPC_URL",
+    networkVariable: "COLLECTION_NETWORK",
+    what: "the collection chain",
+  });
+  await expectChain(l2, {
+    network: config.payment.network,
+    variable: "L2_RPC_URL",
+    networkVariable: "PAYMENT_NETWORK",
+    what: "the payment chain",
+  });
   const chain = await chainDeps(l1, config, clients.clock ? { now: clients.clock } : {});
   const db = clients.db ?? (await openDatabase(config.store));
   // On Postgres, the request rates are counted for all instances on the database at once, and no two instances
@@ -239,17 +294,6 @@ export async function composeService(config: Config, logger: Logger, clients: Se
       : undefined;
   const ledger = createSettlementLedger(db);
   const signIns = createSignInNonceStore(db);
-  const payments = await paymentDeps(
-    config,
-    await l1.getChainId(),
-    { ledger, signIns },
-    {
-      logger: logger.child({ component: "payments" }),
-      ...(clients.l2 ? { l2: clients.l2 } : {}),
-      ...(clients.recoverSigner ? { recoverSigner: clients.recoverSigner } : {}),
-      ...(rates ? { rates } : {}),
-    },
-  );
   const queue = createMissionQueue(db);
   // Metrics only when an operator asked for them (METRICS_PORT): otherwise nothing is counted.
   const metrics =
@@ -260,9 +304,26 @@ export async function composeService(config: Config, logger: Logger, clients: Se
             Number((await l1.getBlockNumber({ cacheTime: 0 })) - chain.collection.syncedBlock()),
         })
       : undefined;
+  const payments = await paymentDeps(
+    config,
+    await l1.getChainId(),
+    { ledger, signIns },
+    {
+      logger: logger.child({ component: "payments" }),
+      ...(clients.l2 ? { l2: clients.l2 } : {}),
+      ...(clients.recoverSigner ? { recoverSigner: clients.recoverSigner } : {}),
+      ...(rates ? { rates } : {}),
+      ...(metrics ? { metrics } : {}),
+    },
+  );
   // The dispatch tool wakes the worker, and the worker runs the tools: the two are tied once both exist.
   let wakeWorker = () => {};
-  const sources = toolDeps(config, l2, clients.eligibilityToken, metrics);
+  const eligibilityToken =
+    clients.eligibilityToken ??
+    (config.upstream.eligibilityTokensFile
+      ? await readEligibilityTokens(config.upstream.eligibilityTokensFile)
+      : undefined);
+  const sources = toolDeps(config, l2, eligibilityToken, metrics, rates);
   const tools: ToolSet = {
     ...createTools(Object.assign(sources, { missions: { queue, wake: () => wakeWorker() } })),
     ...clients.tools,
@@ -277,7 +338,7 @@ export async function composeService(config: Config, logger: Logger, clients: Se
   wakeWorker = () => worker.wake();
   const reconciler = createSettlementReconciler({
     ledger,
-    finder: createSettlementFinder({ client: l2 }),
+    finder: createSettlementFinder({ client: l2, maxLogRange: BigInt(config.rpcMaxLogRange) }),
     network: config.payment.network,
     logger: logger.child({ component: "ledger" }),
   });
@@ -291,7 +352,7 @@ export async function composeService(config: Config, logger: Logger, clients: Se
     ...(rates ? { rates } : {}),
   });
   if (metrics) worker.onOutcome(({ tool, outcome }) => metrics.missions.inc({ tool, outcome }));
-  let metricsServer: MetricsServer | undefined;
+  let metricsServer: MetricsServer | undefined = clients.metricsServer;
   const chainLog = logger.child({ component: "chain" });
   let stopFollowing = () => {};
   let sweeper: NodeJS.Timeout | undefined;
@@ -308,7 +369,8 @@ export async function composeService(config: Config, logger: Logger, clients: Se
     reconciler,
     async start() {
       if (metrics && config.metricsPort !== undefined) {
-        metricsServer = await startMetricsServer(metrics.registry, config.host, config.metricsPort);
+        if (metricsServer) metricsServer.serve(metrics.registry);
+        else metricsServer = await startMetricsServer(metrics.registry, config.host, config.metricsPort);
         service.metricsUrl = metricsServer.url;
       }
       // Requests answer from the collection snapshot; the follower keeps it younger than the staleness bound.

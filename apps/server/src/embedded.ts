@@ -6,6 +6,7 @@ import { withListenerUrl } from "./config.js";
 import { exitOnStartFailure, loadConfigOrExit, stopOnSignals } from "./lifecycle.js";
 import { createLogger } from "./logger.js";
 import { openListener } from "./server.js";
+import { portRefusal } from "./startup-checks.js";
 import { claimDataDirectory } from "./store/pglite.js";
 
 /**
@@ -32,7 +33,7 @@ async function main(): Promise<void> {
     headersTimeoutMs: loaded.connections.headersTimeoutMs,
     requestTimeoutMs: loaded.connections.requestTimeoutMs,
     connectionsPerAddress: loaded.connections.perAddress,
-  });
+  }).catch(portRefusal("PORT", loaded.host, loaded.port));
   const config = withListenerUrl(loaded, running.url);
   // The chains run in a process of their own: their EVM works on the other core, never in this event loop.
   const devnet = await spawnDevnetProcess({
@@ -53,6 +54,7 @@ async function main(): Promise<void> {
   const embeddedConfig = {
     ...config,
     l1: {
+      network: `eip155:${deployment.l1.chainId}`,
       rpcUrl: deployment.l1.rpcUrl,
       collection: deployment.addresses.collection,
       identityRegistry: deployment.addresses.identityRegistry,

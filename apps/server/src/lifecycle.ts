@@ -1,5 +1,7 @@
 import type { Logger } from "pino";
-import { type Config, ConfigError, type LoadConfigOptions, loadConfig } from "./config.js";
+import { type Config, type LoadConfigOptions, loadConfig } from "./config.js";
+import { ConfigError } from "./config-error.js";
+import { StartupError, shortReason } from "./startup-checks.js";
 
 /** The configuration from the environment; on a bad variable, says which and exits 1. */
 export function loadConfigOrExit(options: LoadConfigOptions = {}): Config {
@@ -38,23 +40,11 @@ export function stopOnSignals(logger: Logger, close: () => Promise<unknown>): vo
 }
 
 /**
- * A message with every URL cut to its origin: an RPC, database or facilitator URL may carry an API key in its path
- * or query, or a password before its host, and a library's error text quotes the URL whole.
+ * Reports a start-up failure in one line and exits 1: a refusal of ours as it is, anything else by the first line
+ * of its message, without URL secrets.
  */
-export function withoutUrlSecrets(message: string): string {
-  return message.replace(/\b(?:https?|wss?|postgres(?:ql)?):\/\/[^\s"'<>`]+/gi, (url) => {
-    try {
-      const parsed = new URL(url);
-      return `${parsed.protocol}//${parsed.host}`;
-    } catch {
-      return "[a URL]";
-    }
-  });
-}
-
-/** Reports a start-up failure in one line and exits 1. */
 export function exitOnStartFailure(error: unknown): never {
-  const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`agent-tools failed to start: ${withoutUrlSecrets(message)}\n`);
+  const message = error instanceof StartupError ? error.message : shortReason(error);
+  process.stderr.write(`agent-tools failed to start: ${message}\n`);
   process.exit(1);
 }

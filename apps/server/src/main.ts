@@ -3,21 +3,30 @@ import { composeService } from "./compose.js";
 import { withListenerUrl } from "./config.js";
 import { exitOnStartFailure, loadConfigOrExit, stopOnSignals } from "./lifecycle.js";
 import { createLogger } from "./logger.js";
+import { bindMetricsServer } from "./metrics/metrics-server.js";
 import { openListener } from "./server.js";
+import { portRefusal } from "./startup-checks.js";
 
 /** Composes the service from validated configuration and runs it until SIGTERM or SIGINT. */
 async function main(): Promise<void> {
   const loaded = loadConfigOrExit();
   const logger = createLogger(loaded.logLevel);
-  // Bound first, so that PORT=0 is resolved before anything is built on the public origin.
+  // The ports are bound first: PORT=0 is resolved before anything is built on the public origin, and a port in use
+  // is reported before any other work.
   const running = await openListener(loaded.host, loaded.port, {
     keepAliveTimeoutMs: loaded.keepAliveTimeoutMs,
     headersTimeoutMs: loaded.connections.headersTimeoutMs,
     requestTimeoutMs: loaded.connections.requestTimeoutMs,
     connectionsPerAddress: loaded.connections.perAddress,
-  });
+  }).catch(portRefusal("PORT", loaded.host, loaded.port));
+  const metricsServer =
+    loaded.metricsPort !== undefined
+      ? await bindMetricsServer(loaded.host, loaded.metricsPort).catch(
+          portRefusal("METRICS_PORT", loaded.host, loaded.metricsPort),
+        )
+      : undefined;
   const config = withListenerUrl(loaded, running.url);
-  const service = await composeService(config, logger);
+  const service = await composeService(config, logger, metricsServer ? { metricsServer } : {});
   running.serve(withHealthCheck(service.app));
   await service.start();
   logger.info(

@@ -1,7 +1,8 @@
 import { DEVNET_ACCOUNTS, DEVNET_ADDRESSES, DEVNET_MNEMONIC } from "@agent-tools/devnet";
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig as load } from "../src/config.js";
+import { loadConfig as load } from "../src/config.js";
+import { ConfigError } from "../src/config-error.js";
 import { isPublicTestAddress, PUBLIC_TEST_ADDRESSES } from "../src/public-test-accounts.js";
 import { DEVNET_PAYMENTS } from "./helpers/devnet-payments.js";
 
@@ -103,24 +104,100 @@ describe("loadConfig", () => {
 
 describe("safe production settings", () => {
   const realKey = generatePrivateKey();
+  /** A configuration for Base and Ethereum mainnet, every address and upstream given. */
   const real = {
+    PUBLIC_URL: "https://tools.example.org",
     PAYMENT_NETWORK: "eip155:8453",
+    PAYMENT_ASSET: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
     PAY_TO: "0x2222222222222222222222222222222222222222",
+    L2_RPC_URL: "https://base.example.org/v2/KEY",
+    COLLECTION_NETWORK: "eip155:1",
+    L1_RPC_URL: "https://eth.example.org/v2/KEY",
+    COLLECTION_ADDRESS: "0x3333333333333333333333333333333333333333",
+    IDENTITY_REGISTRY_ADDRESS: "0x4444444444444444444444444444444444444444",
+    MARKETPLACE_URL: "https://api.opensea.io",
+    MARKETPLACE_API_KEY: "opensea-key",
+    MARKET_DATA_URL: "https://api.dexscreener.com",
     FACILITATOR_PRIVATE_KEY: realKey,
   };
 
-  it("starts on a real network with a recipient and a key of its own", () => {
+  it("starts on a real network with every address and upstream given, and a key of its own", () => {
     const config = load(real);
-    expect(config.payment.payTo).toBe(real.PAY_TO);
+    expect(config.payment).toMatchObject({ network: "eip155:8453", asset: real.PAYMENT_ASSET, payTo: real.PAY_TO });
+    expect(config.l1).toMatchObject({ network: "eip155:1", collection: real.COLLECTION_ADDRESS });
     expect(config.operatorAddress).toBe(real.PAY_TO);
     expect(config.facilitator).toMatchObject({ kind: "local", privateKeys: [realKey] });
+    // The keys' plans: OpenSea's free key and DexScreener's public limit, unless told otherwise.
+    expect(config.upstream).toMatchObject({ marketplaceRequestsPerMinute: 60, marketDataRequestsPerMinute: 300 });
+  });
+
+  it.each([
+    "PUBLIC_URL",
+    "PAYMENT_ASSET",
+    "L2_RPC_URL",
+    "L1_RPC_URL",
+    "COLLECTION_ADDRESS",
+    "IDENTITY_REGISTRY_ADDRESS",
+    "MARKETPLACE_URL",
+    "MARKETPLACE_API_KEY",
+    "MARKET_DATA_URL",
+  ])("on a real network, refuses a configuration without %s, naming it: no devnet value stands in", (variable) => {
+    const problems = problemsOf({ ...real, [variable]: "" });
+    expect(Object.keys(problems)).toEqual([variable]);
+    expect(problems[variable]).toMatch(/must be set on eip155:(8453|1)/);
   });
 
   it("needs PAY_TO and a facilitator outside the embedded default", () => {
     const problems = problemsOf({});
     expect(problems.PAY_TO).toMatch(/must be set/);
-    expect(problems.FACILITATOR_URL).toMatch(/FACILITATOR_PRIVATE_KEY .*must be set/);
+    expect(problems.FACILITATOR_URLS).toMatch(/FACILITATOR_PRIVATE_KEY .*must be set/);
     expect(problemsOf({ PAY_TO: real.PAY_TO, FACILITATOR_URL: "https://facilitator.example" })).toEqual({});
+  });
+
+  it("takes several facilitators in order, each with its key or none, and Coinbase's with a CDP key", () => {
+    const config = load({
+      ...real,
+      FACILITATOR_PRIVATE_KEY: "",
+      FACILITATOR_URLS: "https://a.example/x402, cdp, https://b.example",
+      FACILITATOR_API_KEYS: "key-a,,",
+      CDP_API_KEY_ID: "id",
+      CDP_API_KEY_SECRET: "secret",
+    });
+    expect(config.facilitator).toEqual({
+      kind: "http",
+      endpoints: [
+        { kind: "url", url: "https://a.example/x402", apiKey: "key-a" },
+        { kind: "cdp", apiKeyId: "id", apiKeySecret: "secret" },
+        { kind: "url", url: "https://b.example" },
+      ],
+    });
+  });
+
+  it.each([
+    [
+      { FACILITATOR_URLS: "https://a.example" },
+      "FACILITATOR_PRIVATE_KEY",
+      /either through facilitators over HTTP or with keys/,
+    ],
+    [
+      { FACILITATOR_URLS: "https://a.example", FACILITATOR_URL: "https://b.example", FACILITATOR_PRIVATE_KEY: "" },
+      "FACILITATOR_URLS",
+      /set one of them/,
+    ],
+    [
+      { FACILITATOR_URLS: "https://a.example", FACILITATOR_API_KEYS: "a,b", FACILITATOR_PRIVATE_KEY: "" },
+      "FACILITATOR_API_KEYS",
+      /2 keys for 1 facilitator/,
+    ],
+    [{ FACILITATOR_URLS: "cdp", FACILITATOR_PRIVATE_KEY: "" }, "CDP_API_KEY_ID", /CDP_API_KEY_SECRET must be set/],
+    [
+      { FACILITATOR_URLS: "https://a.example,ftp://b", FACILITATOR_PRIVATE_KEY: "" },
+      "FACILITATOR_URLS",
+      /http\(s\) URLs/,
+    ],
+  ])("refuses facilitators configured two ways or half: %o", (env, variable, says) => {
+    const problems = problemsOf({ ...real, ...env });
+    expect(problems[variable]).toMatch(says);
   });
 
   it("lets the embedded default set its own recipient and key", () => {

@@ -21,7 +21,7 @@ import express from "express";
 import pino from "pino";
 import { encodeAbiParameters, keccak256, toBytes, toFunctionSelector } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEVNET_L1 } from "../src/config.js";
+import { DEVNET } from "../src/config-rules.js";
 import { errorHandler, notFound } from "../src/middleware/errors.js";
 import { discoveryRoutes, MANIFEST_HASH_HEADER, toolManifestHash } from "../src/routes/discovery.js";
 import { ICON_PATH } from "../src/routes/reference.js";
@@ -37,7 +37,7 @@ const payment: PaymentTerms = {
   assetVersion: "2",
   maxTimeoutSeconds: 120,
 };
-const collection = DEVNET_L1.collection;
+const collection = DEVNET.collection;
 
 let server: RunningServer;
 let clock = NOW;

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCallLimiter, postgresRateCounter } from "../src/limits/call-limiter.js";
+import { createRequestBudget } from "../src/limits/request-budget.js";
 import type { Database } from "../src/store/database.js";
 import { FacilitatorKeyInUseError, lockFacilitatorKeys } from "../src/store/facilitator-key-locks.js";
 import { DatabaseTooNewError, LATEST_MIGRATION, migrate, migrations } from "../src/store/migrations.js";
@@ -305,6 +306,23 @@ describe.skipIf(withoutPostgres)("several instances on one Postgres database", (
     expect((await onB.take("0xanother-payer")).ok).toBe(true);
     const perIp = createCallLimiter(settings, { name: "ip", rates: postgresRateCounter(b.pool!, window) });
     expect((await perIp.take(key)).ok).toBe(true);
+  });
+
+  it("share an upstream key's budget: past it, the other instance's request is not sent either", async () => {
+    const budget = (pool: NonNullable<Database["pool"]>) =>
+      createRequestBudget(3, { name: "marketplace", key: "key-shared", rates: postgresRateCounter(pool) })!;
+    const [onA, onB] = [budget(a.pool!), budget(b.pool!)];
+    const taken = [await onA.take(), await onB.take(), await onA.take(), await onB.take()];
+    expect(taken.slice(0, 3)).toEqual([undefined, undefined, undefined]);
+    expect(taken[3]).toBeGreaterThan(0);
+    // Another key has a budget of its own.
+    expect(
+      await createRequestBudget(3, {
+        name: "marketplace",
+        key: "key-other",
+        rates: postgresRateCounter(a.pool!),
+      })!.take(),
+    ).toBeUndefined();
   });
 
   it("never settle with one facilitator key: the second instance is refused until the first lets go", async () => {

@@ -4,6 +4,7 @@ import { startFaultProxy } from "@agent-tools/upstream-sim";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { HttpError } from "../src/http/errors.js";
+import { createRequestBudget } from "../src/limits/request-budget.js";
 import { createUpstreamClient } from "../src/upstream/upstream-client.js";
 
 let server: Server | undefined;
@@ -33,6 +34,22 @@ const failure = (promise: Promise<unknown>) =>
   );
 
 describe("upstream client", () => {
+  it("spends a key's budget on requests sent, none on cached answers, and past it answers 503 without asking", async () => {
+    const baseUrl = await serve((_req, res) => json(res, 200, { value: 1 }));
+    // Two clients on one key's budget of three requests a minute (instances share it through Postgres: store.test).
+    const shared = createRequestBudget(3, { name: "marketplace", key: "api-key" })!;
+    const [one, two] = [0, 1].map(() => createUpstreamClient({ name: "the marketplace", baseUrl, budget: shared }));
+    await one!.get("/a", { schema });
+    await one!.get("/a", { schema }); // cached: no request, nothing spent
+    await two!.get("/b", { schema });
+    await two!.get("/c", { schema });
+    const error = await failure(one!.get("/d", { schema }));
+    expect(error!.code).toBe("upstream_unavailable");
+    expect(error!.message).toMatch(/budget for this minute is spent/);
+    expect(Number(error!.headers["Retry-After"])).toBeGreaterThan(0);
+    expect(hits).toBe(3);
+  });
+
   it("retries a 429, honouring Retry-After, then answers", async () => {
     const baseUrl = await serve((_req, res, hit) =>
       hit === 1 ? json(res, 429, {}, { "retry-after": "0" }) : json(res, 200, { value: 1 }),

@@ -207,6 +207,11 @@ export interface StartDevnetOptions {
   publicUrl?: string;
   /** How the caller picks other ports, said when one is taken (default: the devnet command's --l1-port/--l2-port). */
   portHint?: string;
+  /**
+   * Chain ids the chains answer with (default 31337 and 31338): a rehearsal of a mainnet configuration serves
+   * chains that say they are Ethereum (1) and Base (8453).
+   */
+  chainIds?: { l1?: number; l2?: number };
   log?: Log;
 }
 
@@ -271,11 +276,9 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Run
   };
   try {
     const serve = async (network: "l1" | "l2", port: number, initialDate?: Date): Promise<string> => {
-      const server = await hre.network.createServer(
-        initialDate ? { network, override: { initialDate } } : { network },
-        host,
-        port,
-      );
+      const chainId = options.chainIds?.[network];
+      const override = { ...(initialDate ? { initialDate } : {}), ...(chainId !== undefined ? { chainId } : {}) };
+      const server = await hre.network.createServer({ network, override }, host, port);
       const address = await server.listen();
       servers.push(server);
       return `http://${urlHost(host)}:${address.port}`;
@@ -286,8 +289,16 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Run
     // Hardhat's server closes a connection after 5 s idle, and a request sent as it does so fails: such a request
     // is sent again (viem retries failures without an answer). Seeding sends signed transactions with explicit
     // nonces, so a repeated send cannot make a second transaction.
-    const l1Client = createPublicClient({ chain: devnetL1Chain, transport: http(l1Url, { retryCount: 2 }) });
-    const l2Client = createPublicClient({ chain: devnetL2Chain, transport: http(l2Url, { retryCount: 2 }) });
+    const chainOf = (chain: typeof devnetL1Chain, id: number | undefined) =>
+      id === undefined ? chain : { ...chain, id };
+    const l1Client = createPublicClient({
+      chain: chainOf(devnetL1Chain, options.chainIds?.l1),
+      transport: http(l1Url, { retryCount: 2 }),
+    });
+    const l2Client = createPublicClient({
+      chain: chainOf(devnetL2Chain, options.chainIds?.l2),
+      transport: http(l2Url, { retryCount: 2 }),
+    });
     const started = performance.now();
     const [s1, s2] = await Promise.all([
       seedL1(l1Client, { publicUrl, ...(log ? { log } : {}) }),

@@ -8,6 +8,8 @@
  * - `createMarketDataSim()`: DexScreener tokens, token pairs, search, pairs, boosts and profiles.
  * - `startUpstreamSims()`: both, for the embedded default.
  * - `startFaultProxy()`: a reverse proxy in front of any origin that injects network and upstream faults.
+ * - `startRpcProxy()`: a JSON-RPC proxy that behaves like a hosted RPC provider (latency, throttling in bursts,
+ *   a cap on `eth_getLogs` ranges).
  * - `MARKETPLACE_FACTS`, `MARKET_DATA_FACTS`: what the fixtures contain, for tests.
  */
 export {
@@ -71,6 +73,7 @@ export {
   type MarketplaceSimOptions,
 } from "./marketplace/sim.js";
 export type * from "./marketplace/wire.js";
+export { type RpcProxy, type RpcProxyOptions, type RpcProxyStats, startRpcProxy } from "./rpc-proxy.js";
 export {
   DEFAULT_MARKET_DATA_PORT,
   DEFAULT_MARKETPLACE_PORT,

@@ -23,6 +23,8 @@ export interface StartUpstreamSimsOptions {
   now?: Clock;
   /** Marketplace API key to require (default: any non-empty `x-api-key`). */
   apiKey?: string;
+  /** Requests a minute each marketplace API key may make, as the key's plan allows (default: no budget). */
+  marketplaceKeyBudgetPerMinute?: number;
 }
 
 export interface UpstreamSims {
@@ -40,6 +42,9 @@ export async function startUpstreamSims(options: StartUpstreamSimsOptions = {}):
     ...common,
     port: options.marketplacePort ?? 0,
     ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
+    ...(options.marketplaceKeyBudgetPerMinute !== undefined
+      ? { rateLimit: { limit: options.marketplaceKeyBudgetPerMinute, windowMs: 60_000, perHeader: "x-api-key" } }
+      : {}),
   });
   let marketData: MarketDataSim;
   try {

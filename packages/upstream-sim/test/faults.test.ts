@@ -5,6 +5,7 @@ import {
   MARKETPLACE_ROUTES,
   type MarketDataSim,
   type MarketplaceSim,
+  startUpstreamSims,
 } from "../src/index.js";
 import { API_KEY, getJson } from "./helpers.js";
 import { validateResponse } from "./openapi-validator.js";
@@ -279,6 +280,24 @@ describe("fault injection, latency and the request log", () => {
       expect(sim.requests().at(-1)!.fault).toBe("rate-limit");
     } finally {
       await sim.close();
+    }
+  });
+
+  it("a marketplace key's budget: each API key has its own minute, and past it 429 as OpenSea throttles", async () => {
+    const sims = await startUpstreamSims({ marketplaceKeyBudgetPerMinute: 2 });
+    try {
+      const get = (key: string) =>
+        getJson<{ detail?: string }>(`${sims.urls.marketplace}/api/v2/collections/base-bloomers/stats`, {
+          "x-api-key": key,
+        });
+      const a = [await get("key-a"), await get("key-a"), await get("key-a")];
+      expect(a.map((res) => res.status)).toEqual([200, 200, 429]);
+      expect(Number(a[2]!.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      expect(a[2]!.body.detail).toMatch(/throttled/);
+      // Another key is not held back by the first one's budget.
+      expect((await get("key-b")).status).toBe(200);
+    } finally {
+      await sims.close();
     }
   });
 });

@@ -14,6 +14,8 @@ export interface ServiceMetrics {
   /** Amounts settled, in the asset's smallest unit, by route and price point. */
   settledAmount: Counter<"route" | "price_point">;
   refusals: Counter<"reason">;
+  /** Requests that went on to the next facilitator (over HTTP), by the facilitator left and the operation. */
+  facilitatorFailovers: Counter<"facilitator" | "operation">;
   missions: Counter<"tool" | "outcome">;
   /** An upstream client's observer: its requests, retries, cache hits and circuit. */
   upstream(name: string): UpstreamObserver;
@@ -33,7 +35,7 @@ export function createServiceMetrics(reads: ScrapeReads): ServiceMetrics {
   const registers = [registry];
   const upstreamRequests = new Counter({
     name: `${PREFIX}upstream_requests_total`,
-    help: "Upstream requests by upstream and outcome (ok, error, timeout, unavailable).",
+    help: "Upstream requests by upstream and outcome (ok, error, timeout, unavailable; over_budget: not sent, the key's budget was spent).",
     labelNames: ["upstream", "outcome"] as const,
     registers,
   });
@@ -100,6 +102,12 @@ export function createServiceMetrics(reads: ScrapeReads): ServiceMetrics {
       name: `${PREFIX}payment_refusals_total`,
       help: "Paid calls answered 402, by refusal reason (settlement failures included).",
       labelNames: ["reason"] as const,
+      registers,
+    }),
+    facilitatorFailovers: new Counter({
+      name: `${PREFIX}facilitator_failovers_total`,
+      help: "Facilitator requests that went on to the next facilitator, by the one left and the operation.",
+      labelNames: ["facilitator", "operation"] as const,
       registers,
     }),
     missions: new Counter({

@@ -1,4 +1,3 @@
-import { HTTPFacilitatorClient } from "@x402/core/server";
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from "@x402/core/types";
 
 /**
@@ -9,13 +8,4 @@ import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyRespons
 export interface Facilitator {
   verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse>;
   settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse>;
-}
-
-/** Any x402 v2 facilitator reached over HTTP (`FACILITATOR_URL`). */
-export function createHttpFacilitator(url: string): Facilitator {
-  const client = new HTTPFacilitatorClient({ url });
-  return {
-    verify: (payload, requirements) => client.verify(payload, requirements),
-    settle: (payload, requirements) => client.settle(payload, requirements),
-  };
 }

@@ -7,7 +7,7 @@
  */
 import { formatUsd, MCP_PATH, type PricePoint, routePaymentRequirements } from "@agent-tools/schema";
 import type { SettleResponse } from "@x402/core/types";
-import { type Address, getAddress } from "viem";
+import type { Address } from "viem";
 import type { Slot } from "../limits/call-limiter.js";
 import {
   AUTHORIZATION_USED,
@@ -15,7 +15,6 @@ import {
   recordSettlement,
   releaseSignIn,
   SETTLEMENT_PENDING,
-  settlementsKeepFailing,
   signInExpiry,
   spendSignIn,
   takePayerSlot,
@@ -25,6 +24,7 @@ import {
 import { checkTokenPolicy, validateCall } from "./call-checks.js";
 import { settlementRefusal, verifyRefusal } from "./facilitator-refusals.js";
 import type { AdmittedCall, PaidCallDeps, PaidCalls, StepTimings } from "./paid-call-types.js";
+import { checkPayer } from "./payer-checks.js";
 import { readPayment } from "./payment-payload.js";
 import { createRefuser } from "./refuse.js";
 import { verifySignIn } from "./verify-sign-in.js";
@@ -84,25 +84,11 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
       });
       if (!read.ok) return refuse(route, request.method, point, read.reason, read.sentence);
       const { payload, key, nonce: authorizationNonce, validBefore } = read;
-      // Nothing is done in the payer's name (its slot, its rate, its claims, a log line) before the payment is known
-      // to be the payer's: a stranger naming another's wallet takes nothing of it (docs/threat-model.md, "Payers").
-      const payer = getAddress(read.from);
-      if ((await payments.authorizationSigner(payload, requirements)) !== payer) {
-        return refuse(route, request.method, point, "invalid_payment", "the authorization is not signed by its payer");
-      }
+      // Nothing is done in the payer's name before the payment is known to be the payer's.
+      const checked = await checkPayer(payments, payload, requirements, read.from, caller);
+      if (!checked.ok) return refuse(route, request.method, point, "invalid_payment", checked.sentence);
+      const { payer } = checked;
       step("signature");
-      // A holder's price and views are the holder's own: a signed-in call is paid from the holder's wallet.
-      if (caller && caller !== payer) {
-        return refuse(
-          route,
-          request.method,
-          point,
-          "invalid_payment",
-          `a signed-in call is paid by the holder who signed in (${caller}); this payment is from ${payer}`,
-        );
-      }
-      const barredFor = await payments.settlementFailures.exhausted(payer.toLowerCase());
-      if (barredFor !== undefined) throw settlementsKeepFailing(payer, barredFor);
       if (!payments.payments.claim(key)) {
         return payments.payments.isUsed(key)
           ? refuse(

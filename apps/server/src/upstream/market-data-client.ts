@@ -1,3 +1,4 @@
+import type { RequestBudget } from "../limits/request-budget.js";
 import { createUpstreamClient, type UpstreamClient, type UpstreamObserver } from "./upstream-client.js";
 
 export interface MarketDataClientOptions {
@@ -6,6 +7,8 @@ export interface MarketDataClientOptions {
   timeoutMs?: number;
   fetch?: typeof globalThis.fetch;
   observer?: UpstreamObserver;
+  /** The key's requests a minute (none when undefined). */
+  budget?: RequestBudget;
 }
 
 /** The market-data aggregator (DexScreener; 300 requests a minute) behind the upstream client. */
@@ -19,5 +22,6 @@ export function createMarketDataClient(options: MarketDataClientOptions): Upstre
     maxQueue: 256,
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.observer ? { observer: options.observer } : {}),
+    ...(options.budget ? { budget: options.budget } : {}),
   });
 }

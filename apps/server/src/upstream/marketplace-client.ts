@@ -1,3 +1,4 @@
+import type { RequestBudget } from "../limits/request-budget.js";
 import { createUpstreamClient, type UpstreamClient, type UpstreamObserver } from "./upstream-client.js";
 
 export interface MarketplaceClientOptions {
@@ -7,6 +8,8 @@ export interface MarketplaceClientOptions {
   timeoutMs?: number;
   fetch?: typeof globalThis.fetch;
   observer?: UpstreamObserver;
+  /** The key's requests a minute (none when undefined). */
+  budget?: RequestBudget;
 }
 
 /** The marketplace (OpenSea API v2, `x-api-key`) behind the upstream client's timeouts, retries, cache and breaker. */
@@ -22,5 +25,6 @@ export function createMarketplaceClient(options: MarketplaceClientOptions): Upst
     maxQueue: 512,
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.observer ? { observer: options.observer } : {}),
+    ...(options.budget ? { budget: options.budget } : {}),
   });
 }

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { z } from "zod";
 import { HttpError, uncharged } from "../http/errors.js";
+import type { RequestBudget } from "../limits/request-budget.js";
 import { type CircuitBreaker, createCircuitBreaker } from "./circuit-breaker.js";
 import { createSemaphore, QueueFullError } from "./semaphore.js";
 import { createTtlCache } from "./ttl-cache.js";
@@ -30,6 +31,8 @@ export interface UpstreamClientOptions {
   notFoundTtlMs?: number;
   failureThreshold?: number;
   cooldownMs?: number;
+  /** The requests a minute the upstream's key allows: a request past it is not sent (503 with Retry-After). */
+  budget?: RequestBudget;
   fetch?: typeof globalThis.fetch;
   now?: () => number;
 }
@@ -108,7 +111,7 @@ function buildUrl(baseUrl: string, path: string, query: GetOptions<z.ZodType>["q
 
 /** What an upstream client reports of its work (metrics): requests by outcome, retries, cache hits, its circuit. */
 export interface UpstreamObserver {
-  request(outcome: "ok" | "error" | "timeout" | "unavailable"): void;
+  request(outcome: "ok" | "error" | "timeout" | "unavailable" | "over_budget"): void;
   retry(): void;
   cacheHit(): void;
   circuit(open: boolean): void;
@@ -209,6 +212,19 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     }
   }
 
+  /** One request of the key's budget, or 503 at once: the upstream is not asked past its plan. */
+  async function takeFromBudget(): Promise<void> {
+    const wait = await options.budget?.take();
+    if (wait === undefined) return;
+    observer?.request("over_budget");
+    throw new HttpError(
+      "upstream_unavailable",
+      uncharged(`${options.name}'s request budget for this minute is spent.`, `retry in ${wait} s`),
+      [],
+      { "Retry-After": String(wait) },
+    );
+  }
+
   async function fetchWithRetries(
     url: string,
     headers: Record<string, string>,
@@ -228,6 +244,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         return await limit(async () => {
           // Checked again with the slot: the circuit may have opened while this call waited for it.
           refuseWhileOpen();
+          await takeFromBudget();
           deadline ??= performance.now() + timeoutMs;
           // The outcome is counted before the slot is given to the next call, so that call sees an opened circuit.
           try {

@@ -20,9 +20,10 @@ export interface SimServerOptions {
   now?: Clock;
   /**
    * Answer 429 once more than `limit` requests arrived within `windowMs` (all routes together), with
-   * `Retry-After`. Off by default.
+   * `Retry-After`; with `perHeader`, each value of that request header (an API key) has a window of its own, as a
+   * key's budget. Off by default.
    */
-  rateLimit?: { limit: number; windowMs: number };
+  rateLimit?: { limit: number; windowMs: number; perHeader?: string };
 }
 
 /** One request as the simulator saw it. */
@@ -175,7 +176,8 @@ export async function startSimServer(service: SimService, options: SimServerOpti
   const faults = new FaultController();
   const log: SimRequest[] = [];
   const sockets = new Set<Socket>();
-  const arrivals: number[] = [];
+  /** Arrival times within the rate limit's window, per key (one key without `perHeader`). */
+  const arrivalsByKey = new Map<string, number[]>();
   const waiting = new Set<{ match: (path: string) => boolean; resolve: (request: SimRequest) => void }>();
   let latencyMs = options.latencyMs ?? 0;
   let seq = 0;
@@ -236,7 +238,10 @@ export async function startSimServer(service: SimService, options: SimServerOpti
       return;
     }
     if (options.rateLimit) {
-      const { limit, windowMs } = options.rateLimit;
+      const { limit, windowMs, perHeader } = options.rateLimit;
+      const key = perHeader ? String(req.headers[perHeader.toLowerCase()] ?? "") : "";
+      let arrivals = arrivalsByKey.get(key);
+      if (!arrivals) arrivalsByKey.set(key, (arrivals = []));
       const wall = Date.now();
       while (arrivals.length > 0 && arrivals[0]! <= wall - windowMs) arrivals.shift();
       if (arrivals.length >= limit) {

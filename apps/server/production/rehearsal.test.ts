@@ -1,0 +1,274 @@
+/**
+ * `pnpm test:production`: the deployment an operator runs, rehearsed end to end (production/environment.ts). A
+ * client session with the `agent-tools` command line: every tool paid anonymously and as a holder, a mission, the
+ * ledger, a restart, a token changing hands on chain; then the server's memory at rest and under load. One line of
+ * figures at the end.
+ */
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { agentCollectionAbi, usdTokenAbi } from "@agent-tools/contracts";
+import { createWalletClient, http } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitForOutput } from "../src/embedded-process.js";
+import { createPace } from "../test/helpers/pace.js";
+import { paymentHeader } from "../test/helpers/x402-client.js";
+import { BLOCK_MS, MARKETPLACE_BUDGET, type Production, startProduction, type Wallet } from "./environment.js";
+
+const cliScript = fileURLToPath(new URL("../../cli/dist/bin.js", import.meta.url));
+let production: Production;
+const figures: Record<string, string> = {};
+/** Where the command line's key files are written (and removed at the end). */
+const keyDir = mkdtempSync(join(tmpdir(), "agent-tools-rehearsal-keys-"));
+
+beforeAll(async () => {
+  production = await startProduction();
+}, 300_000);
+afterAll(async () => {
+  await production?.close();
+  rmSync(keyDir, { recursive: true, force: true });
+  console.log(`production: ${Object.values(figures).join("; ")}`);
+});
+
+/** One `agent-tools` run as a user types it, with `account`'s key in a file of its own; its exit and output. */
+async function cli(args: string[], wallet?: Wallet): Promise<{ code: number; json: unknown; ms: number; out: string }> {
+  const keyArgs: string[] = [];
+  if (wallet) {
+    const keyFile = join(keyDir, wallet.account.address);
+    writeFileSync(keyFile, `${wallet.key}\n`, { mode: 0o600 });
+    keyArgs.push("--key-file", keyFile);
+  }
+  const started = performance.now();
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [cliScript, "--base-url", production.url, "--json", ...keyArgs, ...args],
+      { encoding: "utf8", timeout: 120_000 },
+      (error, stdout, stderr) => {
+        let json: unknown;
+        try {
+          json = JSON.parse(stdout);
+        } catch {
+          json = undefined;
+        }
+        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+        resolve({ code, json, ms: performance.now() - started, out: `${stdout}${stderr}` });
+      },
+    );
+  });
+}
+
+/** The p50 of some durations, in ms. */
+const p50 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+/** A Prometheus counter's total over its labels, as `/metrics` shows it. */
+async function metric(name: string): Promise<number> {
+  const text = await (await fetch(production.metricsUrl)).text();
+  return [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+]+)$`, "gm"))].reduce(
+    (n, m) => n + Number(m[1]),
+    0,
+  );
+}
+
+describe("the production configuration", () => {
+  it("is the example configuration with only the rehearsal's URLs, addresses and keys filled in", () => {
+    const allowed = new Set([
+      "PORT",
+      "PUBLIC_URL",
+      "METRICS_PORT",
+      "PAY_TO",
+      "OPERATOR_ADDRESS",
+      "PAYMENT_ASSET",
+      "L2_RPC_URL",
+      "FACILITATOR_URLS",
+      "FACILITATOR_API_KEYS",
+      "CDP_API_KEY_ID",
+      "CDP_API_KEY_SECRET",
+      "L1_RPC_URL",
+      "COLLECTION_ADDRESS",
+      "IDENTITY_REGISTRY_ADDRESS",
+      "MARKETPLACE_URL",
+      "MARKETPLACE_API_KEY",
+      "MARKETPLACE_REQUESTS_PER_MINUTE",
+      "ELIGIBILITY_TOKENS_FILE",
+      "MARKET_DATA_URL",
+      "DATABASE_URL",
+    ]);
+    expect(production.filledIn.filter((name) => !allowed.has(name))).toEqual([]);
+  });
+});
+
+/** What each tool is asked for, for the Elite token 5 (its holder, account 5, may call every one). */
+const TOOLS: [string, string[]][] = [
+  ["intel", ["--token-id", "5"]],
+  ["drop-radar", ["--token-id", "5", "--type", "all", "--limit", "5"]],
+  ["b20-radar", ["--token-id", "5", "--limit", "5"]],
+  ["altchain-radar", ["--token-id", "5", "--limit", "5"]],
+  ["portfolio", ["--token-id", "5"]],
+  ["allowlist-scan", ["--token-id", "5", "--limit", "5"]],
+  ["offer-radar", ["--token-id", "5", "--slug", "base-bloomers"]],
+];
+
+describe("a client session", () => {
+  const times = new Map<string, number[]>();
+  let calls = 0;
+
+  it("pays for every tool anonymously and as the holder, through the second facilitator while the first is down", async () => {
+    const holder = production.holder(5);
+    for (const [i, [tool, args]] of TOOLS.entries()) {
+      // Anonymous: a payer of the rehearsal's own, the wallet tools pointed at the holder's wallet.
+      const walletArgs =
+        tool === "portfolio" || tool === "allowlist-scan" ? ["--wallet-address", holder.account.address] : [];
+      const anonymous = await cli([tool, ...args, ...walletArgs, "--anonymous"], production.payers[i]!);
+      expect(anonymous.code, `${tool} anonymous: ${anonymous.out}`).toBe(0);
+      const signedIn = await cli([tool, ...args], holder);
+      expect(signedIn.code, `${tool} as holder: ${signedIn.out}`).toBe(0);
+      expect((signedIn.json as { brief: string }).brief.length).toBeGreaterThan(0);
+      times.set(tool, [anonymous.ms, signedIn.ms]);
+      calls += 2;
+    }
+    expect(await metric("agent_tools_facilitator_failovers_total")).toBeGreaterThanOrEqual(1);
+  }, 300_000);
+
+  it("queues a mission that runs, and lists it with its result", async () => {
+    const holder = production.holder(5);
+    const seen = production.server.output().length;
+    const queued = await cli(["dispatch", "intel", "--token-id", "5"], holder);
+    expect(queued.code, queued.out).toBe(0);
+    const id = (queued.json as { mission: { id: string } }).mission.id;
+    await waitForOutput(
+      { ...production.server, output: () => production.server.output().slice(seen) },
+      new RegExp(`"mission":"${id}"[^\\n]*"msg":"mission done"`),
+      120_000,
+      `mission ${id}`,
+    );
+    const listed = await cli(["missions", "--token-id", "5", "--status", "done"], holder);
+    expect(listed.code, listed.out).toBe(0);
+    const missions = (listed.json as { missions: { id: string; result: { brief?: string } | null }[] }).missions;
+    expect(missions.find((m) => m.id === id)?.result?.brief).toBeTruthy();
+    calls += 2;
+  }, 180_000);
+
+  it("books every settlement the chain shows, across a restart", async () => {
+    const before = await cli(["ledger", "--limit", "500"], production.operator);
+    expect(before.code, before.out).toBe(0);
+    await production.stop();
+    await production.start();
+    const after = await cli(["ledger", "--limit", "500"], production.operator);
+    expect(after.code, after.out).toBe(0);
+    const ledger = after.json as { total: { payments: number; amount: string }; unconfirmed: number };
+    expect(ledger.total).toEqual((before.json as typeof ledger).total);
+    const transfers = await production.l2.getContractEvents({
+      address: production.asset,
+      abi: usdTokenAbi,
+      eventName: "Transfer",
+      args: { to: production.payTo },
+      fromBlock: 0n,
+    });
+    expect(ledger.total.payments).toBe(transfers.length);
+    expect(ledger.total.amount).toBe(transfers.reduce((sum, t) => sum + t.args.value!, 0n).toString());
+    // And the service serves after the restart.
+    const again = await cli(["intel", "--token-id", "5"], production.holder(5));
+    expect(again.code, again.out).toBe(0);
+    calls++;
+    figures.settlements = `${transfers.length + 1} settlements booked = on chain, across a restart`;
+  }, 180_000);
+
+  it("follows a token that changes hands on chain: the old holder is refused, the new one served", async () => {
+    // Token 3 goes from account 3 to account 4, in a block of the collection chain.
+    const [from, to] = [production.holder(3), production.holder(4)];
+    const wallet = createWalletClient({
+      account: from.account,
+      transport: http(production.devnet.deployment.l1.rpcUrl),
+    });
+    const hash = await wallet.writeContract({
+      chain: null,
+      address: production.devnet.deployment.addresses.collection,
+      abi: agentCollectionAbi,
+      functionName: "transferFrom",
+      args: [from.account.address, to.account.address, 3n],
+    });
+    await production.l1.waitForTransactionReceipt({ hash, pollingInterval: BLOCK_MS.l1 / 4 });
+    // The free identity record says when the service has seen it.
+    for (;;) {
+      const info = (await (await fetch(`${production.url}/agents/info/3`)).json()) as { owner?: string };
+      if (info.owner?.toLowerCase() === to.account.address.toLowerCase()) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const refused = await cli(["intel", "--token-id", "3"], from);
+    expect(refused.code).not.toBe(0);
+    expect(refused.out).toMatch(/not_token_owner|does not own|not own/i);
+    const served = await cli(["intel", "--token-id", "3"], to);
+    expect(served.code, served.out).toBe(0);
+    calls += 2;
+  }, 120_000);
+
+  it("ends with its figures", async () => {
+    const failovers = await metric("agent_tools_facilitator_failovers_total");
+    const marketplaceCalls = production.sims.marketplace.requests().length;
+    const throttled = production.sims.marketplace.requests().filter((r) => r.status === 429).length;
+    expect(throttled, "the marketplace never throttled the service: it kept within its key's budget").toBe(0);
+    figures.calls = `${calls} CLI calls, p50 per tool ${[...times].map(([tool, ms]) => `${tool} ${Math.round(p50(ms))} ms`).join(", ")}`;
+    figures.failovers = `${failovers} facilitator failovers (the first facilitator down)`;
+    figures.upstream = `marketplace ${marketplaceCalls} calls against a budget of ${MARKETPLACE_BUDGET}/min, 0 throttled`;
+    figures.rpc = `RPC: ${production.rpc.l1.stats().throttled + production.rpc.l2.stats().throttled} throttled, ${production.rpc.l1.stats().logRangeRefused + production.rpc.l2.stats().logRangeRefused} log ranges refused`;
+  });
+});
+
+describe("memory", () => {
+  it("stays under 300 MB at rest and under sustained load, on Postgres", async () => {
+    const atRest = production.rss();
+    // 15 s of load: public reads and 402 challenges at 200 a second, paid calls from three payers.
+    const stopAt = performance.now() + 15_000;
+    const pace = createPace(200);
+    const reads = (async () => {
+      let n = 0;
+      while (performance.now() < stopAt) {
+        await pace();
+        const res =
+          n++ % 2 === 0
+            ? await fetch(`${production.url}/agents/info/${1 + (n % 100)}`)
+            : await fetch(`${production.url}/intel`, {
+                method: "POST",
+                headers: { "content-type": "application/json" },
+                body: JSON.stringify({ tokenId: 1 + (n % 100) }),
+              });
+        await res.arrayBuffer();
+      }
+      return n;
+    })();
+    let peak = atRest;
+    const paid = production.payers.slice(0, 3).map(async (payer) => {
+      let n = 0;
+      while (performance.now() < stopAt) {
+        const quote = await fetch(`${production.url}/intel`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ tokenId: 7 }),
+        });
+        const payment = await paymentHeader(payer.account, production.l2, await quote.json(), {
+          network: "eip155:8453",
+          asset: production.asset,
+        });
+        const res = await fetch(`${production.url}/intel`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": payment },
+          body: JSON.stringify({ tokenId: 7 }),
+        });
+        expect(res.status).toBe(200);
+        await res.arrayBuffer();
+        peak = Math.max(peak, production.rss());
+        n++;
+      }
+      return n;
+    });
+    const [requests, ...paidCalls] = await Promise.all([reads, ...paid]);
+    const underLoad = Math.max(peak, production.rss());
+    const mb = (bytes: number) => Math.round(bytes / 1_048_576);
+    figures.memory = `rss ${mb(atRest)} MB at rest, ${mb(underLoad)} MB at most under load (${requests} reads and challenges, ${paidCalls.reduce((a, b) => a + b, 0)} paid calls in 15 s)`;
+    expect(atRest).toBeLessThan(300 * 1_048_576);
+    expect(underLoad).toBeLessThan(300 * 1_048_576);
+  }, 120_000);
+});

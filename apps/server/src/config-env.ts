@@ -1,0 +1,139 @@
+/**
+ * The environment variables the server reads, as a Zod schema: each variable's form and its default where one is
+ * safe everywhere. The devnet's addresses, RPC ports and simulators are not defaults here: config-rules.ts fills
+ * them in on local chains only, and requires the variables elsewhere. Each is documented in README.md, "Configuration".
+ */
+import { z } from "zod";
+import type { LimitSettings } from "./limits/call-limiter.js";
+import { DEFAULT_CONNECTION_LIMITS } from "./server.js";
+
+const booleanFlag = z
+  .enum(["true", "false", "1", "0"], { error: "must be true or false" })
+  .transform((value) => value === "true" || value === "1");
+
+/** Whether `value` is an absolute http(s) URL. */
+export function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+const origin = z
+  .string()
+  .refine(isHttpUrl, { error: "must be an absolute http(s) URL" })
+  .transform((value) => value.replace(/\/+$/, ""));
+const httpUrl = (what: string) => z.string().refine(isHttpUrl, { error: `must be an http(s) URL of ${what}` });
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, { error: "must be a 20-byte hex address" });
+const privateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, { error: "must be a 32-byte hex private key" });
+const network = (example: string) =>
+  z.string().regex(/^eip155:[0-9]+$/, { error: `must be a CAIP-2 EVM chain id such as ${example}` });
+const commaList = (each: z.ZodString | z.ZodType<string, string>, says: string) =>
+  z
+    .string()
+    .transform((value) => value.split(",").map((item) => item.trim()))
+    .pipe(z.array(each, { error: says }).min(1));
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+/** The limits on the paid routes when none are configured (the defaults of the PAID_* variables). */
+export const DEFAULT_LIMITS: { perIp: LimitSettings; perPayer: LimitSettings } = {
+  perIp: { ratePerSecond: 200, concurrency: 128 },
+  perPayer: { ratePerSecond: 50, concurrency: 16 },
+};
+
+export const envSchema = z.object({
+  PORT: z.coerce
+    .number({ error: "must be a port number" })
+    .int({ error: "must be a port number" })
+    .min(0, { error: "must be between 0 and 65535" })
+    .max(65535, { error: "must be between 0 and 65535" })
+    .default(8402),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  PUBLIC_URL: origin.optional(),
+  KEEP_ALIVE_TIMEOUT_MS: int(1000, 300_000).default(65_000),
+  HEADERS_TIMEOUT_MS: int(100, 300_000).default(DEFAULT_CONNECTION_LIMITS.headersTimeoutMs),
+  REQUEST_TIMEOUT_MS: int(100, 600_000).default(DEFAULT_CONNECTION_LIMITS.requestTimeoutMs),
+  MAX_CONNECTIONS_PER_IP: int(0, 1_000_000).optional(),
+  METRICS_PORT: int(0, 65535).optional(),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  ANONYMOUS_ACCESS: booleanFlag.default(true),
+  // The payment chain (Base) and what is paid there.
+  PAYMENT_NETWORK: network("eip155:8453").default("eip155:31338"),
+  PAYMENT_ASSET: address.optional(),
+  PAYMENT_ASSET_NAME: z.string().min(1).default("USD Coin"),
+  PAYMENT_ASSET_VERSION: z.string().min(1).default("2"),
+  PAY_TO: address.optional(),
+  PAYMENT_TIMEOUT_SECONDS: int(10, 3600).default(120),
+  L2_RPC_URL: httpUrl("a JSON-RPC endpoint").optional(),
+  // The collection chain (Ethereum).
+  COLLECTION_NETWORK: network("eip155:1").default("eip155:31337"),
+  L1_RPC_URL: httpUrl("a JSON-RPC endpoint").optional(),
+  COLLECTION_ADDRESS: address.optional(),
+  IDENTITY_REGISTRY_ADDRESS: address.optional(),
+  RPC_TIMEOUT_MS: int(100, 120_000).default(10_000),
+  RPC_MAX_LOG_RANGE: int(10, 1_000_000).default(10_000),
+  CHAIN_MAX_STALENESS_MS: int(0, 600_000).default(2000),
+  // Who verifies and settles: facilitators over HTTP, in order, or the built-in one with keys of its own.
+  FACILITATOR_URL: httpUrl("an x402 facilitator").optional(),
+  FACILITATOR_URLS: commaList(
+    z.string().refine((entry) => entry === "cdp" || isHttpUrl(entry), {
+      error: "must be comma-separated http(s) URLs of x402 facilitators, or cdp for Coinbase's",
+    }),
+    "must be comma-separated http(s) URLs of x402 facilitators, or cdp for Coinbase's",
+  ).optional(),
+  FACILITATOR_API_KEYS: z
+    .string()
+    .transform((value) => value.split(",").map((item) => item.trim()))
+    .optional(),
+  CDP_API_KEY_ID: z.string().min(1).optional(),
+  CDP_API_KEY_SECRET: z.string().min(1).optional(),
+  FACILITATOR_PRIVATE_KEY: privateKey.optional(),
+  FACILITATOR_PRIVATE_KEYS: commaList(privateKey, "must be comma-separated 32-byte hex private keys").optional(),
+  SETTLEMENT_RECEIPT_TIMEOUT_MS: int(100, 600_000).default(30_000),
+  // The upstreams.
+  MARKETPLACE_URL: httpUrl("the marketplace's API").optional(),
+  MARKETPLACE_API_KEY: z.string().min(1).optional(),
+  MARKETPLACE_REQUESTS_PER_MINUTE: int(0, 1_000_000).optional(),
+  ELIGIBILITY_TOKENS_FILE: z.string().min(1).optional(),
+  MARKET_DATA_URL: httpUrl("the market-data API").optional(),
+  MARKET_DATA_REQUESTS_PER_MINUTE: int(0, 1_000_000).optional(),
+  B20_CHAIN_ID: z
+    .string()
+    .regex(/^[a-z0-9-]{1,40}$/, { error: "must be a DexScreener chain id such as base" })
+    .default("base"),
+  ALTCHAIN_ID: z
+    .string()
+    .regex(/^[a-z0-9-]{1,40}$/, { error: "must be a DexScreener chain id such as bsc" })
+    .default("bsc"),
+  UPSTREAM_TIMEOUT_MS: int(100, 60_000).default(5000),
+  // The store.
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, { error: "must be a postgres:// or postgresql:// connection URL" })
+    .optional(),
+  DATA_DIR: z.string().min(1).default(".agent-tools/data"),
+  OPERATOR_ADDRESS: address.optional(),
+  // Missions.
+  DISPATCH_POLL_MS: int(10, 60_000).default(1000),
+  DISPATCH_CONCURRENCY: int(0, 64).default(4),
+  DISPATCH_MAX_ATTEMPTS: int(1, 10).default(4),
+  DISPATCH_RETRY_BASE_MS: int(10, 3_600_000).default(30_000),
+  DISPATCH_LEASE_MS: int(1000, 3_600_000).default(300_000),
+  // Limits.
+  PAID_RATE_PER_IP: int(1, 1_000_000).default(DEFAULT_LIMITS.perIp.ratePerSecond),
+  PAID_CONCURRENCY_PER_IP: int(1, 100_000).default(DEFAULT_LIMITS.perIp.concurrency),
+  PAID_RATE_PER_PAYER: int(1, 1_000_000).default(DEFAULT_LIMITS.perPayer.ratePerSecond),
+  PAID_CONCURRENCY_PER_PAYER: int(1, 100_000).default(DEFAULT_LIMITS.perPayer.concurrency),
+  PAYER_FAILED_SETTLEMENTS_PER_HOUR: int(1, 10_000).default(3),
+  TRUST_PROXY: z
+    .string()
+    .regex(/^(true|false|loopback|linklocal|uniquelocal|\d{1,2}|[0-9a-fA-F.:/, ]+)$/, {
+      error: "must be false, true, a number of proxy hops, loopback, or a comma-separated list of addresses/CIDRs",
+    })
+    .default("false"),
+});
+
+/** The environment as the schema reads it. */
+export type Env = z.infer<typeof envSchema>;

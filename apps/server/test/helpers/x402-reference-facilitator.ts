@@ -1,0 +1,56 @@
+/**
+ * x402's own facilitator, as hosted facilitators run it: `x402Facilitator` of `@x402/core` with the `exact` EVM
+ * scheme of `@x402/evm`, settling over a viem wallet on the payment chain's JSON-RPC. The bench compares ours with it
+ * in process; the production rehearsal serves it over HTTP in a process of its own (production/reference-facilitator.ts).
+ */
+import { x402Facilitator } from "@x402/core/facilitator";
+import type { FacilitatorClient } from "@x402/core/server";
+import type { Network, SupportedResponse } from "@x402/core/types";
+import { toFacilitatorEvmSigner } from "@x402/evm";
+import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
+import { createWalletClient, defineChain, http, publicActions } from "viem";
+import { nonceManager, privateKeyToAccount } from "viem/accounts";
+
+export interface ReferenceFacilitatorTerms {
+  network: Network;
+  /** The payment chain's JSON-RPC. */
+  rpcUrl: string;
+  /** The key the facilitator settles with (it pays the gas). */
+  privateKey: `0x${string}`;
+}
+
+export function x402FacilitatorClient(terms: ReferenceFacilitatorTerms): FacilitatorClient {
+  const chainId = Number(terms.network.split(":")[1]);
+  const wallet = createWalletClient({
+    // viem's nonce manager: concurrent settlements take consecutive nonces (without it they collide).
+    account: privateKeyToAccount(terms.privateKey, { nonceManager }),
+    chain: defineChain({
+      id: chainId,
+      name: terms.network,
+      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+      rpcUrls: { default: { http: [terms.rpcUrl] } },
+    }),
+    transport: http(terms.rpcUrl),
+    pollingInterval: 100,
+  }).extend(publicActions);
+  const signer = toFacilitatorEvmSigner({
+    address: wallet.account.address,
+    readContract: (args) => wallet.readContract(args as never),
+    verifyTypedData: (args) => wallet.verifyTypedData(args as never),
+    writeContract: (args) => wallet.writeContract(args as never),
+    sendTransaction: (args) => wallet.sendTransaction(args as never),
+    waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args as never),
+    getCode: (args) => wallet.getCode(args as never),
+  });
+  const facilitator = new x402Facilitator().register(terms.network, new ExactEvmScheme(signer));
+  const supported: SupportedResponse = {
+    kinds: [{ x402Version: 2, scheme: "exact", network: terms.network }],
+    extensions: [],
+    signers: { "eip155:*": [wallet.account.address] },
+  };
+  return {
+    verify: (payload, requirements) => facilitator.verify(payload, requirements),
+    settle: (payload, requirements) => facilitator.settle(payload, requirements),
+    getSupported: async () => supported,
+  };
+}
