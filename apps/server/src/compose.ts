@@ -270,12 +270,14 @@ export async function composeService(config: Config, logger: Logger, clients: Se
     variable: "L1_RPC_URL",
     networkVariable: "COLLECTION_NETWORK",
     what: "the collection chain",
+    url: config.l1.rpcUrl,
   });
   await expectChain(l2, {
     network: config.payment.network,
     variable: "L2_RPC_URL",
     networkVariable: "PAYMENT_NETWORK",
     what: "the payment chain",
+    url: config.l2.rpcUrl,
   });
   const chain = await chainDeps(l1, config, clients.clock ? { now: clients.clock } : {});
   const db = clients.db ?? (await openDatabase(config.store));

@@ -33,12 +33,48 @@ export class StartupError extends Error {
   }
 }
 
-/** The first line of an error's message, without URL secrets: what a one-line refusal may quote of a library. */
+/**
+ * The first line of an error's message, without URL secrets, and what lies under it (a system error code such as
+ * ECONNREFUSED, or the innermost cause's words): what a one-line refusal may quote of a library.
+ */
 export function shortReason(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const cause = (error as { cause?: { code?: string } })?.cause?.code;
-  const first = withoutUrlSecrets(message.split("\n")[0] ?? "").slice(0, 160);
-  return cause && !first.includes(cause) ? `${first} (${cause})` : first;
+  const first = firstLine(error);
+  const under = systemCode(error) ?? innermostCause(error);
+  return under && !first.includes(under) ? `${first} (${under})` : first;
+}
+
+const firstLine = (error: unknown) =>
+  withoutUrlSecrets((error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "")
+    .replace(/\.$/, "")
+    .slice(0, 160);
+
+/** The system error code (ECONNREFUSED, ENOTFOUND...) down an error's causes: viem wraps fetch's, which wraps the socket's. */
+function systemCode(error: unknown): string | undefined {
+  let current = error as { code?: unknown; cause?: unknown } | undefined;
+  for (let depth = 0; current && depth < 5; depth++) {
+    if (typeof current.code === "string" && /^E[A-Z]+$/.test(current.code)) return current.code;
+    current = current.cause as typeof current;
+  }
+  return undefined;
+}
+
+/** The innermost cause's first line, when there is a cause. */
+function innermostCause(error: unknown): string | undefined {
+  let current = (error as { cause?: unknown })?.cause;
+  if (!current) return undefined;
+  for (let depth = 0; depth < 5 && (current as { cause?: unknown }).cause; depth++) {
+    current = (current as { cause?: unknown }).cause;
+  }
+  return firstLine(current);
+}
+
+/** A URL's origin, what a refusal may say of an RPC or facilitator URL. */
+export function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return "[a URL]";
+  }
 }
 
 /** Maps a listener's EADDRINUSE to a refusal naming the port variable; other errors pass. */
@@ -57,18 +93,21 @@ export function portRefusal(variable: string, host: string, port: number): (erro
 /** The chain an RPC endpoint serves must be the one configured: refused in one line otherwise. */
 export async function expectChain(
   client: Pick<PublicClient, "getChainId">,
-  expected: { network: string; variable: string; networkVariable: string; what: string },
+  expected: { network: string; variable: string; networkVariable: string; what: string; url: string },
 ): Promise<void> {
   let chainId: number;
   try {
     chainId = await client.getChainId();
   } catch (error) {
-    throw new StartupError(expected.variable, `the RPC of ${expected.what} did not answer: ${shortReason(error)}`);
+    throw new StartupError(
+      expected.variable,
+      `the RPC of ${expected.what} at ${originOf(expected.url)} did not answer: ${shortReason(error)}`,
+    );
   }
   if (`eip155:${chainId}` !== expected.network) {
     throw new StartupError(
       expected.variable,
-      `serves chain eip155:${chainId}, but ${expected.what} is ${expected.network} (${expected.networkVariable})`,
+      `${originOf(expected.url)} serves chain eip155:${chainId}, but ${expected.what} is ${expected.network} (${expected.networkVariable})`,
     );
   }
 }
@@ -76,12 +115,14 @@ export async function expectChain(
 /** A facilitator over HTTP, as the start-up check asks it. */
 export interface SupportedSource {
   name: string;
+  /** The variables that hold its credentials, named when it refuses them. */
+  credentials: string;
   supported(): Promise<SupportedResponse>;
 }
 
 /**
- * Each facilitator that answers must list x402 version 2's `exact` scheme on the payment network; one that does not
- * answer now is only warned about (failover exists for that), but at least one must answer.
+ * Each facilitator that answers must take our credentials and list x402 version 2's `exact` scheme on the payment
+ * network; one that does not answer now is only warned about (failover exists for that), but at least one must.
  */
 export async function checkFacilitators(
   facilitators: SupportedSource[],
@@ -94,6 +135,13 @@ export async function checkFacilitators(
     try {
       supported = await facilitator.supported();
     } catch (error) {
+      const refused = /\((401|403)\)/.exec(error instanceof Error ? error.message : "");
+      if (refused) {
+        throw new StartupError(
+          facilitator.credentials,
+          `${facilitator.name} refused the service's credentials (HTTP ${refused[1]}); check the key given for it`,
+        );
+      }
       logger?.warn(
         { facilitator: facilitator.name, reason: shortReason(error) },
         "facilitator did not answer at start",

@@ -1,12 +1,14 @@
-import type { ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type RunningDevnet, startDevnet } from "@agent-tools/devnet";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, runNodeScript, waitForOutput } from "../src/embedded-process.js";
+import { freePort, runNodeScript, type ScriptProcess, waitForOutput } from "../src/embedded-process.js";
 
 const mainScript = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), "agent-tools-process-"));
@@ -59,7 +61,7 @@ describe("the server process", () => {
     child.kill("SIGTERM");
     const [code] = await exited;
     expect(code).toBe(0);
-  });
+  }, 150_000);
 
   it("on PORT=0 listens on a port the OS picks and makes that address its public origin", async () => {
     const proc = run({
@@ -83,18 +85,23 @@ describe("the server process", () => {
       proc.child.kill("SIGTERM");
       await exited;
     }
-  });
+  }, 150_000);
 
   it("says why it cannot start when the collection chain is unreachable, without the API key of its URL", async () => {
+    const closed = await freePort();
     const { child, output } = run({
       PORT: "0",
-      L1_RPC_URL: "http://127.0.0.1:9/v2/SECRET-API-KEY?token=SECRET-TOKEN",
+      L1_RPC_URL: `http://127.0.0.1:${closed}/v2/SECRET-API-KEY?token=SECRET-TOKEN`,
       RPC_TIMEOUT_MS: "500",
       ...devnetPayments(),
     });
     const [code] = await once(child, "close");
     expect(code).toBe(1);
-    expect(output()).toMatch(/agent-tools failed to start: .*127\.0\.0\.1:9/s);
+    expect(output()).toMatch(
+      new RegExp(
+        `^agent-tools failed to start: L1_RPC_URL: the RPC of the collection chain at http://127\\.0\\.0\\.1:${closed} did not answer: .*ECONNREFUSED.*\n$`,
+      ),
+    );
     expect(output()).not.toMatch(/SECRET-API-KEY|SECRET-TOKEN/);
   });
 
@@ -103,7 +110,7 @@ describe("the server process", () => {
     const [code] = await once(child, "close");
     expect(code).toBe(1);
     expect(output()).toMatch(/PAY_TO must be set/);
-    expect(output()).toMatch(/FACILITATOR_URL or FACILITATOR_PRIVATE_KEY \(or FACILITATOR_PRIVATE_KEYS\) must be set/);
+    expect(output()).toMatch(/FACILITATOR_URLS or FACILITATOR_PRIVATE_KEY \(or FACILITATOR_PRIVATE_KEYS\) must be set/);
   });
 
   it("refuses the public test accounts when payments are on a real network", async () => {
@@ -128,3 +135,195 @@ describe("the server process", () => {
     expect(output()).toMatch(/Invalid configuration: PORT must be a port number/);
   });
 });
+
+/** The secrets of a production configuration: none may appear in anything the server prints. */
+const SECRETS = {
+  rpcKey: "SECRET-RPC-KEY",
+  marketplaceKey: "SECRET-OPENSEA-KEY",
+  facilitatorKey: "SECRET-BEARER-KEY",
+  cdpSecret: "SECRET-CDP-SECRET",
+};
+
+/**
+ * A configuration for Ethereum and Base mainnet as an operator writes it from deploy/agent-tools.env.example: every
+ * address and upstream given, accounts of its own, facilitators over HTTP with credentials.
+ */
+function mainnetShaped(): Record<string, string> {
+  return {
+    PORT: "0",
+    PUBLIC_URL: "https://tools.example.org",
+    PAYMENT_NETWORK: "eip155:8453",
+    PAYMENT_ASSET: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913",
+    PAY_TO: privateKeyToAccount(generatePrivateKey()).address,
+    L2_RPC_URL: `${devnet.deployment.l2.rpcUrl}/v2/${SECRETS.rpcKey}`,
+    COLLECTION_NETWORK: "eip155:1",
+    L1_RPC_URL: `${devnet.deployment.l1.rpcUrl}/v2/${SECRETS.rpcKey}`,
+    COLLECTION_ADDRESS: "0x3333333333333333333333333333333333333333",
+    IDENTITY_REGISTRY_ADDRESS: "0x4444444444444444444444444444444444444444",
+    MARKETPLACE_URL: "https://api.opensea.io",
+    MARKETPLACE_API_KEY: SECRETS.marketplaceKey,
+    MARKET_DATA_URL: "https://api.dexscreener.com",
+    FACILITATOR_URLS: "http://127.0.0.1:9,cdp",
+    FACILITATOR_API_KEYS: `${SECRETS.facilitatorKey},`,
+    CDP_API_KEY_ID: "cdp-key-id",
+    CDP_API_KEY_SECRET: SECRETS.cdpSecret,
+  };
+}
+
+/** Runs the server to its exit; its exit code and everything it printed. */
+async function refusal(env: Record<string, string>): Promise<{ code: number; output: string }> {
+  const proc = run(env);
+  const [code] = await once(proc.child, "close");
+  return { code: code as number, output: proc.output() };
+}
+
+/** The output is one line, and holds no secret of the configuration. */
+function expectOneLineWithoutSecrets(output: string): void {
+  expect(output.split("\n").filter(Boolean)).toHaveLength(1);
+  for (const secret of Object.values(SECRETS)) expect(output).not.toContain(secret);
+}
+
+describe("a production configuration that cannot go wrong quietly", () => {
+  it.each(["COLLECTION_ADDRESS", "PAYMENT_ASSET", "MARKETPLACE_URL", "IDENTITY_REGISTRY_ADDRESS"])(
+    "refuses a mainnet configuration without %s in one line naming it, no devnet value standing in",
+    async (variable) => {
+      const { code, output } = await refusal({ ...mainnetShaped(), [variable]: "" });
+      expect(code).toBe(1);
+      expect(output).toMatch(new RegExp(`^Invalid configuration: ${variable} must be set on eip155:(1|8453)`));
+      expectOneLineWithoutSecrets(output);
+    },
+  );
+
+  it("refuses the example file's placeholders left in place", async () => {
+    const { code, output } = await refusal({ ...mainnetShaped(), PAY_TO: "<the address that receives payments>" });
+    expect(code).toBe(1);
+    expect(output).toMatch(/^Invalid configuration: PAY_TO /);
+    expectOneLineWithoutSecrets(output);
+  });
+
+  it("refuses an RPC of another chain than the one it must serve, naming the variable", async () => {
+    // The devnet's L1 says it is chain 31337, not Ethereum mainnet.
+    const l1 = await refusal(mainnetShaped());
+    expect(l1.code).toBe(1);
+    expect(l1.output).toBe(
+      `agent-tools failed to start: L1_RPC_URL: ${devnet.deployment.l1.rpcUrl} serves chain eip155:31337, but the collection chain is eip155:1 (COLLECTION_NETWORK)\n`,
+    );
+    expectOneLineWithoutSecrets(l1.output);
+    // The devnet's L2 says it is chain 31338, not Base.
+    const l2 = await refusal({ ...mainnetShaped(), COLLECTION_NETWORK: "eip155:31337" });
+    expect(l2.code).toBe(1);
+    expect(l2.output).toBe(
+      `agent-tools failed to start: L2_RPC_URL: ${devnet.deployment.l2.rpcUrl} serves chain eip155:31338, but the payment chain is eip155:8453 (PAYMENT_NETWORK)\n`,
+    );
+    expectOneLineWithoutSecrets(l2.output);
+  }, 60_000);
+
+  it.each(["PORT", "METRICS_PORT"])("reports a taken %s in one line, before any other work", async (variable) => {
+    const taken = await holdPort();
+    try {
+      // Every RPC unreachable: had the server started any work before binding its ports, it would say so instead.
+      const { code, output } = await refusal({
+        ...mainnetShaped(),
+        L1_RPC_URL: "http://127.0.0.1:9",
+        L2_RPC_URL: "http://127.0.0.1:9",
+        [variable]: String(taken.port),
+        ...(variable === "METRICS_PORT" ? { PORT: "0" } : {}),
+      });
+      expect(code).toBe(1);
+      expect(output).toBe(
+        `agent-tools failed to start: ${variable}: port ${taken.port} on 127.0.0.1 is in use; set ${variable} to a free port, or 0 for any\n`,
+      );
+    } finally {
+      await new Promise((resolve) => taken.server.close(resolve));
+    }
+  });
+});
+
+describe("facilitators as x402's reference facilitator serves them, in a process of its own", () => {
+  let facilitator: ScriptProcess;
+  let facilitatorUrl: string;
+  const apiKey = "reference-bearer-key";
+
+  beforeAll(async () => {
+    // It settles on Base Sepolia: not the chain the service is paid on below.
+    facilitator = spawnReferenceFacilitator({
+      RPC_URL: devnet.deployment.l2.rpcUrl!,
+      PRIVATE_KEY: generatePrivateKey(),
+      NETWORK: "eip155:84532",
+      API_KEY: apiKey,
+    });
+    [, facilitatorUrl] = (await waitForOutput(
+      facilitator,
+      /reference facilitator on (http:\/\/\S+)/,
+      60_000,
+      "the reference facilitator",
+    )) as RegExpMatchArray as [string, string];
+  }, 90_000);
+  afterAll(() => {
+    facilitator?.child.kill("SIGTERM");
+  });
+
+  /** The devnet's configuration with the reference facilitator as its second, after one that cannot be reached. */
+  const viaReference = (keys: string) => ({
+    PORT: "0",
+    L1_RPC_URL: devnet.deployment.l1.rpcUrl!,
+    L2_RPC_URL: devnet.deployment.l2.rpcUrl!,
+    PAY_TO: devnet.deployment.accounts[0]!.address,
+    FACILITATOR_URLS: `http://127.0.0.1:9,${facilitatorUrl}`,
+    FACILITATOR_API_KEYS: keys,
+  });
+
+  it("refuses to start when a facilitator does not settle the network quoted, and says what it lists", async () => {
+    const { code, output } = await refusal(viaReference(`,${apiKey}`));
+    expect(code).toBe(1);
+    expect(startFailure(output)).toMatch(
+      new RegExp(
+        `^agent-tools failed to start: FACILITATOR_URLS: ${facilitatorUrl} does not settle x402 v2 exact payments on eip155:31338 \\(PAYMENT_NETWORK\\); it lists exact on eip155:84532 \\(v2\\)`,
+      ),
+    );
+    expect(output).not.toContain(apiKey);
+  }, 60_000);
+
+  it("refuses to start when a facilitator refuses its credentials, naming the variable and not the key", async () => {
+    const { code, output } = await refusal(viaReference(",not-the-key"));
+    expect(code).toBe(1);
+    expect(startFailure(output)).toBe(
+      `agent-tools failed to start: FACILITATOR_API_KEYS: ${facilitatorUrl} refused the service's credentials (HTTP 401); check the key given for it`,
+    );
+    expect(output).not.toContain("not-the-key");
+  }, 60_000);
+});
+
+/**
+ * The one line that says why the server did not start (beside it, at LOG_LEVEL=warn, the log's warning that the
+ * first facilitator did not answer).
+ */
+function startFailure(output: string): string | undefined {
+  const lines = output.split("\n").filter((line) => line.startsWith("agent-tools failed to start:"));
+  expect(lines).toHaveLength(1);
+  return lines[0];
+}
+
+/** A port on 127.0.0.1 held by another listener. */
+async function holdPort(): Promise<{ server: Server; port: number }> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, port: (server.address() as { port: number }).port };
+}
+
+/** production/reference-facilitator.ts: x402's reference facilitator over HTTP behind a bearer key. */
+function spawnReferenceFacilitator(env: Record<string, string>): ScriptProcess {
+  const script = fileURLToPath(new URL("../production/reference-facilitator.ts", import.meta.url));
+  const child = spawn(process.execPath, ["--import", "tsx", script], {
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let text = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    text += chunk;
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    text += chunk;
+  });
+  return { child, output: () => text };
+}

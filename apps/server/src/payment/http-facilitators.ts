@@ -24,6 +24,8 @@ import type { Facilitator } from "./facilitator.js";
 /** One facilitator over HTTP, named by its origin for logs and metrics (never with its credentials). */
 export interface HttpFacilitator extends Facilitator {
   readonly name: string;
+  /** The variables that hold its credentials (what a start-up refusal names). */
+  readonly credentials: string;
   supported(): Promise<SupportedResponse>;
 }
 
@@ -53,6 +55,7 @@ export async function httpFacilitator(endpoint: FacilitatorEndpoint, timeoutMs: 
   const name = endpoint.kind === "cdp" ? "cdp" : new URL(endpoint.url).origin;
   return {
     name,
+    credentials: endpoint.kind === "cdp" ? "CDP_API_KEY_ID" : "FACILITATOR_API_KEYS",
     async verify(payload, requirements) {
       try {
         return await client.verify(payload, requirements);
