@@ -241,7 +241,10 @@ export async function startSimServer(service: SimService, options: SimServerOpti
       const { limit, windowMs, perHeader } = options.rateLimit;
       const key = perHeader ? String(req.headers[perHeader.toLowerCase()] ?? "") : "";
       let arrivals = arrivalsByKey.get(key);
-      if (!arrivals) arrivalsByKey.set(key, (arrivals = []));
+      if (!arrivals) {
+        arrivals = [];
+        arrivalsByKey.set(key, arrivals);
+      }
       const wall = Date.now();
       while (arrivals.length > 0 && arrivals[0]! <= wall - windowMs) arrivals.shift();
       if (arrivals.length >= limit) {
