@@ -1,32 +1,26 @@
 import type { Express } from "express";
 import type { Logger } from "pino";
-import { type Address, createPublicClient, erc20Abi, http, type PublicClient } from "viem";
+import { createPublicClient, http, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { type AppDeps, createApp } from "./app.js";
 import { createAgentRegistryReader } from "./chain/agent-registry.js";
 import { createB20Scanner } from "./chain/b20-scanner.js";
 import { createCollectionIndex } from "./chain/collection-index.js";
+import { paymentDeps } from "./compose-payments.js";
 import type { Config } from "./config.js";
-import { ConfigError } from "./config-error.js";
 import { createCallLimiter, postgresRateCounter, type RateCounter } from "./limits/call-limiter.js";
-import { createFailureBudget } from "./limits/failure-budget.js";
 import { createRequestBudget } from "./limits/request-budget.js";
 import { type MetricsServer, startMetricsServer } from "./metrics/metrics-server.js";
 import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-metrics.js";
 import { createMissionWorker, type MissionWorker } from "./missions/mission-worker.js";
-import { createAuthorizationSigner, type RecoverTypedDataSigner } from "./payment/authorization-signer.js";
-import { createExactEvmFacilitator } from "./payment/exact-evm-facilitator.js";
-import type { Facilitator } from "./payment/facilitator.js";
-import { createFailoverFacilitator, httpFacilitator } from "./payment/http-facilitators.js";
+import type { RecoverTypedDataSigner } from "./payment/authorization-signer.js";
 import type { PaymentService } from "./payment/payment-service.js";
 import {
   createSettlementFinder,
   createSettlementReconciler,
   type SettlementReconciler,
 } from "./payment/reconcile-settlements.js";
-import { createMemoryReplayGuard } from "./payment/replay-guard.js";
-import { createSettlementSender } from "./payment/settlement-sender.js";
-import { checkFacilitators, expectChain } from "./startup-checks.js";
+import { expectChain } from "./startup-checks.js";
 import type { Database } from "./store/database.js";
 import { lockFacilitatorKeys } from "./store/facilitator-key-locks.js";
 import { createMissionQueue, type MissionQueue } from "./store/mission-queue.js";
@@ -68,107 +62,6 @@ export async function chainDeps(
   // Load the collection before the first request, so no caller waits for it.
   await collection.sync();
   return { collection, registry };
-}
-
-/** How long one request to a facilitator over HTTP may take (a settlement waits for its transaction). */
-const FACILITATOR_TIMEOUT_MS = 60_000;
-
-/** A client of the payment chain for the built-in facilitator: concurrent reads go out as one batch. */
-export function paymentChainClient(url: string, timeoutMs: number): PublicClient {
-  return createPublicClient({
-    transport: http(url, { timeout: timeoutMs, retryCount: 2, retryDelay: 200, batch: true }),
-    pollingInterval: 100,
-  });
-}
-
-/** The payment collaborators: the facilitator of the configuration, the ledger, in-memory replay guards. */
-export async function paymentDeps(
-  config: Config,
-  l1ChainId: number,
-  stores: { ledger: SettlementLedger; signIns: SignInNonceStore },
-  options: {
-    /** The payment chain for the built-in facilitator (default: `facilitator.rpcUrl`; tests pass an in-process one). */
-    l2?: PublicClient;
-    logger?: Logger;
-    /** The payments' signature recovery (tests count it). */
-    recoverSigner?: RecoverTypedDataSigner;
-    /** Where the per-payer rate and failures are counted (default: in this process). */
-    rates?: RateCounter;
-    metrics?: ServiceMetrics;
-  } = {},
-): Promise<PaymentService> {
-  let facilitator: Facilitator;
-  // One recovery per payment: the paid-call core's check and the built-in facilitator's share it.
-  const authorizationSigner = createAuthorizationSigner(options.recoverSigner);
-  // The payment chain: the built-in facilitator's, or the L2 RPC beside an HTTP facilitator (for payer balances).
-  const chain =
-    options.l2 ??
-    paymentChainClient(
-      config.facilitator.kind === "local" ? config.facilitator.rpcUrl : config.l2.rpcUrl,
-      config.rpcTimeoutMs,
-    );
-  if (config.facilitator.kind === "http") {
-    const facilitators = await Promise.all(
-      config.facilitator.endpoints.map((endpoint) => httpFacilitator(endpoint, FACILITATOR_TIMEOUT_MS)),
-    );
-    await checkFacilitators(facilitators, config.payment.network, options.logger);
-    facilitator = createFailoverFacilitator(facilitators, {
-      ...(options.logger ? { logger: options.logger } : {}),
-      ...(options.metrics
-        ? {
-            onFailover: (from, operation) =>
-              options.metrics!.facilitatorFailovers.inc({ facilitator: from, operation }),
-          }
-        : {}),
-    });
-  } else {
-    if (config.facilitator.privateKeys.length === 0) {
-      throw new ConfigError([
-        {
-          variable: "FACILITATOR_URL",
-          message: "or FACILITATOR_PRIVATE_KEY must be set (or FACILITATOR_PRIVATE_KEYS) to verify and settle payments",
-        },
-      ]);
-    }
-    const client = chain;
-    const chainId = Number(config.payment.network.split(":")[1]);
-    facilitator = createExactEvmFacilitator({
-      client,
-      sender: createSettlementSender({
-        client,
-        chainId,
-        accounts: config.facilitator.privateKeys.map((key) => privateKeyToAccount(key)),
-      }),
-      network: config.payment.network,
-      receiptTimeoutMs: config.facilitator.receiptTimeoutMs,
-      signer: authorizationSigner,
-    });
-  }
-  const asset = config.payment.asset as Address;
-  return {
-    publicUrl: config.publicUrl,
-    terms: config.payment,
-    facilitator,
-    payerLimits: createCallLimiter(config.limits.perPayer, {
-      name: "payer",
-      ...(options.rates ? { rates: options.rates } : {}),
-    }),
-    authorizationSigner,
-    settlementFailures: createFailureBudget(
-      { failures: config.limits.failedSettlementsPerHour, windowSeconds: 3600 },
-      { name: "settlement_failures", ...(options.rates ? { rates: options.rates } : {}) },
-    ),
-    payerBalance: (payer) =>
-      chain.readContract({ address: asset, abi: erc20Abi, functionName: "balanceOf", args: [payer] }),
-    // Settled authorizations are kept well past their validity window (the ledger keeps them for good).
-    payments: createMemoryReplayGuard(24 * 60 * 60 * 1000),
-    ledger: stores.ledger,
-    signIns: stores.signIns,
-    signInChains: [...new Set([`eip155:${l1ChainId}`, config.payment.network])],
-    anonymousAccess: config.anonymousAccess,
-    now: () => new Date(),
-    ...(options.logger ? { logger: options.logger } : {}),
-  };
 }
 
 /** The market tools' sources: marketplace, market-data aggregator, B20 chain. */
