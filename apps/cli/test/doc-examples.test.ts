@@ -96,7 +96,8 @@ describe("the README's shell examples", () => {
       }
     }
     expect(ran).toBeGreaterThanOrEqual(10);
-  });
+    // A dozen processes one after another, each waiting on chains: the time they take is the machine's.
+  }, 300_000);
 });
 
 describe("the TypeScript examples", () => {
@@ -186,5 +187,6 @@ describe("the CLI's --help examples", () => {
       });
       expect(result.status, `agent-tools ${example}\n${result.stderr}${result.stdout}`).toBe(0);
     }
-  });
+    // Some thirty processes one after another: the time they take is the machine's.
+  }, 600_000);
 });
