@@ -195,11 +195,12 @@ export async function startProduction(): Promise<Production> {
 
     // x402's reference facilitator, second in line after one that cannot be reached.
     const facilitatorApiKey = "rehearsal-facilitator-bearer-key";
-    const reference = spawnScript(
-      process.execPath,
-      ["--import", "tsx", fileURLToPath(new URL("./reference-facilitator.ts", import.meta.url))],
-      { RPC_URL: l2Url, PRIVATE_KEY: facilitatorKey, NETWORK: "eip155:8453", API_KEY: facilitatorApiKey },
-    );
+    const reference = spawnReferenceFacilitator({
+      RPC_URL: l2Url,
+      PRIVATE_KEY: facilitatorKey,
+      NETWORK: "eip155:8453",
+      API_KEY: facilitatorApiKey,
+    });
     cleanups.push(() => stopProcess(reference.child));
     const [, referenceUrl] = await waitForOutput(
       reference,
@@ -292,8 +293,14 @@ export async function startProduction(): Promise<Production> {
   }
 }
 
+/** production/reference-facilitator.ts in a process of its own (its environment as that file says). */
+export function spawnReferenceFacilitator(env: Record<string, string>): ScriptProcess {
+  const script = fileURLToPath(new URL("./reference-facilitator.ts", import.meta.url));
+  return spawnScript(process.execPath, ["--import", "tsx", script], env);
+}
+
 /** A process with only PATH in its environment (and `env`), its output collected. */
-function spawnScript(file: string, args: string[], env: Record<string, string>, cwd?: string): ScriptProcess {
+export function spawnScript(file: string, args: string[], env: Record<string, string>, cwd?: string): ScriptProcess {
   const child = spawn(file, args, {
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -14,7 +14,7 @@ import type { ServiceMetrics } from "./metrics/service-metrics.js";
 import { createAuthorizationSigner, type RecoverTypedDataSigner } from "./payment/authorization-signer.js";
 import { createExactEvmFacilitator } from "./payment/exact-evm-facilitator.js";
 import type { Facilitator } from "./payment/facilitator.js";
-import { createFailoverFacilitator, httpFacilitator } from "./payment/http-facilitators.js";
+import { createFailoverFacilitator, type HttpFacilitator, httpFacilitator } from "./payment/http-facilitators.js";
 import type { PaymentService } from "./payment/payment-service.js";
 import { createMemoryReplayGuard } from "./payment/replay-guard.js";
 import { createSettlementSender } from "./payment/settlement-sender.js";
@@ -33,6 +33,20 @@ export function paymentChainClient(url: string, timeoutMs: number): PublicClient
   });
 }
 
+/**
+ * The facilitators over HTTP of the configuration, in order, after the start-up check of their `/supported`
+ * (startup-checks.ts); none when the built-in facilitator settles. Cheap: composeService asks it before anything
+ * heavy is built, so that a facilitator that cannot serve is said at once.
+ */
+export async function checkedHttpFacilitators(config: Config, logger?: Logger): Promise<HttpFacilitator[]> {
+  if (config.facilitator.kind !== "http") return [];
+  const facilitators = await Promise.all(
+    config.facilitator.endpoints.map((endpoint) => httpFacilitator(endpoint, FACILITATOR_TIMEOUT_MS)),
+  );
+  await checkFacilitators(facilitators, config.payment.network, logger);
+  return facilitators;
+}
+
 /** The payment collaborators: the facilitator of the configuration, the ledger, in-memory replay guards. */
 export async function paymentDeps(
   config: Config,
@@ -47,6 +61,8 @@ export async function paymentDeps(
     /** Where the per-payer rate and failures are counted (default: in this process). */
     rates?: RateCounter;
     metrics?: ServiceMetrics;
+    /** The facilitators over HTTP, checked already (default: built and checked here). */
+    facilitators?: HttpFacilitator[];
   } = {},
 ): Promise<PaymentService> {
   let facilitator: Facilitator;
@@ -60,10 +76,7 @@ export async function paymentDeps(
       config.rpcTimeoutMs,
     );
   if (config.facilitator.kind === "http") {
-    const facilitators = await Promise.all(
-      config.facilitator.endpoints.map((endpoint) => httpFacilitator(endpoint, FACILITATOR_TIMEOUT_MS)),
-    );
-    await checkFacilitators(facilitators, config.payment.network, options.logger);
+    const facilitators = options.facilitators ?? (await checkedHttpFacilitators(config, options.logger));
     facilitator = createFailoverFacilitator(facilitators, {
       ...(options.logger ? { logger: options.logger } : {}),
       ...(options.metrics

@@ -6,7 +6,7 @@ import { type AppDeps, createApp } from "./app.js";
 import { createAgentRegistryReader } from "./chain/agent-registry.js";
 import { createB20Scanner } from "./chain/b20-scanner.js";
 import { createCollectionIndex } from "./chain/collection-index.js";
-import { paymentDeps } from "./compose-payments.js";
+import { checkedHttpFacilitators, paymentDeps } from "./compose-payments.js";
 import type { Config } from "./config.js";
 import { createCallLimiter, postgresRateCounter, type RateCounter } from "./limits/call-limiter.js";
 import { createRequestBudget } from "./limits/request-budget.js";
@@ -172,6 +172,8 @@ export async function composeService(config: Config, logger: Logger, clients: Se
     what: "the payment chain",
     url: config.l2.rpcUrl,
   });
+  const paymentsLogger = logger.child({ component: "payments" });
+  const facilitators = await checkedHttpFacilitators(config, paymentsLogger);
   const chain = await chainDeps(l1, config, clients.clock ? { now: clients.clock } : {});
   const db = clients.db ?? (await openDatabase(config.store));
   // On Postgres, the request rates are counted for all instances on the database at once, and no two instances
@@ -204,7 +206,8 @@ export async function composeService(config: Config, logger: Logger, clients: Se
     await l1.getChainId(),
     { ledger, signIns },
     {
-      logger: logger.child({ component: "payments" }),
+      logger: paymentsLogger,
+      facilitators,
       ...(clients.l2 ? { l2: clients.l2 } : {}),
       ...(clients.recoverSigner ? { recoverSigner: clients.recoverSigner } : {}),
       ...(rates ? { rates } : {}),

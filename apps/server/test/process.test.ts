@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { type RunningDevnet, startDevnet } from "@agent-tools/devnet";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnReferenceFacilitator } from "../production/environment.js";
 import { freePort, runNodeScript, type ScriptProcess, waitForOutput } from "../src/embedded-process.js";
 
 const mainScript = fileURLToPath(new URL("../dist/main.js", import.meta.url));
@@ -309,21 +310,4 @@ async function holdPort(): Promise<{ server: Server; port: number }> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { server, port: (server.address() as { port: number }).port };
-}
-
-/** production/reference-facilitator.ts: x402's reference facilitator over HTTP behind a bearer key. */
-function spawnReferenceFacilitator(env: Record<string, string>): ScriptProcess {
-  const script = fileURLToPath(new URL("../production/reference-facilitator.ts", import.meta.url));
-  const child = spawn(process.execPath, ["--import", "tsx", script], {
-    env: { PATH: process.env.PATH ?? "", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let text = "";
-  child.stdout?.on("data", (chunk: Buffer) => {
-    text += chunk;
-  });
-  child.stderr?.on("data", (chunk: Buffer) => {
-    text += chunk;
-  });
-  return { child, output: () => text };
 }
