@@ -19,7 +19,7 @@ import { type Address, createPublicClient, defineChain, http, type PrivateKeyAcc
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // The built module: it starts the built embedded default next to it, as `pnpm start` does.
-import { spawnEmbeddedService } from "../dist/index.js";
+import { type EmbeddedProcess, spawnEmbeddedService } from "../dist/index.js";
 import { type CollectionIndex, createCollectionIndex } from "../src/chain/collection-index.js";
 import { runNodeScript, waitForOutput } from "../src/embedded-process.js";
 import { openPglite } from "../src/store/pglite.js";
@@ -396,9 +396,38 @@ describe.skipIf(skipPostgres())("two server processes on one Postgres database",
 });
 
 describe("the embedded default (pnpm start)", () => {
+  // One embedded default serves both tests: the refusals are tried while it holds its directory and ports, then it
+  // is paid, stopped and started again on the same directory.
+  const dataDir = join(temp, "embedded");
+  let first: EmbeddedProcess;
+  beforeAll(async () => {
+    first = await spawnEmbeddedService({ dataDir });
+  }, 120_000);
+  afterAll(async () => {
+    await first?.close();
+  });
+
+  it("refuses a second start on a data directory in use before seeding anything, and names the port variables", async () => {
+    const embeddedScript = fileURLToPath(new URL("../dist/embedded.js", import.meta.url));
+    const start = async (env: Record<string, string>) => {
+      const proc = runNodeScript(embeddedScript, { PORT: "0", L1_PORT: "0", L2_PORT: "0", LOG_LEVEL: "warn", ...env });
+      const [code] = (await once(proc.child, "exit")) as [number | null];
+      return { code, output: proc.output() };
+    };
+    const second = await start({ DATA_DIR: dataDir });
+    expect(second.code).toBe(1);
+    expect(second.output).toMatch(new RegExp(`in use by process ${first.child.pid}`));
+    expect(second.output).not.toMatch(/seeding/);
+
+    const l1Port = /L1 \(collection\)\s+http:\/\/127\.0\.0\.1:(\d+)/.exec(first.output())?.[1];
+    const third = await start({ DATA_DIR: join(temp, "embedded-other"), L1_PORT: l1Port! });
+    expect(third.code).toBe(1);
+    expect(third.output).toMatch(
+      new RegExp(`L1: port ${l1Port} on 127\\.0\\.0\\.1 is already in use \\(set L1_PORT and L2_PORT`),
+    );
+  }, 120_000);
+
   it("keeps its ledger in its data directory between restarts", async () => {
-    const dataDir = join(temp, "embedded");
-    const first = await spawnEmbeddedService({ dataDir });
     let transaction: string;
     try {
       expect(first.output()).toContain(`data           ${dataDir}`);
@@ -436,32 +465,6 @@ describe("the embedded default (pnpm start)", () => {
       expect(report.entries.map((e) => e.transaction)).toEqual([transaction]);
     } finally {
       await second.close();
-    }
-  }, 120_000);
-
-  it("refuses a second start on a data directory in use before seeding anything, and names the port variables", async () => {
-    const dataDir = join(temp, "embedded-held");
-    const first = await spawnEmbeddedService({ dataDir });
-    const embeddedScript = fileURLToPath(new URL("../dist/embedded.js", import.meta.url));
-    const start = async (env: Record<string, string>) => {
-      const proc = runNodeScript(embeddedScript, { PORT: "0", L1_PORT: "0", L2_PORT: "0", LOG_LEVEL: "warn", ...env });
-      const [code] = (await once(proc.child, "exit")) as [number | null];
-      return { code, output: proc.output() };
-    };
-    try {
-      const second = await start({ DATA_DIR: dataDir });
-      expect(second.code).toBe(1);
-      expect(second.output).toMatch(new RegExp(`in use by process ${first.child.pid}`));
-      expect(second.output).not.toMatch(/seeding/);
-
-      const l1Port = /L1 \(collection\)\s+http:\/\/127\.0\.0\.1:(\d+)/.exec(first.output())?.[1];
-      const third = await start({ DATA_DIR: join(temp, "embedded-other"), L1_PORT: l1Port! });
-      expect(third.code).toBe(1);
-      expect(third.output).toMatch(
-        new RegExp(`L1: port ${l1Port} on 127\\.0\\.0\\.1 is already in use \\(set L1_PORT and L2_PORT`),
-      );
-    } finally {
-      await first.close();
     }
   }, 120_000);
 });

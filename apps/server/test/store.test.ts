@@ -375,4 +375,25 @@ describe("PGlite's data directory", () => {
     const db = await openPglite(dir);
     await db.close();
   }, 60_000);
+
+  it("gives every new directory a cluster of its own, none of another's records in it", async () => {
+    // New directories after the first are copies of a cluster kept once per machine (docs/decisions.md, "Memory"):
+    // what one of them records is in no other, whichever was made first.
+    const others = [0, 1].map(() => mkdtempSync(join(tmpdir(), "agent-tools-store-new-")));
+    try {
+      const claim = claimOf();
+      for (const other of others) {
+        const db = await openPglite(other);
+        try {
+          expect(await migrate(db)).toEqual(migrations.map((m) => m.version));
+          expect((await createSettlementLedger(db).claim(claim)).outcome).toBe("claimed");
+          expect(await db.query("SHOW shared_buffers")).toEqual([{ shared_buffers: "16MB" }]);
+        } finally {
+          await db.close();
+        }
+      }
+    } finally {
+      for (const other of others) rmSync(other, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -1,7 +1,9 @@
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { once } from "node:events";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import type { Database, Queryable } from "./database.js";
 
@@ -107,7 +109,58 @@ await db.close();`;
 }
 
 /**
- * PGlite on a data directory (created when missing, in a child process). It survives restarts and crashes:
+ * Where a freshly initialized cluster is kept, once per PGlite version and settings: the `node_modules/.cache` of the
+ * server's package, as build tools keep theirs. Undefined when it cannot be told.
+ */
+function templateLocation(): string | undefined {
+  try {
+    const pglite = dirname(fileURLToPath(import.meta.resolve("@electric-sql/pglite")));
+    const { version } = JSON.parse(readFileSync(join(pglite, "..", "package.json"), "utf8")) as { version: string };
+    const key = createHash("sha256")
+      .update(`${version}\n${PGLITE_SETTINGS.join("\n")}`)
+      .digest("hex")
+      .slice(0, 16);
+    let dir = dirname(fileURLToPath(import.meta.url));
+    while (!existsSync(join(dir, "package.json"))) {
+      if (dirname(dir) === dir) return undefined;
+      dir = dirname(dir);
+    }
+    return join(dir, "node_modules", ".cache", "agent-tools", `pglite-${version}-${key}`);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Creates a new cluster in `pgdata`. initdb costs some ten seconds of CPU; the first cluster made on a machine is kept
+ * (shut down cleanly, before anything is written to it) and later ones are copies of it (docs/decisions.md,
+ * "Memory"). The template is only ever replaced whole (a rename), so a copy is never taken of half of one; a template
+ * that cannot be kept (a read-only installation) changes nothing but the time.
+ */
+async function createCluster(pgdata: string): Promise<void> {
+  const template = templateLocation();
+  if (template && existsSync(join(template, "PG_VERSION"))) {
+    // Copied beside and renamed: a copy cut short is never taken for a cluster.
+    const copy = `${pgdata}.${process.pid}-${Date.now()}`;
+    cpSync(template, copy, { recursive: true });
+    renameSync(copy, pgdata);
+    return;
+  }
+  await initializeInChild(pgdata);
+  if (!template) return;
+  const staging = `${template}.${process.pid}-${Date.now()}`;
+  try {
+    mkdirSync(dirname(template), { recursive: true });
+    cpSync(pgdata, staging, { recursive: true });
+    renameSync(staging, template);
+  } catch {
+    // Another process kept one first, or the cache is not writable.
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+/**
+ * PGlite on a data directory (created when missing, from the kept template or in a child process). It survives restarts and crashes:
  * Postgres' own write-ahead log is on disk. One process at a time: a second one is refused with
  * `DataDirectoryInUseError`.
  */
@@ -117,7 +170,7 @@ export async function openPglite(dataDir: string): Promise<Database> {
   const release = lockDirectory(dir);
   try {
     const pgdata = join(dir, "pgdata");
-    if (!existsSync(join(pgdata, "PG_VERSION"))) await initializeInChild(pgdata);
+    if (!existsSync(join(pgdata, "PG_VERSION"))) await createCluster(pgdata);
     const db = await PGlite.create(pgdata, { postgresqlconf: PGLITE_SETTINGS });
     return fromPglite(db, dir, release);
   } catch (error) {
