@@ -28,7 +28,7 @@ import {
 } from "@agent-tools/upstream-sim";
 import { type Address, createPublicClient, createWalletClient, http, type PublicClient, parseEther } from "viem";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
-import { freePort, type ScriptProcess, waitForOutput } from "../src/embedded-process.js";
+import { freePort, type ScriptProcess, spawnCollected, waitForOutput } from "../src/embedded-process.js";
 import { startTestPostgres, type TestPostgres } from "../test/helpers/test-postgres.js";
 
 const repo = fileURLToPath(new URL("../../../", import.meta.url));
@@ -272,7 +272,7 @@ export async function startProduction(): Promise<Production> {
       configFile,
       filledIn: changed,
       async start() {
-        server = spawnScript(node, command, {}, repo);
+        server = spawnCollected(node, command, {}, repo);
         await waitForOutput(server, /Agent Tools API on /, 120_000, "the server");
       },
       async stop() {
@@ -296,27 +296,7 @@ export async function startProduction(): Promise<Production> {
 /** production/reference-facilitator.ts in a process of its own (its environment as that file says). */
 export function spawnReferenceFacilitator(env: Record<string, string>): ScriptProcess {
   const script = fileURLToPath(new URL("./reference-facilitator.ts", import.meta.url));
-  return spawnScript(process.execPath, ["--import", "tsx", script], env);
-}
-
-/** A process with only PATH in its environment (and `env`), its output collected. */
-export function spawnScript(file: string, args: string[], env: Record<string, string>, cwd?: string): ScriptProcess {
-  const child = spawn(file, args, {
-    env: { PATH: process.env.PATH ?? "", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-    ...(cwd ? { cwd } : {}),
-  });
-  let text = "";
-  child.stdout?.on("data", (chunk: Buffer) => {
-    text += chunk;
-  });
-  child.stderr?.on("data", (chunk: Buffer) => {
-    text += chunk;
-  });
-  const killChild = () => child.kill("SIGKILL");
-  process.once("exit", killChild);
-  child.once("exit", () => process.off("exit", killChild));
-  return { child, output: () => text };
+  return spawnCollected(process.execPath, ["--import", "tsx", script], env);
 }
 
 /** SIGTERM (the unit's KillSignal), and waits for the exit. */

@@ -42,9 +42,9 @@ export function rpcClient(url: string, timeoutMs: number): PublicClient {
 export async function chainDeps(
   l1: PublicClient,
   config: Pick<Config, "l1"> & Partial<Pick<Config, "chainMaxStalenessMs" | "rpcMaxLogRange">>,
-  options: { now?: () => number } = {},
+  options: { now?: () => number /** L1's chain id when the caller has read it already. */; chainId?: number } = {},
 ): Promise<NonNullable<AppDeps["chain"]>> {
-  const chainId = await l1.getChainId();
+  const chainId = options.chainId ?? (await l1.getChainId());
   const collection = createCollectionIndex({
     client: l1,
     collection: config.l1.collection,
@@ -158,7 +158,7 @@ export async function composeService(config: Config, logger: Logger, clients: Se
   const l1 = clients.l1 ?? rpcClient(config.l1.rpcUrl, config.rpcTimeoutMs);
   const l2 = clients.l2 ?? rpcClient(config.l2.rpcUrl, config.rpcTimeoutMs);
   // Each RPC answers, and serves the chain it is configured for, before anything is built on it.
-  await expectChain(l1, {
+  const l1ChainId = await expectChain(l1, {
     network: config.l1.network,
     variable: "L1_RPC_URL",
     networkVariable: "COLLECTION_NETWORK",
@@ -174,7 +174,7 @@ export async function composeService(config: Config, logger: Logger, clients: Se
   });
   const paymentsLogger = logger.child({ component: "payments" });
   const facilitators = await checkedHttpFacilitators(config, paymentsLogger);
-  const chain = await chainDeps(l1, config, clients.clock ? { now: clients.clock } : {});
+  const chain = await chainDeps(l1, config, { chainId: l1ChainId, ...(clients.clock ? { now: clients.clock } : {}) });
   const db = clients.db ?? (await openDatabase(config.store));
   // On Postgres, the request rates are counted for all instances on the database at once, and no two instances
   // settle with one facilitator key.
@@ -203,7 +203,7 @@ export async function composeService(config: Config, logger: Logger, clients: Se
       : undefined;
   const payments = await paymentDeps(
     config,
-    await l1.getChainId(),
+    l1ChainId,
     { ledger, signIns },
     {
       logger: paymentsLogger,

@@ -27,11 +27,12 @@ export interface ScriptProcess {
   output: () => string;
 }
 
-/** Runs a Node script in a child process with only `PATH` and `env` in its environment, collecting its output. */
-export function runNodeScript(script: string, env: Record<string, string>): ScriptProcess {
-  const child = spawn(process.execPath, [script], {
+/** Runs a program with only `PATH` and `env` in its environment, collecting its output. */
+export function spawnCollected(file: string, args: string[], env: Record<string, string>, cwd?: string): ScriptProcess {
+  const child = spawn(file, args, {
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
+    ...(cwd ? { cwd } : {}),
   });
   let text = "";
   const collect = (chunk: Buffer) => {
@@ -44,6 +45,11 @@ export function runNodeScript(script: string, env: Record<string, string>): Scri
   process.once("exit", killChild);
   child.once("exit", () => process.off("exit", killChild));
   return { child, output: () => text };
+}
+
+/** Runs a Node script in a child process with only `PATH` and `env` in its environment, collecting its output. */
+export function runNodeScript(script: string, env: Record<string, string>): ScriptProcess {
+  return spawnCollected(process.execPath, [script], env);
 }
 
 /**

@@ -12,14 +12,18 @@ import type { PublicClient } from "viem";
  * or query, or a password before its host, and a library's error text quotes the URL whole.
  */
 export function withoutUrlSecrets(message: string): string {
-  return message.replace(/\b(?:https?|wss?|postgres(?:ql)?):\/\/[^\s"'<>`]+/gi, (url) => {
-    try {
-      const parsed = new URL(url);
-      return `${parsed.protocol}//${parsed.host}`;
-    } catch {
-      return "[a URL]";
-    }
-  });
+  return message.replace(/\b(?:https?|wss?|postgres(?:ql)?):\/\/[^\s"'<>`]+/gi, originOf);
+}
+
+/** A URL's origin, what a refusal may say of an RPC or facilitator URL. */
+export function originOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    // `origin` is "null" for schemes other than the web's (postgres://): the scheme and host say the same.
+    return `${parsed.protocol}//${parsed.host}`;
+  } catch {
+    return "[a URL]";
+  }
 }
 
 /** A start-up refusal: the variable to fix, and why. */
@@ -68,15 +72,6 @@ function innermostCause(error: unknown): string | undefined {
   return firstLine(current);
 }
 
-/** A URL's origin, what a refusal may say of an RPC or facilitator URL. */
-export function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return "[a URL]";
-  }
-}
-
 /** Maps a listener's EADDRINUSE to a refusal naming the port variable; other errors pass. */
 export function portRefusal(variable: string, host: string, port: number): (error: unknown) => never {
   return (error) => {
@@ -90,11 +85,11 @@ export function portRefusal(variable: string, host: string, port: number): (erro
   };
 }
 
-/** The chain an RPC endpoint serves must be the one configured: refused in one line otherwise. */
+/** The chain an RPC endpoint serves must be the one configured: refused in one line otherwise. Returns its id. */
 export async function expectChain(
   client: Pick<PublicClient, "getChainId">,
   expected: { network: string; variable: string; networkVariable: string; what: string; url: string },
-): Promise<void> {
+): Promise<number> {
   let chainId: number;
   try {
     chainId = await client.getChainId();
@@ -110,6 +105,7 @@ export async function expectChain(
       `${originOf(expected.url)} serves chain eip155:${chainId}, but ${expected.what} is ${expected.network} (${expected.networkVariable})`,
     );
   }
+  return chainId;
 }
 
 /** A facilitator over HTTP, as the start-up check asks it. */
