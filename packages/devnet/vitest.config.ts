@@ -3,6 +3,9 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // The files share one module graph (docs/architecture.md, "What a test run costs"): the chains' runtime, viem
+    // and the modules under test load once, not once per file.
+    isolate: false,
     // Seeding a devnet pair takes ~5 s on a 2-core machine (EDR executes ~650M gas); leave a wide margin.
     testTimeout: 120_000,
     hookTimeout: 120_000,

@@ -1,5 +1,12 @@
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  test: { include: ["test/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 120_000 },
+  test: {
+    include: ["test/**/*.test.ts"],
+    // The files share one module graph (docs/architecture.md, "What a test run costs"): the chains' runtime, viem
+    // and the modules under test load once, not once per file.
+    isolate: false,
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+  },
 });

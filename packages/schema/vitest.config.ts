@@ -1,0 +1,10 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    // The files share one module graph (docs/architecture.md, "What a test run costs"): the modules under test load
+    // once, not once per file.
+    isolate: false,
+  },
+});
