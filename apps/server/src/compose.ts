@@ -42,7 +42,11 @@ export function rpcClient(url: string, timeoutMs: number): PublicClient {
 export async function chainDeps(
   l1: PublicClient,
   config: Pick<Config, "l1"> & Partial<Pick<Config, "chainMaxStalenessMs" | "rpcMaxLogRange">>,
-  options: { now?: () => number /** L1's chain id when the caller has read it already. */; chainId?: number } = {},
+  options: {
+    now?: () => number;
+    /** L1's chain id when the caller has read it already. */
+    chainId?: number;
+  } = {},
 ): Promise<NonNullable<AppDeps["chain"]>> {
   const chainId = options.chainId ?? (await l1.getChainId());
   const collection = createCollectionIndex({

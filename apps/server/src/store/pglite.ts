@@ -160,8 +160,8 @@ async function createCluster(pgdata: string): Promise<void> {
 }
 
 /**
- * PGlite on a data directory (created when missing, from the kept template or in a child process). It survives restarts and crashes:
- * Postgres' own write-ahead log is on disk. One process at a time: a second one is refused with
+ * PGlite on a data directory (created when missing, from the kept template or in a child process). It survives
+ * restarts and crashes: Postgres' own write-ahead log is on disk. One process at a time: a second one is refused with
  * `DataDirectoryInUseError`.
  */
 export async function openPglite(dataDir: string): Promise<Database> {
