@@ -11,7 +11,7 @@
  * - The server built (`dist/main.js`), configured from `deploy/agent-tools.env.example` with only the rehearsal's
  *   URLs, addresses and keys filled in, and started with the systemd unit's own command (`deploy/agent-tools.service`).
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -265,7 +265,7 @@ describe.each(backends.filter(([name]) => name !== "Postgres" || !withoutPostgre
       for (;;) {
         const round = await Promise.all(queues.map((queue, index) => queue.claimDue(`worker-${index}`, 3, 60_000)));
         if (round.every((batch) => batch.length === 0)) break;
-        round.forEach((batch, index) => taken[index]!.push(...batch.map((m) => m.id)));
+        for (const [index, batch] of round.entries()) taken[index]!.push(...batch.map((m) => m.id));
       }
       const all = taken.flat().filter((id) => ids.has(id));
       expect(all.length).toBe(ids.size);
