@@ -89,7 +89,7 @@ export function describeFailure(
   if (error instanceof ForbiddenError && error.code === "agent_not_revealed") {
     return {
       code: ExitCode.forbidden,
-      message: `${error.message}\nMissions are for revealed agents: pick a revealed token (agent-tools agent <id> shows it).`,
+      message: `${error.message}\nIntel and missions are for revealed agents: pick a revealed token (agent-tools agent <id> shows it).`,
     };
   }
   if (error instanceof ForbiddenError) {

@@ -170,7 +170,7 @@ describe("agent-tools dispatch (fake service)", () => {
     respond = (_req, res) => send(res, 403, errorBody("agent_not_revealed", "Agent 6001 is not revealed yet."));
     const result = await cli(["dispatch", "intel", "--token-id", "6001"]);
     expect(result.status).toBe(4);
-    expect(result.stderr).toMatch(/Agent 6001 is not revealed yet\.\nMissions are for revealed agents/);
+    expect(result.stderr).toMatch(/Agent 6001 is not revealed yet\.\nIntel and missions are for revealed agents/);
   });
 
   it("bad usage exits 2 before anything is sent", async () => {

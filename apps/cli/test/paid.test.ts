@@ -74,6 +74,25 @@ describe("agent-tools against the embedded default", () => {
     expect(offers.stdout).toMatch(/^base-bloomers\s+[\d.]+ \w+ \(\$[\d.]+\)/m);
   });
 
+  it("asks no payment for a non-answer: intel about an unrevealed agent, an offer scan of unknown collections", async () => {
+    const ledgerTotal = async () =>
+      ledgerReportSchema.parse(JSON.parse((await cli(["ledger", "--json"], 0)).stdout)).total;
+    const before = await ledgerTotal();
+    // Token 6001 is not revealed yet: refused before any price is asked.
+    const intel = await cli(["intel", "--token-id", "6001", "--anonymous"], 3);
+    expect(intel.status).toBe(4);
+    expect(intel.stderr).toMatch(/^Agent #6001 is not revealed yet: .* Nothing was charged\.$/m);
+    expect(intel.stderr).not.toMatch(/paid \d/);
+    // The marketplace knows no such collection: the verified payment is given back.
+    const offers = await cli(["offer-radar", "--token-id", "5", "--slug", "no-such-collection"], 5);
+    expect(offers.status).toBe(2);
+    expect(offers.stderr).toMatch(
+      /^The marketplace has no collection with the slug 'no-such-collection'\. Nothing was charged/m,
+    );
+    expect(offers.stderr).not.toMatch(/paid \d/);
+    expect(await ledgerTotal()).toEqual(before);
+  });
+
   it("shows a wallet's NFTs and offers, and an allowlist scan's drops with the reason per ineligible one", async () => {
     const portfolio = await cli(["portfolio", "--token-id", "5"], 5);
     expect(portfolio.status).toBe(0);
@@ -221,7 +240,7 @@ describe("missions and the ledger against the embedded default", () => {
     // Token 6001 belongs to demo account ((6001 - 1) mod 9) + 1 = 7.
     const result = await cli(["dispatch", "intel", "--token-id", "6001"], 7);
     expect(result.status).toBe(4);
-    expect(result.stderr).toMatch(/Missions are for revealed agents/);
+    expect(result.stderr).toMatch(/Intel and missions are for revealed agents/);
     expect(result.stderr).not.toMatch(/paid \d/);
   });
 

@@ -303,9 +303,16 @@ describe("one token by address", () => {
     expect(body.brief).toContain("impostor: copies the symbol USDT");
   });
 
-  it("answers an address without a market with no tokens", async () => {
-    const body = await radar({ address: "0x000000000000000000000000000000000000dEaD" });
-    expect(body).toMatchObject({ count: 0, tokens: [] });
-    expect(body.brief).toContain("knows no market for it");
+  it("answers 404 market_not_found for an address without a market, and charges nothing", async () => {
+    const { res, json, before, payer } = await call({ address: "0x000000000000000000000000000000000000dEaD" });
+    expect(res.status).toBe(404);
+    expect(res.headers.get("payment-response")).toBeNull();
+    const { error } = errorBodySchema.parse(json);
+    expect(error.code).toBe("market_not_found");
+    expect(error.message).toMatch(
+      /^No pair on BNB Smart Chain \(bsc\) has 0x0+dEaD as its base token: .* Nothing was charged; check the address and the chain\.$/,
+    );
+    expect(error.details).toEqual([{ field: "address", message: "no market on BNB Smart Chain (bsc)" }]);
+    expect(await t.balance(account(payer))).toBe(before);
   });
 });

@@ -3,6 +3,7 @@ import { intelResponseSchema } from "@agent-tools/schema";
 import type { Address } from "viem";
 import { describe, expect, it } from "vitest";
 import type { CollectionIndex, IndexedToken } from "../src/chain/collection-index.js";
+import { HttpError } from "../src/http/errors.js";
 import { intelTool } from "../src/tools/intel.js";
 import type { ToolContext } from "../src/tools/types.js";
 
@@ -269,22 +270,18 @@ describe("intelTool and clearance", () => {
 });
 
 describe("intelTool on an unrevealed agent", () => {
-  it("answers tier Unrevealed, no score, no traits, and a brief of what it can still use", async () => {
-    const out = await intel(101, { caller: CALLER });
-    expect(intelResponseSchema.parse(out)).toEqual(out);
-    expect(out.tokenId).toBe(101);
-    expect(out.name).toBe("Agent #101");
-    expect(out.edition).toBe("Genesis");
-    expect(out.rarity_tier).toBe("Unrevealed");
-    expect(out).not.toHaveProperty("rarity_score");
-    expect(out.traits).toEqual({});
-    expect(out.caller).toBe(CALLER);
-    expect(out.brief).toContain("Agent #101 is not revealed yet");
-    expect(out.brief).toContain("100 revealed agents so far");
-    expect(out.brief).toContain("Holder clearance opens /drop-radar");
-    expect(out.brief).toContain("/b20-radar");
-    expect(out.brief).not.toMatch(/rank \d|score \d|rarest/);
-    expect(out.brief).not.toContain("/portfolio");
+  it("answers nothing: 403 agent_not_revealed naming tokenId, so its call is released uncharged", async () => {
+    const refusal = await intel(101, { caller: CALLER }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refusal).toBeInstanceOf(HttpError);
+    expect(refusal).toMatchObject({
+      code: "agent_not_revealed",
+      status: 403,
+      details: [{ field: "tokenId", message: "not revealed yet" }],
+    });
+    expect((refusal as HttpError).message).toMatch(/^Agent #101 is not revealed yet: .* Nothing was charged\.$/);
   });
 });
 
@@ -295,7 +292,7 @@ describe("intelTool trait census", () => {
     const afterFirst = collection.tokenCalls;
     expect(afterFirst).toBeGreaterThanOrEqual(100);
     await intel(2, { collection });
-    await intel(101, { collection });
+    await intel(3, { collection });
     // Only contextFor's own lookups: no recount.
     expect(collection.tokenCalls - afterFirst).toBe(2);
   });

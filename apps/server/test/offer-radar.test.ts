@@ -163,6 +163,33 @@ describe("POST /offer-radar", () => {
     expect(body.brief).toContain("1 slug could not be scanned: no-such-collection (collection_not_found).");
   });
 
+  it("answers 404 collection_not_found and charges nothing when the marketplace knows none of the slugs", async () => {
+    const ledgerRows = async () =>
+      Number((await t.db.query<{ n: number }>("SELECT count(*)::int AS n FROM settlements"))[0]!.n);
+    const rowsBefore = await ledgerRows();
+    const { res, spent, payment } = await post(
+      { tokenId: 7, slugs: ["no-such-collection", "nor-this-one"] },
+      { payer: 5 },
+    );
+    expect(res.status).toBe(404);
+    expect(res.headers.get("payment-response")).toBeNull();
+    const { error } = (await res.json()) as { error: { code: string; message: string; details: unknown[] } };
+    expect(error.code).toBe("collection_not_found");
+    expect(error.message).toBe(
+      "The marketplace has no collection with the slugs 'no-such-collection', 'nor-this-one'. Nothing was " +
+        "charged; check the slugs on the marketplace.",
+    );
+    expect(error.details).toEqual([
+      { field: "slugs.0", message: "no collection 'no-such-collection'" },
+      { field: "slugs.1", message: "no collection 'nor-this-one'" },
+    ]);
+    expect(spent).toBe(0n);
+    expect(await ledgerRows()).toBe(rowsBefore);
+    // The payment was given back: it buys a scan that finds something.
+    const found = await t.post("/offer-radar", { tokenId: 7, slugs: ["lumen-apes"] }, { "PAYMENT-SIGNATURE": payment });
+    expect(found.status).toBe(200);
+  });
+
   it("reports an upstream fault on one slug in its entry and still answers (and charges) for the others", async () => {
     t.sims.marketplace.faults.set("/api/v2/collections/base-bloomers/stats", { status: 500 });
     const { res, spent } = await post({ tokenId: 7, slugs: ["base-bloomers", "static-kittens"] }, { payer: 5 });

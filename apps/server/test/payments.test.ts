@@ -228,6 +228,26 @@ describe("nothing is charged for a failed call", () => {
     expect(await t.balance(address(3))).toBe(before);
   });
 
+  it("intel about an agent not revealed yet is refused before any price is asked, even with a payment attached", async () => {
+    // Token 6001 belongs to demo account ((6001 - 1) mod 9) + 1 = 7; its free record says it is not revealed.
+    expect(t.chain.collection.token(6001)).toMatchObject({ revealed: false, owner: address(7) });
+    const payment = await t.pay(7, (await challenge("/intel", { tokenId: 1 })).json);
+    const before = await t.balance(address(7));
+    for (const headers of [{}, { "SIGN-IN-WITH-X": await t.signIn(7, "/intel") }, { "PAYMENT-SIGNATURE": payment }]) {
+      const res = await t.post("/intel", { tokenId: 6001 }, headers);
+      expect(res.status).toBe(403);
+      expect(res.headers.get("payment-required")).toBeNull();
+      expect(res.headers.get("payment-response")).toBeNull();
+      const { error } = await res.json();
+      expect(error.code).toBe("agent_not_revealed");
+      expect(error.details).toEqual([{ field: "tokenId", message: "not revealed yet" }]);
+    }
+    expect(await t.balance(address(7))).toBe(before);
+    // The payment was not spent: it still buys the call it was made for.
+    expect((await t.post("/intel", { tokenId: 1 }, { "PAYMENT-SIGNATURE": payment })).status).toBe(200);
+    expect(await t.balance(address(7))).toBe(before - 1_000_000n);
+  });
+
   it("a tool that fails settles nothing and leaves balances unchanged; the payment can then buy another call", async () => {
     const { json } = await challenge("/portfolio", { tokenId: 5 });
     const header = await t.pay(4, json);

@@ -15,6 +15,8 @@ export const errorCodes = {
   forbidden_origin: 403,
   agent_not_revealed: 404,
   token_not_found: 404,
+  collection_not_found: 404,
+  market_not_found: 404,
   not_found: 404,
   unknown_tool: 404,
   method_not_allowed: 405,

@@ -165,6 +165,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     const only = "method" in route ? route.method : undefined;
     const successStatus = ("successStatus" in route ? route.successStatus : undefined) ?? 200;
     const revealedOnly = "revealedOnly" in route && route.revealedOnly === true;
+    const notFound = "notFound" in route ? route.notFound : undefined;
     const discountedFor = clearanceWording[route.minimumClearance];
     const standard = routePaymentRequirements(payment, route, "standard");
     const discounted = routePaymentRequirements(payment, route, "discounted");
@@ -225,6 +226,15 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
               },
             ]),
           ),
+        },
+        404: {
+          description:
+            "No such token (`token_not_found`), refused before any price is asked." +
+            (notFound
+              ? ` When ${notFound.when}: \`${notFound.code}\`, after the payment was verified and given back.`
+              : "") +
+            " Never charged.",
+          ...json(errorBodySchema, errorExample("token_not_found", "Token 7 does not exist.")),
         },
         429: {
           description:

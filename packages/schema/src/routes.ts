@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { ErrorCode } from "./errors.js";
 import { examples } from "./examples.js";
 import type { Clearance } from "./primitives.js";
 import { allowlistScanRequestSchema, allowlistScanResponseSchema } from "./tools/allowlist-scan.js";
@@ -19,6 +20,11 @@ export interface ToolRouteDefinition {
   successStatus?: 200 | 202;
   /** Only revealed agents may use the route; an unrevealed token gets 403 `agent_not_revealed`. */
   revealedOnly?: boolean;
+  /**
+   * What the tool finds out only while it runs and answers 404 for, uncharged: nothing it was asked about exists
+   * (docs/decisions.md, "Only answers are paid").
+   */
+  notFound?: { code: ErrorCode; when: string };
   operationId: `service${string}`;
   /** Slug of the tool's ERC-8257 manifest. */
   slug: string;
@@ -42,11 +48,13 @@ export interface ToolRouteDefinition {
 export const toolRoutes = {
   intel: {
     path: "/intel",
+    revealedOnly: true,
     operationId: "serviceIntel",
     slug: "intel",
     summary: "Agent intel",
     description:
-      "Agent profile, signal analysis and mission brief for a token. Requires holding a token of the collection.",
+      "Agent profile, signal analysis and mission brief for a token. Revealed agents only: an unrevealed agent has " +
+      "no traits or rank yet, and is refused before any price is asked. Requires holding a token of the collection.",
     minimumClearance: "Holder",
     tags: ["agents", "intel"],
     request: intelRequestSchema,
@@ -92,7 +100,9 @@ export const toolRoutes = {
     summary: "Second-chain token radar",
     description:
       "Radar for a second chain: the most active community tokens and tokenized assets, ranked by 24h volume, with " +
-      "liquidity, market cap and price action. Rejects unknown body properties. Requires Elite (Epic+) clearance.",
+      "liquidity, market cap and price action; with `address`, one token (404 `market_not_found`, uncharged, when no " +
+      "pair trades it). Rejects unknown body properties. Requires Elite (Epic+) clearance.",
+    notFound: { code: "market_not_found", when: "no pair on the chain trades the `address` asked about" },
     minimumClearance: "Elite",
     tags: ["tokens", "altchain", "radar"],
     request: altchainRadarRequestSchema,
@@ -137,7 +147,10 @@ export const toolRoutes = {
     summary: "Collection offer radar",
     description:
       "Collection offer and listing radar: floor, best listings and collection offers for up to 10 slugs, ranked by " +
-      "opportunity (bids at or above floor first). Requires an Epic-tier or higher agent token (Elite clearance).",
+      "opportunity (bids at or above floor first). A slug the marketplace does not know is reported in its entry; " +
+      "when it knows none of them, the call answers 404 `collection_not_found` and costs nothing. Requires an " +
+      "Epic-tier or higher agent token (Elite clearance).",
+    notFound: { code: "collection_not_found", when: "the marketplace knows none of the slugs" },
     minimumClearance: "Elite",
     tags: ["nft", "offers", "radar"],
     request: offerRadarRequestSchema,

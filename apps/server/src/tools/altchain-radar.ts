@@ -7,6 +7,7 @@
  * risk. The rule is documented in ../upstream/market-data/known-tokens.ts.
  */
 import type { ToolOutput } from "@agent-tools/schema";
+import { HttpError, uncharged } from "../http/errors.js";
 import { chainProfile, classifyToken, type TokenClass } from "../upstream/market-data/known-tokens.js";
 import { marketOfToken, mostActiveTokens, type TokenMarket } from "../upstream/market-data/pairs.js";
 import { move, price, riskSentence, usd } from "./market-format.js";
@@ -112,13 +113,19 @@ function scanBrief(
   return sentences.join(" ");
 }
 
-function inspectBrief(chainName: string, address: string, entry: Entry | null): string {
-  if (!entry) {
-    return (
-      `No pair on ${chainName} has ${address} as its base token: the market-data aggregator knows no market for it. ` +
-      "Check the address and the chain."
-    );
-  }
+/** 404 `market_not_found`: no pair on the chain has the address as its base token. */
+function noMarket(chainName: string, address: string): HttpError {
+  return new HttpError(
+    "market_not_found",
+    uncharged(
+      `No pair on ${chainName} has ${address} as its base token: the market-data aggregator knows no market for it.`,
+      "check the address and the chain",
+    ),
+    [{ field: "address", message: `no market on ${chainName}` }],
+  );
+}
+
+function inspectBrief(chainName: string, entry: Entry): string {
   const t = entry.token;
   const at = t.priceUsd !== null ? ` at ${price(t.priceUsd)}` : " without a USD price";
   const change = t.priceChange24h !== null ? ` (${move(t.priceChange24h)} in 24h)` : "";
@@ -161,8 +168,10 @@ export function createAltchainRadarTool(deps: ToolDeps): Tool<"altchainRadar"> {
 
     if (params.address !== undefined) {
       const market = await marketOfToken(deps.marketData, chainId, params.address);
-      const entry = market ? entryOf(chainId, market, now.getTime()) : null;
-      return answer(entry ? [entry.token] : [], inspectBrief(chainName, params.address, entry));
+      // No market, nothing to answer with: nothing is charged (docs/decisions.md, "Only answers are paid").
+      if (!market) throw noMarket(chainName, params.address);
+      const entry = entryOf(chainId, market, now.getTime());
+      return answer([entry.token], inspectBrief(chainName, entry));
     }
 
     const markets = await mostActiveTokens(deps.marketData, chainId, { queries: profile.activityQueries });

@@ -2,6 +2,7 @@ import type { RarityTable, RarityTierName } from "@agent-tools/contracts";
 import { type Clearance, clearanceMeets, clearances, type ToolName, toolNames, toolRoutes } from "@agent-tools/schema";
 import { agentName, EDITION } from "../agents/agent-records.js";
 import type { CollectionIndex, IndexedToken } from "../chain/collection-index.js";
+import { HttpError, uncharged } from "../http/errors.js";
 import type { Tool } from "./types.js";
 import { listOf } from "./wording.js";
 
@@ -274,16 +275,6 @@ function revealedBrief(token: IndexedToken, ranking: Ranking, census: TraitCensu
     .join(" ");
 }
 
-function unrevealedBrief(token: IndexedToken, revealed: number): string {
-  const sofar = revealed === 0 ? "no agent is revealed yet" : `${revealedAgents(revealed)} so far`;
-  const tools = unlockedTools(token.clearance).filter((tool) => tool !== "intel");
-  return (
-    `${agentName(token.tokenId)} is not revealed yet: its traits, rarity tier, score and rank are set at reveal ` +
-    `(${sofar}). Meanwhile its ${token.clearance} clearance opens ${listOf(tools.map(coveragePhrase))}; ` +
-    `${path("intel")} profiles it once revealed.`
-  );
-}
-
 /* ----------------------------------------------------------------------------------------------------------- */
 /*                                                     Tool                                                     */
 /* ----------------------------------------------------------------------------------------------------------- */
@@ -299,15 +290,28 @@ function rankingOf(token: IndexedToken, table: RarityTable): Ranking | undefined
 export const intelTool: Tool<"intel"> = async (params, context) => {
   const { token, collection } = context;
   const ranking = rankingOf(token, collection.rarityTable());
+  // The route is for revealed agents and refuses others before any price is asked; this holds for any caller that
+  // runs the tool directly (docs/decisions.md, "Only answers are paid").
+  if (!ranking) {
+    throw new HttpError(
+      "agent_not_revealed",
+      uncharged(
+        `${agentName(params.tokenId)} is not revealed yet: its traits, rarity tier, score and rank are set at reveal.`,
+      ),
+      [{ field: "tokenId", message: "not revealed yet" }],
+      {},
+      403,
+    );
+  }
   const census = traitCensus(collection);
   return {
     tokenId: params.tokenId,
     name: agentName(params.tokenId),
-    rarity_tier: ranking?.tier ?? "Unrevealed",
-    ...(ranking ? { rarity_score: ranking.score } : {}),
+    rarity_tier: ranking.tier,
+    rarity_score: ranking.score,
     edition: EDITION,
-    traits: ranking ? { ...token.traits } : {},
-    brief: ranking ? revealedBrief(token, ranking, census) : unrevealedBrief(token, census.revealed),
+    traits: { ...token.traits },
+    brief: revealedBrief(token, ranking, census),
     ...(context.caller ? { caller: context.caller } : {}),
   };
 };

@@ -1,5 +1,5 @@
 import type { ToolOutput } from "@agent-tools/schema";
-import { HttpError } from "../http/errors.js";
+import { HttpError, uncharged } from "../http/errors.js";
 import type { Amount, Currency } from "../upstream/marketplace/amounts.js";
 import {
   getBestListings,
@@ -118,6 +118,19 @@ function entryError(error: HttpError | NotFound): { code: string; message: strin
         ? "was unavailable (rate limited or failing)"
         : "gave a bad answer";
   return { code: error.code, message: `The marketplace ${what} for this collection; scan it again later.` };
+}
+
+/** 404 `collection_not_found` naming each slug asked for (by its place in `slugs`). */
+function noCollectionFound(asked: string[], unknown: string[]): HttpError {
+  const list = unknown.map((slug) => `'${slug}'`).join(", ");
+  return new HttpError(
+    "collection_not_found",
+    uncharged(
+      `The marketplace has no collection with the slug${unknown.length === 1 ? "" : "s"} ${list}.`,
+      "check the slugs on the marketplace",
+    ),
+    asked.map((slug, index) => ({ field: `slugs.${index}`, message: `no collection '${slug}'` })),
+  );
 }
 
 function failedEntry(slug: string, error: HttpError | NotFound): Entry {
@@ -285,8 +298,8 @@ function brief(ranked: Scanned[], failed: Entry[]): string {
  * token), the collection offers (per-item prices: a multi-quantity offer's total divided by its quantity), the top
  * bid, whether it is at or above the floor and the spread, ranked by opportunity. Only collection-wide offers
  * count as bids: a trait offer above the floor is no bid on the floor item. A slug that fails (unknown, or
- * upstream trouble on it alone) is reported in its entry with rank null; when no slug could be scanned because
- * of upstream trouble, the call fails (502/503/504, nothing charged).
+ * upstream trouble on it alone) is reported in its entry with rank null; when no slug could be scanned, the call
+ * fails and nothing is charged: 502/503/504 for upstream trouble, else 404 `collection_not_found`.
  */
 export function createOfferRadarTool(deps: ToolDeps): Tool<"offerRadar"> {
   return async (params, context) => {
@@ -298,6 +311,9 @@ export function createOfferRadarTool(deps: ToolDeps): Tool<"offerRadar"> {
     const failures = outcomes.flatMap((o) => (o.ok ? [] : [o]));
     const upstreamFailure = failures.find((f) => f.error instanceof HttpError)?.error;
     if (scanned.length === 0 && upstreamFailure instanceof HttpError) throw upstreamFailure;
+    // No slug named a collection: nothing was found to answer with, so nothing is charged (docs/decisions.md,
+    // "Only answers are paid").
+    if (scanned.length === 0) throw noCollectionFound(params.slugs, slugs);
 
     const ranked = rank(scanned);
     const failed = failures.map((f) => failedEntry(f.slug, f.error));
