@@ -4,11 +4,12 @@
  * handed to others. Each attack must buy nothing, book nothing that did not pay, cost the facilitator no more than
  * one transaction, and lock out no one else (docs/threat-model.md).
  */
-import { paidRoutes, parsePaymentRefusal } from "@agent-tools/schema";
+import { paidRoutes, parsePaymentRefusal, type PaymentRequirements as QuotedRequirements } from "@agent-tools/schema";
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { type Address, createPublicClient, custom, type Hex, type PublicClient, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readPayment } from "../src/payment/payment-payload.js";
 import { createSettlementFinder } from "../src/payment/reconcile-settlements.js";
 import { createDispatchTool } from "../src/tools/dispatch.js";
 import type { ToolSet } from "../src/tools/types.js";
@@ -116,19 +117,39 @@ describe("a stranger naming someone else's wallet", () => {
 });
 
 describe("windows that cannot settle", () => {
-  it("an authorization valid from this very second is refused before the tool runs, and nothing is sent", async () => {
+  it("an authorization not valid yet, or closing within seconds, is refused before the tool runs; nothing is sent", async () => {
     const requirement = (await quote()).accepts[0] as PaymentRequirements;
     const [runs, sent] = [toolRuns, await facilitatorSent()];
+    // An hour either way of what the machine's speed could move: the outcome is the same on a fast or a slow one.
     const now = Math.floor(Date.now() / 1000);
-    const outcome = await send(await signedPayment(account(3), requirement, chainId(), { validAfter: now + 1 }));
-    expect(outcome).toMatchObject({ status: 402, reason: "invalid_payment" });
-    const atOnce = await send(await signedPayment(account(3), requirement, chainId(), { validAfter: now }));
-    expect(atOnce).toMatchObject({ status: 402, reason: "invalid_payment" });
-    expect(atOnce.error).toMatch(/not valid yet/);
+    const later = await send(await signedPayment(account(3), requirement, chainId(), { validAfter: now + 3600 }));
+    expect(later).toMatchObject({ status: 402, reason: "invalid_payment" });
+    expect(later.error).toMatch(/not valid yet/);
     const closing = await send(await signedPayment(account(3), requirement, chainId(), { validBefore: now + 3 }));
     expect(closing).toMatchObject({ status: 402, reason: "invalid_payment" });
     expect(toolRuns).toBe(runs);
     expect(await facilitatorSent()).toBe(sent);
+  });
+
+  it("takes an authorization valid from the second before the current one, not from the current one", async () => {
+    const requirement = (await quote()).accepts[0] as PaymentRequirements;
+    const quoted = requirement as unknown as QuotedRequirements;
+    // The service's reading of the window, at a fixed instant: the chain settles only after validAfter.
+    const now = Math.floor(Date.now() / 1000);
+    const at = new Date(now * 1000 + 500);
+    const fromThisSecond = readPayment(
+      await signedPayment(account(3), requirement, chainId(), { validAfter: now }),
+      quoted,
+      at,
+    );
+    expect(fromThisSecond).toMatchObject({ ok: false, reason: "invalid_payment" });
+    expect(!fromThisSecond.ok && fromThisSecond.sentence).toMatch(/not valid yet/);
+    const fromTheSecondBefore = readPayment(
+      await signedPayment(account(3), requirement, chainId(), { validAfter: now - 1 }),
+      quoted,
+      at,
+    );
+    expect(fromTheSecondBefore).toMatchObject({ ok: true });
   });
 });
 
