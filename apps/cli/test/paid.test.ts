@@ -93,6 +93,29 @@ describe("agent-tools against the embedded default", () => {
     expect(await ledgerTotal()).toEqual(before);
   });
 
+  it("has the answer of a paid call cut off after settlement on its retry, and pays once", async () => {
+    const ledgerTotal = async () =>
+      ledgerReportSchema.parse(JSON.parse((await cli(["ledger", "--json"], 0)).stdout)).total;
+    const before = await ledgerTotal();
+    const proxy = await startFaultProxy(service.url);
+    try {
+      // The service answers and settles; the proxy passes on half of the answer and closes the connection.
+      proxy.inject({ kind: "truncate" }, { count: 1, match: (r) => r.headers["payment-signature"] !== undefined });
+      // Anonymous: a sign-in names the service's own origin, and this call reaches it through the proxy.
+      const result = await cli(["intel", "--token-id", "8", "--anonymous", "--json"], 8, proxy.url);
+      expect(result.stderr).toMatch(/paid 1\.00 USD from 0x[0-9a-fA-F]{40} · tx 0x[0-9a-f]{64}/);
+      expect(result.status).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ tokenId: 8 });
+      const paid = proxy.requests().filter((r) => r.headers["payment-signature"] !== undefined);
+      expect(paid.map((r) => r.fate)).toEqual(["truncate", "forwarded"]);
+    } finally {
+      await proxy.close();
+    }
+    const after = await ledgerTotal();
+    expect(after.payments).toBe(before.payments + 1);
+    expect(BigInt(after.amount)).toBe(BigInt(before.amount) + 1_000_000n);
+  });
+
   it("shows a wallet's NFTs and offers, and an allowlist scan's drops with the reason per ineligible one", async () => {
     const portfolio = await cli(["portfolio", "--token-id", "5"], 5);
     expect(portfolio.status).toBe(0);

@@ -233,7 +233,12 @@ describe("nothing is charged for a failed call", () => {
     expect(t.chain.collection.token(6001)).toMatchObject({ revealed: false, owner: address(7) });
     const payment = await t.pay(7, (await challenge("/intel", { tokenId: 1 })).json);
     const before = await t.balance(address(7));
-    for (const headers of [{}, { "SIGN-IN-WITH-X": await t.signIn(7, "/intel") }, { "PAYMENT-SIGNATURE": payment }]) {
+    const attempts: Record<string, string>[] = [
+      {},
+      { "SIGN-IN-WITH-X": await t.signIn(7, "/intel") },
+      { "PAYMENT-SIGNATURE": payment },
+    ];
+    for (const headers of attempts) {
       const res = await t.post("/intel", { tokenId: 6001 }, headers);
       expect(res.status).toBe(403);
       expect(res.headers.get("payment-required")).toBeNull();

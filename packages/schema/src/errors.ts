@@ -21,6 +21,8 @@ export const errorCodes = {
   unknown_tool: 404,
   method_not_allowed: 405,
   request_timeout: 408,
+  payment_identifier_conflict: 409,
+  answer_expired: 410,
   rate_limited: 429,
   headers_too_large: 431,
   internal_error: 500,

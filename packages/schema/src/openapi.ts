@@ -236,6 +236,19 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
             " Never charged.",
           ...json(errorBodySchema, errorExample("token_not_found", "Token 7 does not exist.")),
         },
+        409: {
+          description:
+            "The payment's identifier (x402 `payment-identifier` extension) was used with another payment or request " +
+            "(`payment_identifier_conflict`). The same payment and request get the call's answer again, unpaid. " +
+            "Never charged.",
+          ...json(errorBodySchema),
+        },
+        410: {
+          description:
+            "The answer to the payment's identifier is no longer kept (an hour; `answer_expired`). The payment was " +
+            "taken once.",
+          ...json(errorBodySchema),
+        },
         429: {
           description:
             "Too many requests from this address, or paid calls from this payer, per second or at once " +

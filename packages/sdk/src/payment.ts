@@ -3,6 +3,7 @@ import { x402Client } from "@x402/core/client";
 import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import { toClientEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { appendPaymentIdentifierToExtensions, PAYMENT_IDENTIFIER } from "@x402/extensions/payment-identifier";
 import type { LocalAccount } from "viem";
 import { unitsToUsd } from "./units.js";
 
@@ -27,12 +28,22 @@ export async function signPayment(account: LocalAccount, quote: PaymentRequired,
   return encodePaymentSignatureHeader(await createPayment(account, quote, cap));
 }
 
-/** The x402 `PaymentPayload` {@link signPayment} encodes: what an MCP call carries in `_meta["x402/payment"]`. */
+/**
+ * The x402 `PaymentPayload` {@link signPayment} encodes: what an MCP call carries in `_meta["x402/payment"]`. When
+ * the service declares x402's payment-identifier extension, the payment names a new identifier: sent again as it
+ * is (a retry after the answer was lost), it gets the answer it paid for, and is not charged twice.
+ */
 export async function createPayment(
   account: LocalAccount,
   quote: PaymentRequired,
   cap: bigint,
 ): Promise<Awaited<ReturnType<x402Client["createPaymentPayload"]>>> {
+  if (quote.extensions?.[PAYMENT_IDENTIFIER] !== undefined) {
+    // A copy: the quote stays as the service sent it.
+    const extensions = structuredClone(quote.extensions);
+    appendPaymentIdentifierToExtensions(extensions);
+    quote = { ...quote, extensions };
+  }
   const requirement = quote.accepts[0]!;
   const client = new x402Client();
   registerExactEvmScheme(client, { signer: toClientEvmSigner(account) });
@@ -47,6 +58,13 @@ export async function createPayment(
   });
   return client.createPaymentPayload(quote as never);
 }
+
+/**
+ * How long to wait before each new ask while the service says a payment is in use: an earlier attempt of the same
+ * call (its answer lost on the way) still holds it; once that attempt is over, the payment's identifier gets its
+ * answer. About 16 s in all.
+ */
+export const PAYMENT_IN_USE_WAITS_MS = [250, 500, 1000, 2000, 4000, 4000, 4000] as const;
 
 /** Reads the `PAYMENT-RESPONSE` header of a paid answer. */
 export function readPayment(

@@ -2,6 +2,7 @@ import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
 import { paidRouteNames } from "@agent-tools/schema";
 import { type EmbeddedProcess, spawnEmbeddedService } from "@agent-tools/server";
 import { startFaultProxy } from "@agent-tools/upstream-sim";
+import { validatePaymentIdentifier } from "@x402/extensions/payment-identifier";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -12,6 +13,7 @@ import {
   UnauthorizedError,
   ValidationError,
 } from "../src/index.js";
+import { balanceOf } from "./helpers/payment-chain.js";
 
 let service: EmbeddedProcess;
 const holder = (index: number) => privateKeyToAccount(DEVNET_ACCOUNTS[index]!.privateKey);
@@ -114,6 +116,30 @@ describe("paid tools", () => {
       ]);
       // The payment sent twice is one payment: the same signed authorization, served once.
       expect(seen[5]!.headers["payment-signature"]).toBe(seen[4]!.headers["payment-signature"]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("has the answer of a paid call cut off after settlement again on its retry, paid once (payment identifier)", async () => {
+    const proxy = await startFaultProxy(service.url);
+    try {
+      const payer = holder(6);
+      const client = createAgentToolsClient({ baseUrl: proxy.url, account: payer, signIn: false });
+      const before = await balanceOf(service, payer.address);
+      // The service answers and settles; the proxy passes on half of the answer and closes the connection.
+      proxy.inject({ kind: "truncate" }, { count: 1, match: (r) => r.headers["payment-signature"] !== undefined });
+      const { data, payment } = await client.intel({ tokenId: 6 });
+      expect(data.tokenId).toBe(6);
+      expect(payment).toMatchObject({ amount: "1000000", payer: payer.address });
+      const paid = proxy.requests().filter((r) => r.headers["payment-signature"] !== undefined);
+      expect(paid.map((r) => r.fate)).toEqual(["truncate", "forwarded"]);
+      expect(paid[1]!.headers["payment-signature"]).toBe(paid[0]!.headers["payment-signature"]);
+      // The payment names an identifier (x402's payment-identifier extension), valid by the extension's own rules.
+      const sent = JSON.parse(Buffer.from(paid[0]!.headers["payment-signature"] as string, "base64").toString());
+      expect(validatePaymentIdentifier(sent.extensions?.["payment-identifier"])).toEqual({ valid: true });
+      expect(sent.extensions["payment-identifier"].info.id).toMatch(/^[A-Za-z0-9_-]{16,128}$/);
+      expect(await balanceOf(service, payer.address)).toBe(before - 1_000_000n);
     } finally {
       await proxy.close();
     }

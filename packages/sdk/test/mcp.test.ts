@@ -1,9 +1,11 @@
 import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
 import { mcpPaidToolNames } from "@agent-tools/schema";
 import { type EmbeddedProcess, spawnEmbeddedService } from "@agent-tools/server";
+import { startFaultProxy } from "@agent-tools/upstream-sim";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectMcpClient, PaymentRequiredError } from "../src/mcp.js";
+import { balanceOf } from "./helpers/payment-chain.js";
 
 let service: EmbeddedProcess;
 const holder = (index: number) => privateKeyToAccount(DEVNET_ACCOUNTS[index]!.privateKey);
@@ -31,6 +33,34 @@ describe("the MCP client", () => {
       expect(free.result.structuredContent).toMatchObject({ tokenId: 1 });
     } finally {
       await client.close();
+    }
+  });
+
+  it("has the answer of a paid call cut off after settlement again on its retry, paid once", async () => {
+    const proxy = await startFaultProxy(service.url);
+    const payer = holder(7);
+    // Anonymous: a sign-in names the service's own origin, and this client reaches it through a proxy.
+    const client = await connectMcpClient({ baseUrl: proxy.url, account: payer, signIn: false });
+    try {
+      const before = await balanceOf(service, payer.address);
+      // The call asks (1st POST: the quote), then pays (2nd): the service answers and settles, and the proxy passes
+      // on half of that answer and closes the connection.
+      const connected = proxy.requests().length;
+      let posts = 0;
+      proxy.inject({ kind: "truncate" }, { count: 1, match: (r) => r.method === "POST" && ++posts === 2 });
+      const { result, payment } = await client.callTool("intel", { tokenId: 7 });
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ tokenId: 7 });
+      expect(payment).toMatchObject({ amount: "1000000", payer: payer.address });
+      const posted = proxy
+        .requests()
+        .slice(connected)
+        .filter((r) => r.method === "POST");
+      expect(posted.map((r) => r.fate)).toEqual(["forwarded", "truncate", "forwarded"]);
+      expect(await balanceOf(service, payer.address)).toBe(before - 1_000_000n);
+    } finally {
+      await client.close();
+      await proxy.close();
     }
   });
 

@@ -4,6 +4,7 @@
  */
 import type { PaymentRequired, ToolRoute } from "@agent-tools/schema";
 import { encodePaymentResponseHeader } from "@x402/core/http";
+import type { SettleResponse } from "@x402/core/types";
 import type { Request, RequestHandler, Response } from "express";
 import type { StepTimings } from "../payment/paid-call-types.js";
 import { type RunPaidCallDeps, runPaidCall } from "../tools/run-paid-call.js";
@@ -54,14 +55,24 @@ export function paidRoute(route: ToolRoute, tool: Tool<never>, deps: PaidRouteDe
       method: isGet ? "GET" : "POST",
       requestId: String(req.id ?? ""),
     });
-    if (!admission.admitted) return sendPaymentRequired(res, admission.refusal.paymentRequired);
+    if (!admission.admitted) {
+      if (!("answered" in admission)) return sendPaymentRequired(res, admission.refusal.paymentRequired);
+      // The same payment and request under a payment identifier: the answer it was paid for, again.
+      const { status, output, settlement } = admission.answered;
+      return sendPaidAnswer(res, status, output, settlement);
+    }
     const { call } = admission;
 
     const outcome = await runPaidCall(call, tool, deps);
     if (!outcome.settled) return sendPaymentRequired(res, outcome.refusal.paymentRequired);
-    res.setHeader("PAYMENT-RESPONSE", encodePaymentResponseHeader(outcome.settlement));
     res.setHeader("Server-Timing", serverTiming(call.timings));
-    res.setHeader("Cache-Control", "no-store");
-    res.status(("successStatus" in route && route.successStatus) || 200).json(outcome.output);
+    sendPaidAnswer(res, ("successStatus" in route && route.successStatus) || 200, outcome.output, outcome.settlement);
   };
+}
+
+/** A paid answer with its settlement in `PAYMENT-RESPONSE`. */
+function sendPaidAnswer(res: Response, status: number, output: unknown, settlement: SettleResponse): void {
+  res.setHeader("PAYMENT-RESPONSE", encodePaymentResponseHeader(settlement));
+  res.setHeader("Cache-Control", "no-store");
+  res.status(status).json(output);
 }

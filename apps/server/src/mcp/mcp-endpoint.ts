@@ -22,6 +22,7 @@ import {
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { SettleResponse } from "@x402/core/types";
 import { encodeSIWxHeader } from "@x402/extensions/sign-in-with-x";
 import type { RequestHandler } from "express";
 import type { Logger } from "pino";
@@ -147,7 +148,11 @@ async function paidTool(
     method: "MCP",
     requestId,
   });
-  if (!admission.admitted) return paymentRequiredResult(admission.refusal.paymentRequired);
+  if (!admission.admitted) {
+    // The same payment and request under a payment identifier: the answer it was paid for, again.
+    if ("answered" in admission) return paidResult(admission.answered.output, admission.answered.settlement);
+    return paymentRequiredResult(admission.refusal.paymentRequired);
+  }
   const { call } = admission;
   const outcome = await runPaidCall(call, toolFor(deps.tools, routeName), deps);
   if (!outcome.settled) {
@@ -158,11 +163,16 @@ async function paidTool(
       network: call.price.requirements.network,
     });
   }
-  const output = outcome.output as { brief?: unknown } & Record<string, unknown>;
+  return paidResult(outcome.output, outcome.settlement);
+}
+
+/** A paid tool's answer: the output as structured content, its brief as text, the settlement in `_meta`. */
+function paidResult(answer: unknown, settlement: SettleResponse): CallToolResult {
+  const output = answer as { brief?: unknown } & Record<string, unknown>;
   return {
     structuredContent: output,
     content: [{ type: "text", text: typeof output.brief === "string" ? output.brief : JSON.stringify(output) }],
-    _meta: { [MCP_PAYMENT_RESPONSE_META]: outcome.settlement },
+    _meta: { [MCP_PAYMENT_RESPONSE_META]: settlement },
   };
 }
 

@@ -5,6 +5,7 @@
 import { type Address, getAddress } from "viem";
 import { HttpError, uncharged } from "../http/errors.js";
 import type { Slot } from "../limits/call-limiter.js";
+import type { KeptAnswer } from "../store/settlement-ledger.js";
 import type { PaymentService } from "./payment-service.js";
 import { SIGN_IN_NONCE_RETENTION_MS } from "./verify-sign-in.js";
 
@@ -72,11 +73,19 @@ export async function spendSignIn(payments: PaymentService, caller: Address, non
   }
 }
 
-/** Tries a ledger write a few times: the payment was taken, so its record is worth a short wait. */
-export async function recordSettlement(payments: PaymentService, key: string, transaction: string): Promise<void> {
+/**
+ * Tries a ledger write a few times: the payment was taken, so its record is worth a short wait. The answer goes in
+ * the same write, for a call that named a payment identifier.
+ */
+export async function recordSettlement(
+  payments: PaymentService,
+  key: string,
+  transaction: string,
+  answer?: KeptAnswer,
+): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
-      await payments.ledger.markSettled(key, transaction, payments.now());
+      await payments.ledger.markSettled(key, transaction, payments.now(), answer);
       return;
     } catch (error) {
       // After the last attempt the claim stays pending: the reconciler finds the settlement on chain.
@@ -86,6 +95,15 @@ export async function recordSettlement(payments: PaymentService, key: string, tr
       }
       await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
     }
+  }
+}
+
+/** Keeps the answer of a call run again after it was cut; should the store fail, a later retry runs it again. */
+export async function keepAnswer(payments: PaymentService, key: string, answer: KeptAnswer): Promise<void> {
+  try {
+    await payments.ledger.keepAnswer(key, answer, payments.now());
+  } catch (error) {
+    payments.logger?.warn({ err: error, paymentKey: key }, "could not keep a paid call's answer");
   }
 }
 

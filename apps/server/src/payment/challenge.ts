@@ -11,6 +11,7 @@ import {
 import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import { buildSIWxSchema } from "@x402/extensions/sign-in-with-x";
 import { z } from "zod";
+import { paymentIdentifierDeclaration } from "./payment-identifier.js";
 
 export interface ChallengeContext {
   publicUrl: string;
@@ -103,6 +104,7 @@ export function buildPaymentRequired(
         schema: siwxSchema,
       },
       ...discoveryExtension(route, method),
+      ...paymentIdentifierDeclaration(),
     },
   };
 }

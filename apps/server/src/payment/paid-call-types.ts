@@ -12,6 +12,7 @@ import type { CollectionIndex, IndexedToken } from "../chain/collection-index.js
 import type { Slot } from "../limits/call-limiter.js";
 import type { ServiceMetrics } from "../metrics/service-metrics.js";
 import type { CallMethod } from "./challenge.js";
+import type { AnsweredAgain, CallIdentifier } from "./payment-identifier.js";
 import type { PaymentService } from "./payment-service.js";
 
 /** A request for a paid route, as any transport hands it over. */
@@ -52,6 +53,13 @@ export interface AdmittedCall {
   requestId: string;
   /** The payer's slot (payer limits), given back when the call is settled or released. */
   slot: Slot;
+  /** The payment identifier the call named: its answer is kept with its settlement. */
+  identifier?: CallIdentifier;
+  /**
+   * Set when the call was paid before and cut before its answer was kept: it runs again at no charge, and this
+   * settlement is what it answers with.
+   */
+  paidBefore?: SettleResponse;
 }
 
 /** Why a call was answered 402, and the x402 `PaymentRequired` to answer with. */
@@ -60,14 +68,24 @@ export interface Refusal {
   paymentRequired: PaymentRequired;
 }
 
-export type Admission = { admitted: true; call: AdmittedCall } | { admitted: false; refusal: Refusal };
+/**
+ * What `admit` decided: a call to run; a refusal; or the answer of a call this very payment and request already paid
+ * for under a payment identifier, to be given again as it was (./payment-identifier.ts).
+ */
+export type Admission =
+  | { admitted: true; call: AdmittedCall }
+  | { admitted: false; refusal: Refusal }
+  | { admitted: false; answered: AnsweredAgain };
 export type Settlement = { settled: true; settlement: SettleResponse } | { settled: false; refusal: Refusal };
 
 export interface PaidCalls {
   /** Validate, identify, policy, price, pay. Throws `HttpError` for a request that no payment can make right. */
   admit(request: PaidCallRequest): Promise<Admission>;
-  /** Takes the payment of a call whose tool answered; the ledger records it before this resolves. */
-  settle(call: AdmittedCall): Promise<Settlement>;
+  /**
+   * Takes the payment of a call whose tool answered; the ledger records it (and the answer, for a call that named a
+   * payment identifier) before this resolves.
+   */
+  settle(call: AdmittedCall, answer: { status: number; output: unknown }): Promise<Settlement>;
   /** Gives the payment and the sign-in back: the tool failed, so the call costs nothing. */
   release(call: AdmittedCall): Promise<void>;
 }

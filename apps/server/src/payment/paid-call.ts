@@ -12,6 +12,7 @@ import type { Slot } from "../limits/call-limiter.js";
 import {
   AUTHORIZATION_USED,
   countSettlementFailure,
+  keepAnswer,
   recordSettlement,
   releaseSignIn,
   SETTLEMENT_PENDING,
@@ -25,9 +26,10 @@ import { checkTokenPolicy, validateCall } from "./call-checks.js";
 import { settlementRefusal, verifyRefusal } from "./facilitator-refusals.js";
 import type { AdmittedCall, PaidCallDeps, PaidCalls, StepTimings } from "./paid-call-types.js";
 import { checkPayer } from "./payer-checks.js";
+import { identifierTaken, keptAnswer, type Recall, recall } from "./payment-identifier.js";
 import { readPayment } from "./payment-payload.js";
 import { createRefuser } from "./refuse.js";
-import { verifySignIn } from "./verify-sign-in.js";
+import { SIGN_IN_SPENT, verifySignIn } from "./verify-sign-in.js";
 
 export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
   const { payments, collection, metrics } = deps;
@@ -51,11 +53,16 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
       // Step 2, identify: a valid sign-in makes the signer the caller; an invalid one is refused with its reason.
       let caller: Address | undefined;
       let signInNonce: string | undefined;
+      // A sign-in already spent is good only to have a paid call's answer again (below).
+      let signInSpent = false;
       if (request.signIn !== undefined) {
-        const signIn = await verifySignIn(request.signIn, payments, request.method === "MCP" ? MCP_PATH : route.path);
+        const signIn = await verifySignIn(request.signIn, payments, request.method === "MCP" ? MCP_PATH : route.path, {
+          spentIsValid: request.payment !== undefined,
+        });
         if (!signIn.ok) return refuse(route, request.method, undefined, "invalid_siwx", signIn.reason);
         caller = signIn.address;
         signInNonce = signIn.nonce;
+        signInSpent = signIn.spent === true;
       }
       step("identify");
 
@@ -77,6 +84,40 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
       }
       const requirements = routePaymentRequirements(payments.terms, route, point);
       step("price");
+
+      // A payment naming an identifier its payer used before: that call's answer again, or run again at no charge
+      // when it was cut before its answer was kept (./payment-identifier.ts). Read before the payment is checked as
+      // a new one, whose authorization may have expired since.
+      const recalled: Recall = request.paymentInVersion1Header
+        ? { kind: "new" }
+        : await recall(payments, request.payment, { route, params, caller, requirements });
+      if (recalled.kind === "answer") return { admitted: false, answered: recalled.answer };
+      if (recalled.kind === "refused") {
+        return refuse(route, request.method, point, "invalid_payment", recalled.sentence);
+      }
+      if (recalled.kind === "run_again") {
+        const slot = await takePayerSlot(payments, recalled.payer);
+        step("recall");
+        return {
+          admitted: true,
+          call: {
+            route,
+            method: request.method,
+            params,
+            ...(caller ? { caller } : {}),
+            token,
+            price: { point, requirements },
+            payment: { payload: recalled.payload, key: recalled.key, payer: recalled.payer },
+            timings,
+            requestId: request.requestId,
+            slot,
+            identifier: recalled.identifier,
+            paidBefore: recalled.settlement,
+          },
+        };
+      }
+      if (signInSpent) return refuse(route, request.method, undefined, "invalid_siwx", SIGN_IN_SPENT);
+      const { identifier } = recalled;
 
       // Step 5, pay: an x402 v2 payment of exactly this requirement, unused, verified by the facilitator.
       const read = readPayment(request.payment, requirements, payments.now(), {
@@ -163,6 +204,7 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
           payTo: requirements.payTo,
           validBefore,
           requestId: request.requestId,
+          ...(identifier ? { identifier } : {}),
         });
       } catch (error) {
         await giveBack();
@@ -172,6 +214,7 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
       }
       if (claimed.outcome !== "claimed") {
         await giveBack();
+        if (claimed.outcome === "identifier_taken" && identifier) throw identifierTaken(identifier.paymentId);
         if (claimed.outcome === "used") {
           payments.payments.consume(key);
           return refuse(
@@ -268,11 +311,18 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
           timings,
           requestId: request.requestId,
           slot,
+          ...(identifier ? { identifier } : {}),
         },
       };
     },
 
-    async settle(call) {
+    async settle(call, answer) {
+      if (call.paidBefore) {
+        // Paid before and cut before its answer was kept: this answer is kept now, and nothing is taken again.
+        await keepAnswer(payments, call.payment.key, keptAnswer(answer, call.paidBefore));
+        call.slot.release();
+        return { settled: true, settlement: call.paidBefore };
+      }
       const started = performance.now();
       let settlement: SettleResponse;
       try {
@@ -322,7 +372,12 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
         const refusal = settlementRefusal(settlement.errorReason);
         return refuse(call.route, call.method, call.price.point, refusal.reason, refusal.sentence);
       }
-      await recordSettlement(payments, call.payment.key, settlement.transaction);
+      await recordSettlement(
+        payments,
+        call.payment.key,
+        settlement.transaction,
+        call.identifier ? keptAnswer(answer, settlement) : undefined,
+      );
       payments.payments.consume(call.payment.key);
       call.slot.release();
       if (call.caller && call.signInNonce) await spendSignIn(payments, call.caller, call.signInNonce);
@@ -333,6 +388,11 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
     },
 
     async release(call) {
+      if (call.paidBefore) {
+        // Run again and failed: its payment stays the one settled before; only the slot is given back.
+        call.slot.release();
+        return;
+      }
       await releaseGuards(call);
       await payments.ledger.release(call.payment.key);
       metrics?.paidCalls.inc({ route: call.route.path, price_point: call.price.point, outcome: "released" });

@@ -10,6 +10,7 @@ import type { Logger } from "pino";
 import { getAddress, type Hash, type Hex, type PublicClient } from "viem";
 import type { PendingSettlement, SettlementLedger } from "../store/settlement-ledger.js";
 import { isCountingSettlement, settlementEventsAbi } from "./chain-settlements.js";
+import { ANSWER_RETENTION_MS } from "./payment-identifier.js";
 
 /** `authorizationState` of an EIP-3009 token. */
 const authorizationStateAbi = [
@@ -192,9 +193,14 @@ export interface ReconcileResult {
   dropped: number;
   /** Not decided yet (still valid, or the chain did not answer). */
   open: number;
+  /** Answers kept for payment identifiers past their time, forgotten (./payment-identifier.ts). */
+  forgotten: number;
 }
 
-/** Passes over the ledger's pending claims, on demand or on a timer. */
+/**
+ * Passes over the ledger's pending claims, on demand or on a timer; each pass also forgets the answers kept for
+ * payment identifiers once their time is over.
+ */
 export interface SettlementReconciler {
   /** One pass; `graceMs` overrides the default (0 at start-up: every claim left over is from before). */
   reconcile(options?: { graceMs?: number }): Promise<ReconcileResult>;
@@ -260,7 +266,7 @@ export function createSettlementReconciler(deps: {
   }
 
   async function reconcileOnce(grace: number): Promise<ReconcileResult> {
-    const result: ReconcileResult = { settled: 0, dropped: 0, open: 0 };
+    const result: ReconcileResult = { settled: 0, dropped: 0, open: 0, forgotten: 0 };
     // Without a grace period every pending claim is a leftover (at start, in tests): none is left out by a clock
     // comparison that a claim made in the same millisecond could lose.
     const olderThan = grace > 0 ? new Date(now().getTime() - grace) : undefined;
@@ -275,6 +281,11 @@ export function createSettlementReconciler(deps: {
       await decide(page, result);
       after = page.at(-1)!.paymentKey;
       if (page.length < PAGE) break;
+    }
+    try {
+      result.forgotten = await ledger.forgetAnswers(new Date(now().getTime() - ANSWER_RETENTION_MS));
+    } catch (error) {
+      logger.warn({ err: error }, "could not forget the answers kept past their time");
     }
     return result;
   }

@@ -50,7 +50,11 @@ function malformedField(payload: SIWxPayload): string | undefined {
 /** How old a sign-in message may be. */
 export const SIGN_IN_MAX_AGE_MS = 5 * 60 * 1000;
 
-export type SignInResult = { ok: true; address: Address; nonce: string } | { ok: false; reason: string };
+/** A valid sign-in; `spent` when its nonce already served a call (only said when the caller asks, see below). */
+export type SignInResult = { ok: true; address: Address; nonce: string; spent?: true } | { ok: false; reason: string };
+
+/** The refusal of a sign-in whose nonce already served a call. */
+export const SIGN_IN_SPENT = "invalid_siwx_nonce: this sign-in was already used for a call; sign in again";
 
 /** How long a spent nonce is kept: past the message's validity window, with a margin for clock skew. */
 export const SIGN_IN_NONCE_RETENTION_MS = SIGN_IN_MAX_AGE_MS + 60_000;
@@ -60,12 +64,14 @@ export const SIGN_IN_NONCE_RETENTION_MS = SIGN_IN_MAX_AGE_MS + 60_000;
  * service's public origin and to the path it is presented to (`path`: a route, the MCP endpoint), at most 5 minutes
  * old, on a supported chain, signed by the address it names. Whether its nonce is unspent is the store's to say:
  * read here, so a stale sign-in is refused before anything is paid, and claimed for good by the caller
- * (`PaymentService.signIns`).
+ * (`PaymentService.signIns`). With `spentIsValid`, a spent nonce is a valid sign-in marked `spent`: the paid call
+ * that sends a paid call's payment again, to have its answer again, may send its sign-in again too.
  */
 export async function verifySignIn(
   header: string,
   payments: Pick<PaymentService, "publicUrl" | "signInChains" | "signIns">,
   path: string,
+  options: { spentIsValid?: boolean } = {},
 ): Promise<SignInResult> {
   let payload: SIWxPayload;
   try {
@@ -110,7 +116,9 @@ export async function verifySignIn(
   }
   const address = getAddress(payload.address);
   if (await payments.signIns.isSpent(address, payload.nonce)) {
-    return { ok: false, reason: "invalid_siwx_nonce: this sign-in was already used for a call; sign in again" };
+    return options.spentIsValid
+      ? { ok: true, address, nonce: payload.nonce, spent: true }
+      : { ok: false, reason: SIGN_IN_SPENT };
   }
   return { ok: true, address, nonce: payload.nonce };
 }

@@ -103,6 +103,20 @@ export const migrations = [
       )`,
     ],
   },
+  {
+    version: 5,
+    name: "answers kept for payment identifiers",
+    statements: [
+      // x402's payment-identifier extension: a paid call that names an identifier keeps its answer with its
+      // settlement, so a retry of the same payment and input gets it again (docs/decisions.md, "Paid once").
+      "ALTER TABLE settlements ADD COLUMN payment_id text",
+      "ALTER TABLE settlements ADD COLUMN request_hash text",
+      "ALTER TABLE settlements ADD COLUMN answer jsonb",
+      "ALTER TABLE settlements ADD COLUMN answered_at timestamptz",
+      "CREATE UNIQUE INDEX settlements_payment_id ON settlements (payer, payment_id) WHERE payment_id IS NOT NULL",
+      "CREATE INDEX settlements_answers ON settlements (answered_at) WHERE answer IS NOT NULL",
+    ],
+  },
 ] as const satisfies readonly { version: number; name: string; statements: readonly string[] }[];
 
 export const LATEST_MIGRATION = migrations.at(-1)!.version;

@@ -46,6 +46,10 @@ export interface MissionOwner {
  * while the mission runs, and a mission whose worker died is taken again when its lease ends.
  */
 export interface MissionQueue {
+  /**
+   * Queues a mission; a payment buys one mission, so adding again with the same payment (a call run again after it
+   * was cut) gives back the mission it queued.
+   */
   add(mission: NewMission): Promise<Mission>;
   /** Takes up to `limit` due, paid missions for `instance` until `leaseMs` from now. */
   claimDue(instance: string, limit: number, leaseMs: number): Promise<ClaimedMission[]>;
@@ -134,7 +138,9 @@ export function createMissionQueue(db: Database): MissionQueue {
     async add(m) {
       const [row] = await db.query<MissionRow>(
         `INSERT INTO missions (token_id, tool, params, status, caller, requested_by, payment_key, run_at)
-         VALUES ($1, $2, $3::jsonb, 'queued', $4, $5, $6, $7) RETURNING *`,
+         VALUES ($1, $2, $3::jsonb, 'queued', $4, $5, $6, $7)
+         ON CONFLICT (payment_key) DO UPDATE SET payment_key = EXCLUDED.payment_key
+         RETURNING *`,
         [m.tokenId, m.tool, JSON.stringify(m.params), m.caller, m.requestedBy, m.paymentKey, m.runAt],
       );
       return toMission(row!);

@@ -19,6 +19,31 @@ export interface SettlementClaim {
   /** After this instant the authorization can no longer be settled. */
   validBefore: Date;
   requestId: string;
+  /** The x402 payment identifier the call named, and a digest of its request: its answer is then kept. */
+  identifier?: { paymentId: string; requestHash: string };
+}
+
+/** A paid call's answer, kept with its settlement for the payment identifier the call named. */
+export interface KeptAnswer {
+  /** The HTTP status it was answered with (200, or 202 for a queued mission). */
+  status: number;
+  output: unknown;
+  /** The x402 settlement response it was answered with. */
+  settlement: Record<string, unknown>;
+}
+
+/** What the ledger holds for a payer's payment identifier. */
+export interface IdentifiedPayment {
+  paymentKey: string;
+  requestHash: string;
+  status: "pending" | "settled";
+  transaction: string | null;
+  network: string;
+  amount: string;
+  /** The answer; null while the call runs, when it was cut after its settlement, or once forgotten. */
+  answer: KeptAnswer | null;
+  /** When the answer was kept; set and with a null answer once it was forgotten. */
+  answeredAt: Date | null;
 }
 
 export interface PendingSettlement {
@@ -71,8 +96,17 @@ export interface SettlementLedger {
   claim(claim: SettlementClaim): Promise<ClaimResult>;
   /** Gives a claim back: the call failed and nothing was settled. Missions queued by the call go with it. */
   release(paymentKey: string): Promise<void>;
-  /** Records the settlement of a claimed payment (idempotent: a second call changes nothing). */
-  markSettled(paymentKey: string, transaction: string, settledAt: Date): Promise<void>;
+  /**
+   * Records the settlement of a claimed payment, with the answer when its call named a payment identifier
+   * (idempotent: a second call changes nothing).
+   */
+  markSettled(paymentKey: string, transaction: string, settledAt: Date, answer?: KeptAnswer): Promise<void>;
+  /** The payment a payer's identifier names, when there is one. */
+  identified(payer: string, paymentId: string): Promise<IdentifiedPayment | undefined>;
+  /** Keeps the answer of a settled call that had none yet (answered again after it was cut); false if it had one. */
+  keepAnswer(paymentKey: string, answer: KeptAnswer, at: Date): Promise<boolean>;
+  /** Forgets the answers kept before `before` (their rows stay); how many were forgotten. */
+  forgetAnswers(before: Date): Promise<number>;
   /**
    * Claims still pending (claimed before `olderThan`, or all of them without it), in the order of their keys: a page
    * of at most `limit` (default 100) whose keys come after `after`. Reading page after page reaches every claim.
@@ -88,7 +122,8 @@ export interface SettlementLedger {
 
 export type ClaimResult =
   | { outcome: "claimed" /** Smallest units the payer's other pending claims add up to. */; inFlight: bigint }
-  | { outcome: "used" | "in_use" };
+  /** `identifier_taken`: the payer's payment identifier names another payment. */
+  | { outcome: "used" | "in_use" | "identifier_taken" };
 
 export interface LedgerRange {
   from: Date;
@@ -98,16 +133,16 @@ export interface LedgerRange {
 }
 
 export function createSettlementLedger(db: Database): SettlementLedger {
-  return {
+  const ledger: SettlementLedger = {
     async claim(c) {
       const inserted = await db.transaction(async (tx) => {
         // One claim of a payer at a time, across instances: the sum below then sees every claim made before.
         await tx.query("SELECT pg_advisory_xact_lock(72610002, hashtext($1))", [c.payer.toLowerCase()]);
         const rows = await tx.query(
           `INSERT INTO settlements (payment_key, status, route, method, token_id, payer, nonce, caller, price_point,
-             amount, asset, network, pay_to, valid_before, request_id)
-           VALUES ($1, 'pending', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-           ON CONFLICT (payment_key) DO NOTHING
+             amount, asset, network, pay_to, valid_before, request_id, payment_id, request_hash)
+           VALUES ($1, 'pending', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+           ON CONFLICT DO NOTHING
            RETURNING payment_key`,
           [
             c.paymentKey,
@@ -124,6 +159,8 @@ export function createSettlementLedger(db: Database): SettlementLedger {
             c.payTo,
             c.validBefore,
             c.requestId,
+            c.identifier?.paymentId ?? null,
+            c.identifier?.requestHash ?? null,
           ],
         );
         if (rows.length === 0) return undefined;
@@ -139,19 +176,68 @@ export function createSettlementLedger(db: Database): SettlementLedger {
       const [existing] = await db.query<{ status: string }>("SELECT status FROM settlements WHERE payment_key = $1", [
         c.paymentKey,
       ]);
-      // Released between the insert and this read: the caller may simply try again.
-      if (!existing) return { outcome: "in_use" };
+      if (!existing) {
+        // Not this payment's row: the payer's identifier is taken by another payment; or the row was released
+        // between the insert and this read, and the caller may simply try again.
+        if (c.identifier && (await ledger.identified(c.payer, c.identifier.paymentId))) {
+          return { outcome: "identifier_taken" };
+        }
+        return { outcome: "in_use" };
+      }
       return { outcome: existing.status === "settled" ? "used" : "in_use" };
     },
     async release(paymentKey) {
       await db.query("DELETE FROM settlements WHERE payment_key = $1 AND status = 'pending'", [paymentKey]);
     },
-    async markSettled(paymentKey, transaction, settledAt) {
+    async markSettled(paymentKey, transaction, settledAt, answer) {
       await db.query(
-        `UPDATE settlements SET status = 'settled', transaction = $2, settled_at = $3
+        `UPDATE settlements SET status = 'settled', transaction = $2, settled_at = $3::timestamptz,
+           answer = $4::jsonb, answered_at = CASE WHEN $4::jsonb IS NULL THEN NULL ELSE $3::timestamptz END
          WHERE payment_key = $1 AND status = 'pending'`,
-        [paymentKey, transaction, settledAt],
+        [paymentKey, transaction, settledAt, answer ? JSON.stringify(answer) : null],
       );
+    },
+    async identified(payer, paymentId) {
+      const [row] = await db.query<{
+        payment_key: string;
+        request_hash: string;
+        status: "pending" | "settled";
+        transaction: string | null;
+        network: string;
+        amount: string;
+        answer: KeptAnswer | null;
+        answered_at: Date | null;
+      }>(
+        `SELECT payment_key, request_hash, status, transaction, network, amount::text AS amount, answer, answered_at
+         FROM settlements WHERE payer = $1 AND payment_id = $2`,
+        [payer, paymentId],
+      );
+      if (!row) return undefined;
+      return {
+        paymentKey: row.payment_key,
+        requestHash: row.request_hash,
+        status: row.status,
+        transaction: row.transaction,
+        network: row.network,
+        amount: row.amount,
+        answer: row.answer,
+        answeredAt: row.answered_at ? new Date(row.answered_at) : null,
+      };
+    },
+    async keepAnswer(paymentKey, answer, at) {
+      const rows = await db.query(
+        `UPDATE settlements SET answer = $2::jsonb, answered_at = $3
+         WHERE payment_key = $1 AND status = 'settled' AND answered_at IS NULL RETURNING payment_key`,
+        [paymentKey, JSON.stringify(answer), at],
+      );
+      return rows.length > 0;
+    },
+    async forgetAnswers(before) {
+      const rows = await db.query(
+        "UPDATE settlements SET answer = NULL WHERE answer IS NOT NULL AND answered_at < $1 RETURNING payment_key",
+        [before],
+      );
+      return rows.length;
     },
     async pending({ olderThan, after, limit = 100 } = {}) {
       const rows = await db.query<{
@@ -237,4 +323,5 @@ export function createSettlementLedger(db: Database): SettlementLedger {
       return row?.n ?? 0;
     },
   };
+  return ledger;
 }

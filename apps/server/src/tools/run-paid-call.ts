@@ -42,7 +42,8 @@ export async function runPaidCall(
   } finally {
     call.timings.push(["tool", performance.now() - started]);
   }
-  const outcome = await deps.paidCalls.settle(call);
+  const status = ("successStatus" in call.route && call.route.successStatus) || 200;
+  const outcome = await deps.paidCalls.settle(call, { status, output });
   return outcome.settled
     ? { settled: true, output, settlement: outcome.settlement }
     : { settled: false, refusal: outcome.refusal };

@@ -11,7 +11,7 @@ import {
 } from "@agent-tools/schema";
 import type { ClientContext } from "../context.js";
 import { PaymentRequiredError } from "../errors.js";
-import { type Payment, readPayment, signPayment, unitsToUsd } from "../payment.js";
+import { PAYMENT_IN_USE_WAITS_MS, type Payment, readPayment, signPayment, unitsToUsd } from "../payment.js";
 import { pickSignInChain, signInHeader } from "../sign-in.js";
 import { type Answer, errorFromAnswer, parseAnswer, validateLocally, withRetries } from "../transport.js";
 
@@ -32,7 +32,8 @@ export type CallToolReturnType<N extends PaidRouteName> = ToolResult<ToolOutput<
  * pay, and read the answer. A GET route sends its input as query parameters, other routes as a JSON body; the
  * route's `successStatus` (200 unless it says 202) is the answer that counts. A request that fails on the
  * network is sent again as it was: the paid one with the same signed payment, which buys one call at most, so
- * nothing is ever paid twice.
+ * nothing is ever paid twice; its payment identifier (x402's payment-identifier extension, when the service
+ * declares it) gets the answer of a call whose answer was lost on the way.
  */
 export async function callTool<N extends PaidRouteName>(
   context: ClientContext,
@@ -105,7 +106,17 @@ export async function callTool<N extends PaidRouteName>(
     );
   }
 
-  const paid = await ask({ ...headers, "PAYMENT-SIGNATURE": await signPayment(account, quote, cap) });
+  // One signed payment for every attempt: sent again (a retry, or a wait while an earlier attempt holds it), it
+  // buys one call at most, and its identifier gets the answer it paid for.
+  const payment = { ...headers, "PAYMENT-SIGNATURE": await signPayment(account, quote, cap) };
+  let paid = await ask(payment);
+  for (const wait of PAYMENT_IN_USE_WAITS_MS) {
+    if (paid.status !== 402 || parsePaymentRefusal((paid.body as PaymentRequired).error).reason !== "payment_in_use") {
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    paid = await ask(payment);
+  }
   if (paid.status === 402) {
     const refused = paid.body as PaymentRequired;
     const why = parsePaymentRefusal(refused.error);
