@@ -81,13 +81,15 @@ describe("agent-tools against the embedded default", () => {
     // Token 6001 is not revealed yet: refused before any price is asked.
     const intel = await cli(["intel", "--token-id", "6001", "--anonymous"], 3);
     expect(intel.status).toBe(4);
-    expect(intel.stderr).toMatch(/^Agent #6001 is not revealed yet: .* Nothing was charged\.$/m);
+    expect(intel.stderr).toMatch(
+      /\/intel is for revealed agents; token 6001 is not revealed yet\. Nothing was charged\.$/m,
+    );
     expect(intel.stderr).not.toMatch(/paid \d/);
     // The marketplace knows no such collection: the verified payment is given back.
     const offers = await cli(["offer-radar", "--token-id", "5", "--slug", "no-such-collection"], 5);
     expect(offers.status).toBe(2);
     expect(offers.stderr).toMatch(
-      /^The marketplace has no collection with the slug 'no-such-collection'\. Nothing was charged/m,
+      /^agent-tools: The marketplace has no collection with the slug 'no-such-collection'\. Nothing was charged; check the slugs/m,
     );
     expect(offers.stderr).not.toMatch(/paid \d/);
     expect(await ledgerTotal()).toEqual(before);

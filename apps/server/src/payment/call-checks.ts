@@ -2,7 +2,7 @@
 import { clearanceMeets, queryToInput, type ToolRoute } from "@agent-tools/schema";
 import type { Address } from "viem";
 import type { CollectionIndex, IndexedToken } from "../chain/collection-index.js";
-import { HttpError, validationError } from "../http/errors.js";
+import { HttpError, uncharged, validationError } from "../http/errors.js";
 import type { AdmittedCall, PaidCallRequest } from "./paid-call-types.js";
 
 /** Step 1, validate: never challenged or charged when invalid. */
@@ -40,7 +40,7 @@ export async function checkTokenPolicy(
     // Refused before any price is quoted: the route has nothing to do for an agent that is not revealed yet.
     throw new HttpError(
       "agent_not_revealed",
-      `${route.path} is for revealed agents; token ${tokenId} is not revealed yet.`,
+      uncharged(`${route.path} is for revealed agents; token ${tokenId} is not revealed yet.`),
       [{ field: "tokenId", message: "not revealed yet" }],
       {},
       403,
