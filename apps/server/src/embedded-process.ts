@@ -134,7 +134,8 @@ export async function spawnEmbeddedService(
   });
   const { child, output } = started;
   // The banner's last line: by then the address, the demo accounts and the tokens of each clearance are printed.
-  await waitForOutput(started, /^Try: curl /m, options.timeoutMs ?? 120_000, "the embedded service");
+  // The default deadline is for a start that hangs: a loaded machine can take minutes (see the test configs).
+  await waitForOutput(started, /^Try: curl /m, options.timeoutMs ?? 240_000, "the embedded service");
   const url = /^ {2}API +(http:\/\/\S+)/m.exec(output())?.[1];
   if (!url) {
     child.kill("SIGKILL");
