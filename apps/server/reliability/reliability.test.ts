@@ -11,6 +11,7 @@ import { usdTokenAbi } from "@agent-tools/contracts";
 import { errorBodySchema, inputToQuery, parsePaymentRefusal, paymentRequiredSchema } from "@agent-tools/schema";
 import type { ProxyFault } from "@agent-tools/upstream-sim";
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
+import { appendPaymentIdentifierToExtensions } from "@x402/extensions/payment-identifier";
 import { type Address, createWalletClient, type Hex, http, type PrivateKeyAccount, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -646,37 +647,66 @@ describe("upstream faults", () => {
  */
 const PAYER_PACE = DEFAULT_LIMITS.perPayer.ratePerSecond / 2;
 
-/** Paid `/intel` calls from `workers` payers at once, each paced, until stopped; each outcome is kept. */
+/**
+ * Paid `/intel` calls from `workers` payers at once, each paced, until stopped; each outcome is kept. Each payment
+ * names an x402 payment identifier: a paid call cut by a kill is sent again, as it was, once the server is back, as
+ * the SDK does; what that retry got is kept in `retries`.
+ */
 function steadyPaidLoad(workers: number, firstAccount: number) {
   const outcomes: (CallOutcome | { status: 0 | -1; error: string })[] = [];
+  const retries: CallOutcome[] = [];
   let stopped = false;
   let served = 0;
   const waiters: { count: number; resolve: () => void }[] = [];
+  const count = (outcome: CallOutcome) => {
+    if (outcome.status === 200) served++;
+    for (const w of waiters.filter((w) => served >= w.count)) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve();
+    }
+  };
   const run = async (payer: PrivateKeyAccount, tokenId: number) => {
     const pace = createPace(PAYER_PACE);
     while (!stopped) {
       await pace();
+      let payment: string;
       try {
-        const payment = await env.pay(payer, await quote("/intel", { tokenId }));
+        const quoted = await quote("/intel", { tokenId });
+        const extensions = structuredClone(quoted.extensions ?? {});
+        appendPaymentIdentifierToExtensions(extensions);
+        payment = await env.pay(payer, { ...quoted, extensions });
+      } catch (error) {
+        // An answer other than the 402 asked for is wrong; no answer means the server is down: nothing was paid.
+        if ((error as Error).name === "AssertionError") outcomes.push({ status: -1, error: (error as Error).message });
+        await env.serverUp();
+        continue;
+      }
+      try {
         const outcome = await paidCall("/intel", { tokenId }, payment);
         outcomes.push(outcome);
-        if (outcome.status === 200) served++;
-        for (const w of waiters.filter((w) => served >= w.count)) {
-          waiters.splice(waiters.indexOf(w), 1);
-          w.resolve();
-        }
+        count(outcome);
       } catch (error) {
-        // An answer other than the 402 asked for is wrong; no answer at all means the server was killed under the
-        // call, or is not back yet: its outcome is unknown, not wrong.
-        if ((error as Error).name === "AssertionError") outcomes.push({ status: -1, error: (error as Error).message });
-        else outcomes.push({ status: 0, error: (error as Error).message });
-        await env.serverUp();
+        // No answer: the server was killed under the call. Sent again as it was once the server is back (again, if
+        // it is killed under the retry too).
+        outcomes.push({ status: 0, error: (error as Error).message });
+        for (;;) {
+          await env.serverUp();
+          try {
+            const retried = await paidCall("/intel", { tokenId }, payment);
+            retries.push(retried);
+            count(retried);
+            break;
+          } catch {
+            // Killed again meanwhile.
+          }
+        }
       }
     }
   };
   const running = Array.from({ length: workers }, (_, i) => run(env.account(firstAccount + i), 10 + i));
   return {
     outcomes,
+    retries,
     /** Resolves once `count` more calls have been served. */
     servedMore(count: number): Promise<void> {
       return new Promise((resolve) => waiters.push({ count: served + count, resolve }));
@@ -717,11 +747,24 @@ describe("crash", () => {
     });
     expect(onChain.size).toBe(transfers);
     expect(recordedTx.length, "the ledger's total grew by the rows it lists").toBe(book.payments - bookBefore.payments);
-    const served = load.outcomes.filter((o) => o.status === 200) as CallOutcome[];
+    const answered = load.outcomes.filter((o) => o.status === 200) as CallOutcome[];
     const unanswered = load.outcomes.filter((o) => o.status === 0).length;
     const wrong = load.outcomes.filter((o) => o.status !== 0 && o.status !== 200);
+    // A call cut by a kill, sent again with its payment: answered (its answer kept, or the call run again at no
+    // charge when it was cut after its settlement, or run for the first time when it was cut before its claim), or
+    // still held when its claim was cut before its settlement was known (given back once the authorization expires).
+    const recovered = load.retries.filter((o) => o.status === 200);
+    const held = load.retries.filter((o) => o.status === 402 && o.reason === "payment_in_use");
+    const served = [...answered, ...recovered];
 
     expect(wrong.map((o) => JSON.stringify(o)).slice(0, 10), "answers other than 200 under load").toEqual([]);
+    expect(load.retries).toHaveLength(unanswered);
+    expect(
+      load.retries.filter((o) => !recovered.includes(o) && !held.includes(o)).map((o) => JSON.stringify(o)),
+      "a retry of a cut call is answered, or told its payment is held",
+    ).toEqual([]);
+    // Each answer is one settlement: no call answered twice was charged twice.
+    expect(new Set(served.map((o) => o.transaction)).size, "one settlement per answer").toBe(served.length);
     expect(new Set(recordedTx).size, "no settlement recorded twice").toBe(recordedTx.length);
     expect([...recordedTx].sort(), "the ledger's rows are the chain's settlements").toEqual([...onChain].sort());
     for (const o of served) expect(onChain.has(o.transaction as `0x${string}`), `${o.transaction} on chain`).toBe(true);
@@ -729,7 +772,8 @@ describe("crash", () => {
     const double = recordedTx.length - new Set(recordedTx).size;
     summary.crash =
       `crash ${lost} lost ${double} double (${SCALE.kills} kills: ${onChain.size} settled on chain = ${recordedTx.length} ledger rows, ` +
-      `${served.length} served, ${unanswered} cut off by a kill)`;
+      `${served.length} served, ${unanswered} cut off by a kill: ${recovered.length} answered on the retry with the ` +
+      `same payment, ${held.length} held until it expires)`;
   });
 });
 
