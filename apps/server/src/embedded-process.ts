@@ -1,16 +1,35 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /**
- * A free TCP port on 127.0.0.1, asked of the OS and released: another process may take it before the caller binds
- * it, so a caller must be ready to ask again (prefer binding port 0 and reading the address back).
+ * The lowest port of the kernel's ephemeral range: the ports it hands out itself, to a bind on port 0 and to every
+ * outgoing connection (Linux: /proc/sys/net/ipv4/ip_local_port_range; 32768 elsewhere).
  */
-export function freePort(): Promise<number> {
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 0 ? low : 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+/** Binds `port` on 127.0.0.1 and lets go: true when nothing held it. */
+function canBind(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once("error", () => resolve(false));
+    probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(true)));
+  });
+}
+
+/** The OS's own pick of a free port (port 0), released. */
+function anyFreePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once("error", reject);
@@ -19,6 +38,24 @@ export function freePort(): Promise<number> {
       probe.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * A free TCP port on 127.0.0.1 for a process that must be told its port before it starts (and restarted on it).
+ * Picked below the kernel's ephemeral range, where neither a bind on port 0 nor an outgoing connection of a busy
+ * test beside it can take it between this check and the bind; only another explicit pick could. Prefer binding
+ * port 0 and reading the address back where the port need not be known in advance.
+ */
+export async function freePort(): Promise<number> {
+  const floor = 10_000;
+  const ceiling = ephemeralLow();
+  if (ceiling - floor >= 1000) {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const port = floor + Math.floor(Math.random() * (ceiling - floor));
+      if (await canBind(port)) return port;
+    }
+  }
+  return anyFreePort();
 }
 
 /** A child process and everything it printed so far (stdout and stderr). */
