@@ -163,8 +163,19 @@ export async function startCluster(options: { freshPayers: number }): Promise<Cl
     };
     return instance;
   });
-  // One after the other: the first applies the migrations, the others find them applied.
-  for (const instance of instances) await instance.start();
+  // One after the other: the first applies the migrations, the others find them applied. A start that fails takes
+  // down what was started, so no process outlives the failed suite.
+  try {
+    for (const instance of instances) await instance.start();
+  } catch (error) {
+    for (const instance of instances) instance.process?.child.kill("SIGKILL");
+    await proxy.close();
+    await marketplace.close();
+    await sims.close();
+    await devnet.close();
+    await postgres.stop();
+    throw error;
+  }
 
   const db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   const l1ChainId = `eip155:${deployment.l1.chainId}`;
