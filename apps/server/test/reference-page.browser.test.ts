@@ -116,5 +116,7 @@ describe("the API reference page in a real browser", () => {
     expect(pressed).toBeGreaterThan(10);
     expect(outside).toEqual([]);
     await page.close();
-  });
+    // Every button of the page, one after another: seconds on an idle machine, past half a minute on a loaded one.
+    // The deadline is for a page that hangs.
+  }, 180_000);
 });
