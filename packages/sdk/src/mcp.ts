@@ -25,8 +25,9 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { LocalAccount } from "viem";
 import { PaymentRequiredError } from "./errors.js";
-import { createPayment, PAYMENT_IN_USE_WAITS_MS, type Payment, unitsToUsd, usdToUnits } from "./payment.js";
+import { createPayment, type Payment, unitsToUsd, usdToUnits, whilePaymentInUse } from "./payment.js";
 import { pickSignInChain, signInHeader } from "./sign-in.js";
+import { withRetries } from "./transport.js";
 
 export { PaymentRequiredError } from "./errors.js";
 export type { Payment } from "./payment.js";
@@ -84,21 +85,6 @@ export function paymentRequiredOf(result: CallToolResult): PaymentRequired | und
     return isQuote(data) ? data : undefined;
   } catch {
     return undefined;
-  }
-}
-
-/**
- * Sends a request up to three times while it fails on the network (no JSON-RPC answer came): an answer, error or
- * not, is final.
- */
-async function sendAgainOnNetworkFailure<T>(send: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await send();
-    } catch (error) {
-      if (error instanceof McpError || attempt === 3) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
-    }
   }
 }
 
@@ -175,13 +161,15 @@ export async function connectMcpClient(options: McpClientOptions): Promise<Agent
       // One signed payment for every attempt: sent again after a failure on the network, or while an earlier
       // attempt holds it, it buys one call at most, and its identifier gets the answer it paid for.
       const meta = { ...(await signedIn()), [MCP_PAYMENT_META]: await createPayment(account, quote, cap) };
-      let paid = await sendAgainOnNetworkFailure(() => send(name, args, meta));
-      for (const wait of PAYMENT_IN_USE_WAITS_MS) {
-        const inUse = paymentRequiredOf(paid);
-        if (!inUse || parsePaymentRefusal(inUse.error).reason !== "payment_in_use") break;
-        await new Promise((resolve) => setTimeout(resolve, wait));
-        paid = await sendAgainOnNetworkFailure(() => send(name, args, meta));
-      }
+      // No JSON-RPC answer (an McpError is one) is a failure on the network.
+      const paid = await whilePaymentInUse(
+        () =>
+          withRetries(
+            () => send(name, args, meta),
+            (error) => !(error instanceof McpError),
+          ),
+        paymentRequiredOf,
+      );
       const refused = paymentRequiredOf(paid);
       if (refused) {
         const why = parsePaymentRefusal(refused.error);

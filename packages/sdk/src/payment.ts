@@ -1,4 +1,4 @@
-import type { PaymentRequired } from "@agent-tools/schema";
+import { type PaymentRequired, parsePaymentRefusal } from "@agent-tools/schema";
 import { x402Client } from "@x402/core/client";
 import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import { toClientEvmSigner } from "@x402/evm";
@@ -65,6 +65,24 @@ export async function createPayment(
  * answer. About 16 s in all.
  */
 export const PAYMENT_IN_USE_WAITS_MS = [250, 500, 1000, 2000, 4000, 4000, 4000] as const;
+
+/**
+ * Sends a paid request, and sends it again as it is while `refusalOf` its answer says the payment is in use (see
+ * {@link PAYMENT_IN_USE_WAITS_MS}); the last answer.
+ */
+export async function whilePaymentInUse<T>(
+  send: () => Promise<T>,
+  refusalOf: (answer: T) => PaymentRequired | undefined,
+): Promise<T> {
+  let answer = await send();
+  for (const wait of PAYMENT_IN_USE_WAITS_MS) {
+    const refusal = refusalOf(answer);
+    if (!refusal || parsePaymentRefusal(refusal.error).reason !== "payment_in_use") break;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    answer = await send();
+  }
+  return answer;
+}
 
 /** Reads the `PAYMENT-RESPONSE` header of a paid answer. */
 export function readPayment(

@@ -65,15 +65,19 @@ export const ATTEMPTS = 3;
 
 /**
  * Runs `exchange` until it gets past the network, {@link ATTEMPTS} times at most, waiting a little longer before
- * each new attempt. Only a `NetworkError` is retried: an answer, whatever its status, is final. Every request of
- * the client goes through here (docs/architecture.md, "Connections").
+ * each new attempt. Only a failure on the network is retried (`NetworkError`, or what `onNetwork` says is one, as
+ * for MCP's client): an answer, whatever its status, is final. Every request of the client goes through here
+ * (docs/architecture.md, "Connections").
  */
-export async function withRetries<T>(exchange: () => Promise<T>): Promise<T> {
+export async function withRetries<T>(
+  exchange: () => Promise<T>,
+  onNetwork: (error: unknown) => boolean = (error) => error instanceof NetworkError,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await exchange();
     } catch (error) {
-      if (!(error instanceof NetworkError) || attempt === ATTEMPTS) throw error;
+      if (!onNetwork(error) || attempt === ATTEMPTS) throw error;
       await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
     }
   }

@@ -27,7 +27,7 @@ import { settlementRefusal, verifyRefusal } from "./facilitator-refusals.js";
 import type { AdmittedCall, PaidCallDeps, PaidCalls, StepTimings } from "./paid-call-types.js";
 import { checkPayer } from "./payer-checks.js";
 import { identifierTaken, keptAnswer, type Recall, recall } from "./payment-identifier.js";
-import { readPayment } from "./payment-payload.js";
+import { decodePayment, readDecodedPayment } from "./payment-payload.js";
 import { createRefuser } from "./refuse.js";
 import { SIGN_IN_SPENT, verifySignIn } from "./verify-sign-in.js";
 
@@ -88,9 +88,10 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
       // A payment naming an identifier its payer used before: that call's answer again, or run again at no charge
       // when it was cut before its answer was kept (./payment-identifier.ts). Read before the payment is checked as
       // a new one, whose authorization may have expired since.
+      const decoded = request.payment === undefined ? undefined : decodePayment(request.payment);
       const recalled: Recall = request.paymentInVersion1Header
         ? { kind: "new" }
-        : await recall(payments, request.payment, { route, params, caller, requirements });
+        : await recall(payments, decoded, { route, params, caller, requirements });
       if (recalled.kind === "answer") return { admitted: false, answered: recalled.answer };
       if (recalled.kind === "refused") {
         return refuse(route, request.method, point, "invalid_payment", recalled.sentence);
@@ -120,7 +121,7 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
       const { identifier } = recalled;
 
       // Step 5, pay: an x402 v2 payment of exactly this requirement, unused, verified by the facilitator.
-      const read = readPayment(request.payment, requirements, payments.now(), {
+      const read = readDecodedPayment(decoded, requirements, payments.now(), {
         ...(request.paymentInVersion1Header ? { inVersion1Header: true } : {}),
       });
       if (!read.ok) return refuse(route, request.method, point, read.reason, read.sentence);

@@ -16,7 +16,7 @@ import { type Address, getAddress } from "viem";
 import { HttpError, uncharged } from "../http/errors.js";
 import type { IdentifiedPayment, KeptAnswer } from "../store/settlement-ledger.js";
 import { checkPayer } from "./payer-checks.js";
-import { decodePayment, eip3009PayloadSchema, paymentKey } from "./payment-payload.js";
+import { type DecodedPayment, eip3009PayloadSchema, paymentKey } from "./payment-payload.js";
 import type { PaymentService } from "./payment-service.js";
 
 /**
@@ -79,7 +79,7 @@ export type Recall =
 
 export async function recall(
   payments: PaymentService,
-  sent: string | Record<string, unknown> | undefined,
+  decoded: DecodedPayment | undefined,
   call: {
     route: ToolRoute;
     params: Record<string, unknown>;
@@ -87,9 +87,7 @@ export async function recall(
     requirements: PaymentRequirements;
   },
 ): Promise<Recall> {
-  if (sent === undefined) return { kind: "new" };
-  const decoded = decodePayment(sent);
-  if (decoded.kind !== "payment" || decoded.payload.extensions?.[PAYMENT_IDENTIFIER] === undefined) {
+  if (decoded?.kind !== "payment" || decoded.payload.extensions?.[PAYMENT_IDENTIFIER] === undefined) {
     return { kind: "new" };
   }
   const { payload } = decoded;
@@ -109,13 +107,12 @@ export async function recall(
   const payer = getAddress(authorization.data.authorization.from);
   const known = await payments.ledger.identified(payer, id);
   if (!known) return { kind: "new", identifier };
+  // Nothing is said of a payer's identifier, nor handed out, before the payment is known to be the payer's own.
+  const checked = await checkPayer(payments, payload, call.requirements, payer, call.caller);
+  if (!checked.ok) return { kind: "refused", sentence: checked.sentence };
   const key = paymentKey(payload);
   if (known.paymentKey !== key || known.requestHash !== identifier.requestHash) throw conflict(id, known, key);
   if (known.status === "pending") return { kind: "new", identifier };
-
-  // Paid: nothing is handed out before the payment is known to be the payer's own.
-  const checked = await checkPayer(payments, payload, call.requirements, payer, call.caller);
-  if (!checked.ok) return { kind: "refused", sentence: checked.sentence };
   if (known.answer) {
     const { status, output, settlement } = known.answer;
     return { kind: "answer", answer: { status, output, settlement: settlement as SettleResponse } };

@@ -153,10 +153,19 @@ export function readPayment(
   now: Date,
   options: { inVersion1Header?: boolean } = {},
 ): ReadPayment {
-  if (sent === undefined) {
+  return readDecodedPayment(sent === undefined ? undefined : decodePayment(sent), quoted, now, options);
+}
+
+/** {@link readPayment} of a payment already decoded (`decodePayment`), so a paid call decodes its payment once. */
+export function readDecodedPayment(
+  decoded: DecodedPayment | undefined,
+  quoted: PaymentRequirements,
+  now: Date,
+  options: { inVersion1Header?: boolean } = {},
+): ReadPayment {
+  if (decoded === undefined) {
     return { ok: false, reason: "payment_required", sentence: "pay with x402 version 2 (PAYMENT-SIGNATURE)" };
   }
-  const decoded = decodePayment(sent);
   if (options.inVersion1Header) {
     return {
       ok: false,

@@ -11,7 +11,7 @@ import {
 } from "@agent-tools/schema";
 import type { ClientContext } from "../context.js";
 import { PaymentRequiredError } from "../errors.js";
-import { PAYMENT_IN_USE_WAITS_MS, type Payment, readPayment, signPayment, unitsToUsd } from "../payment.js";
+import { type Payment, readPayment, signPayment, unitsToUsd, whilePaymentInUse } from "../payment.js";
 import { pickSignInChain, signInHeader } from "../sign-in.js";
 import { type Answer, errorFromAnswer, parseAnswer, validateLocally, withRetries } from "../transport.js";
 
@@ -109,14 +109,10 @@ export async function callTool<N extends PaidRouteName>(
   // One signed payment for every attempt: sent again (a retry, or a wait while an earlier attempt holds it), it
   // buys one call at most, and its identifier gets the answer it paid for.
   const payment = { ...headers, "PAYMENT-SIGNATURE": await signPayment(account, quote, cap) };
-  let paid = await ask(payment);
-  for (const wait of PAYMENT_IN_USE_WAITS_MS) {
-    if (paid.status !== 402 || parsePaymentRefusal((paid.body as PaymentRequired).error).reason !== "payment_in_use") {
-      break;
-    }
-    await new Promise((resolve) => setTimeout(resolve, wait));
-    paid = await ask(payment);
-  }
+  const paid = await whilePaymentInUse(
+    () => ask(payment),
+    (answer) => (answer.status === 402 ? (answer.body as PaymentRequired) : undefined),
+  );
   if (paid.status === 402) {
     const refused = paid.body as PaymentRequired;
     const why = parsePaymentRefusal(refused.error);
