@@ -1,3 +1,7 @@
+import { MCP_PAYMENT_META } from "@agent-tools/schema";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { type CallToolResult, CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
 import {
@@ -6,9 +10,11 @@ import {
   isPaymentIdentifierExtension,
   PAYMENT_IDENTIFIER,
 } from "@x402/extensions/payment-identifier";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PaymentService } from "../src/payment/payment-service.js";
 import { createMemoryReplayGuard } from "../src/payment/replay-guard.js";
+import { signedPayment } from "./helpers/authorizations.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
 
 let t: PaidTestServer;
@@ -204,5 +210,59 @@ describe("x402's payment-identifier extension", () => {
       [queued, transaction],
     );
     expect(missions).toHaveLength(1);
+  });
+});
+
+describe("an attacker and a payer's identifier", () => {
+  it("a stranger naming the payer, with the payer's identifier, learns nothing of it and gets nothing", async () => {
+    const victim = 2;
+    const { id, payment } = await identifiedPayment("/intel", { tokenId: 12 }, victim);
+    expect((await t.post("/intel", { tokenId: 12 }, { "PAYMENT-SIGNATURE": payment })).status).toBe(200);
+    // The stranger's own signature on an authorization that names the victim as payer, the victim's identifier added.
+    const quote = await t.quote({ path: "/intel", body: { tokenId: 12 } });
+    const stranger = privateKeyToAccount(generatePrivateKey());
+    const forged = JSON.parse(
+      Buffer.from(
+        await signedPayment(stranger, quote.accepts[0]!, t.devnet.l2.chainId, { from: account(victim) }),
+        "base64",
+      ).toString(),
+    );
+    forged.extensions = { [PAYMENT_IDENTIFIER]: { info: { required: false, id } } };
+    const res = await t.post(
+      "/intel",
+      { tokenId: 12 },
+      { "PAYMENT-SIGNATURE": Buffer.from(JSON.stringify(forged)).toString("base64") },
+    );
+    expect(res.status).toBe(402);
+    expect(((await res.json()) as PaymentRequired).error).toMatch(/^invalid_payment: .*not signed by its payer/);
+  });
+
+  it("a payment answered over HTTP is answered again over MCP, not charged again", async () => {
+    const payer = 4;
+    const { payment } = await identifiedPayment("/intel", { tokenId: 4 }, payer);
+    const first = await t.post("/intel", { tokenId: 4 }, { "PAYMENT-SIGNATURE": payment });
+    expect(first.status).toBe(200);
+    const answer = await first.json();
+    const before = await t.balance(account(payer));
+    const mcp = new Client({ name: "identifier-test", version: "1.0.0" });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${t.server.url}/mcp`)));
+    try {
+      const result = (await mcp.request(
+        {
+          method: "tools/call",
+          params: {
+            name: "intel",
+            arguments: { tokenId: 4 },
+            _meta: { [MCP_PAYMENT_META]: JSON.parse(Buffer.from(payment, "base64").toString()) },
+          },
+        },
+        CallToolResultSchema,
+      )) as CallToolResult;
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toEqual(answer);
+    } finally {
+      await mcp.close();
+    }
+    expect(await t.balance(account(payer))).toBe(before);
   });
 });
