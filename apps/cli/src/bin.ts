@@ -85,7 +85,8 @@ function reportPayment(payment: Payment | null): void {
   if (!payment) return;
   err.write(
     errStyle.dim(
-      `paid ${payment.amountUsd} USD from ${payment.payer} · tx ${payment.transaction} (${payment.network})\n`,
+      `paid ${payment.amountUsd} USD from ${payment.payer} · tx ${payment.transaction} (${payment.network})` +
+        `${payment.receipt ? ` · receipt signed by ${payment.receipt.signer}` : ""}\n`,
     ),
   );
 }

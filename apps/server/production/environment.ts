@@ -63,6 +63,8 @@ export interface Production {
   l2: PublicClient;
   asset: Address;
   payTo: Address;
+  /** The address of RECEIPT_SIGNER_PRIVATE_KEY: offers and receipts are signed by it. */
+  receiptSigner: Address;
   /** Reads the ledger. */
   operator: Wallet;
   /** Devnet account `index`: accounts 1-9 hold the tokens (account i holds token i) and USD. */
@@ -219,6 +221,7 @@ export async function startProduction(): Promise<Production> {
       ),
     );
 
+    const receiptSignerKey = generatePrivateKey();
     const port = await freePort();
     const metricsPort = await freePort();
     const url = `http://127.0.0.1:${port}`;
@@ -234,6 +237,7 @@ export async function startProduction(): Promise<Production> {
       FACILITATOR_API_KEYS: `,${facilitatorApiKey}`,
       CDP_API_KEY_ID: "",
       CDP_API_KEY_SECRET: "",
+      RECEIPT_SIGNER_PRIVATE_KEY: receiptSignerKey,
       L1_RPC_URL: rpcProxies.l1.url,
       COLLECTION_ADDRESS: deployment.addresses.collection,
       IDENTITY_REGISTRY_ADDRESS: deployment.addresses.identityRegistry,
@@ -266,6 +270,7 @@ export async function startProduction(): Promise<Production> {
       l2,
       asset,
       payTo,
+      receiptSigner: privateKeyToAccount(receiptSignerKey).address,
       operator,
       holder: (index) => walletOf(deployment.accounts[index]!.privateKey),
       payers,

@@ -141,6 +141,8 @@ describe("a client session", () => {
       expect(signedIn[i]!.code, `${tool} as holder: ${signedIn[i]!.out}`).toBe(0);
       expect((run.json as { brief: string }).brief.length).toBeGreaterThan(0);
       expect((signedIn[i]!.json as { brief: string }).brief.length).toBeGreaterThan(0);
+      // Each paid answer came with a receipt the CLI checked, signed by the configured key.
+      for (const { out } of [run, signedIn[i]!]) expect(out).toContain(`receipt signed by ${production.receiptSigner}`);
       times.set(tool, [run.ms, signedIn[i]!.ms]);
       calls += 2;
     }

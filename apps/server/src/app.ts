@@ -111,6 +111,7 @@ export function createApp(deps: AppDeps): Express {
       publicUrl: deps.config.publicUrl,
       payment: deps.config.payment,
       ...(deps.config.l1 ? { collection: deps.config.l1.collection } : {}),
+      ...(deps.payments?.receipts ? { receiptSigner: deps.payments.receipts.signer } : {}),
     }),
   );
   app.use(referenceRoutes());

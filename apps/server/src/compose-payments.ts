@@ -3,6 +3,7 @@
  * names (facilitators over HTTP with failover, checked at start, or the built-in one with keys of its own), the
  * payer limits and failure budget, the ledger and the sign-in nonces.
  */
+import { paidRoutes, routePaymentRequirements } from "@agent-tools/schema";
 import type { Logger } from "pino";
 import { type Address, createPublicClient, erc20Abi, http, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -12,10 +13,12 @@ import { createCallLimiter, type RateCounter } from "./limits/call-limiter.js";
 import { createFailureBudget } from "./limits/failure-budget.js";
 import type { ServiceMetrics } from "./metrics/service-metrics.js";
 import { createAuthorizationSigner, type RecoverTypedDataSigner } from "./payment/authorization-signer.js";
+import { paidResourceUrl } from "./payment/challenge.js";
 import { createExactEvmFacilitator } from "./payment/exact-evm-facilitator.js";
 import type { Facilitator } from "./payment/facilitator.js";
 import { createFailoverFacilitator, type HttpFacilitator, httpFacilitator } from "./payment/http-facilitators.js";
 import type { PaymentService } from "./payment/payment-service.js";
+import { createReceiptIssuer, type ReceiptIssuer } from "./payment/receipts.js";
 import { createMemoryReplayGuard } from "./payment/replay-guard.js";
 import { createSettlementSender } from "./payment/settlement-sender.js";
 import { checkFacilitators } from "./startup-checks.js";
@@ -110,6 +113,7 @@ export async function paymentDeps(
     });
   }
   const asset = config.payment.asset as Address;
+  const receipts = config.receiptSignerKey ? await preparedReceiptIssuer(config) : undefined;
   return {
     publicUrl: config.publicUrl,
     terms: config.payment,
@@ -131,7 +135,25 @@ export async function paymentDeps(
     signIns: stores.signIns,
     signInChains: [...new Set([`eip155:${l1ChainId}`, config.payment.network])],
     anonymousAccess: config.anonymousAccess,
+    ...(receipts ? { receipts } : {}),
     now: () => new Date(),
     ...(options.logger ? { logger: options.logger } : {}),
   };
+}
+
+/** The offer and receipt signer, with the offer of every paid route's two prices signed, over HTTP and MCP. */
+async function preparedReceiptIssuer(config: Config): Promise<ReceiptIssuer> {
+  const issuer = createReceiptIssuer(config.receiptSignerKey!);
+  await issuer.prepare(
+    Object.values(paidRoutes).flatMap((route) =>
+      (["standard", "discounted"] as const).flatMap((point) => {
+        const requirements = routePaymentRequirements(config.payment, route, point);
+        return (["POST", "MCP"] as const).map((method) => ({
+          resourceUrl: paidResourceUrl(route, method, config.publicUrl),
+          requirements,
+        }));
+      }),
+    ),
+  );
+  return issuer;
 }

@@ -92,6 +92,7 @@ export const envSchema = z.object({
   FACILITATOR_PRIVATE_KEY: privateKey.optional(),
   FACILITATOR_PRIVATE_KEYS: commaList(privateKey, "must be comma-separated 32-byte hex private keys").optional(),
   SETTLEMENT_RECEIPT_TIMEOUT_MS: int(100, 600_000).default(30_000),
+  RECEIPT_SIGNER_PRIVATE_KEY: privateKey.optional(),
   // The upstreams.
   MARKETPLACE_URL: httpUrl("the marketplace's API").optional(),
   MARKETPLACE_API_KEY: z.string().min(1).optional(),

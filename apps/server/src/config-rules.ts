@@ -22,6 +22,8 @@ export const DEVNET = {
   marketplaceUrl: "http://127.0.0.1:8411",
   marketplaceApiKey: "local-sim",
   marketDataUrl: "http://127.0.0.1:8412",
+  /** Account 0 of the public test mnemonic: on local chains, offers and receipts are signed with it. */
+  receiptSignerKey: "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
 } as const;
 
 /** Whether a CAIP-2 network is one of the local chains (1337, 31337, 31338). */
@@ -118,6 +120,7 @@ function publicTestAccounts(e: Env): Problems {
   const keys = [
     ...(e.FACILITATOR_PRIVATE_KEY ? [["FACILITATOR_PRIVATE_KEY", e.FACILITATOR_PRIVATE_KEY] as const] : []),
     ...(e.FACILITATOR_PRIVATE_KEYS ?? []).map((key) => ["FACILITATOR_PRIVATE_KEYS", key] as const),
+    ...(e.RECEIPT_SIGNER_PRIVATE_KEY ? [["RECEIPT_SIGNER_PRIVATE_KEY", e.RECEIPT_SIGNER_PRIVATE_KEY] as const] : []),
   ];
   for (const [variable, key] of keys) {
     const { address } = privateKeyToAccount(key as `0x${string}`);

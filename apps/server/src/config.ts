@@ -43,6 +43,11 @@ export type Config = {
     payTo: string;
     maxTimeoutSeconds: number;
   };
+  /**
+   * The key that signs x402 offers (the price in each 402) and receipts (each settled call), EIP-712; none: neither
+   * is signed (docs/decisions.md, "Receipts").
+   */
+  receiptSignerKey?: `0x${string}`;
   /** The collection chain: the collection (ERC-721 + ERC-7496) and the ERC-8004 Identity Registry. */
   l1: {
     /** CAIP-2 id of the chain; its RPC must serve it (checked at start). */
@@ -182,6 +187,7 @@ export function loadConfig(
       payTo,
       maxTimeoutSeconds: e.PAYMENT_TIMEOUT_SECONDS,
     },
+    ...receiptSigner(e.RECEIPT_SIGNER_PRIVATE_KEY, local),
     l1: {
       network: e.COLLECTION_NETWORK,
       rpcUrl: e.L1_RPC_URL ?? DEVNET.l1RpcUrl,
@@ -244,4 +250,10 @@ export function loadConfig(
  */
 export function withListenerUrl(config: Config, listenerUrl: string): Config {
   return config.publicUrlIsListenerUrl ? { ...config, publicUrl: listenerUrl } : config;
+}
+
+/** The receipt signer's key: the one given, or on local chains the devnet's public test key (docs/decisions.md). */
+function receiptSigner(key: string | undefined, local: boolean): Pick<Config, "receiptSignerKey"> {
+  const chosen = key ?? (local ? DEVNET.receiptSignerKey : undefined);
+  return chosen ? { receiptSignerKey: chosen as `0x${string}` } : {};
 }

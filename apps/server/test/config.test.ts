@@ -200,6 +200,17 @@ describe("safe production settings", () => {
     expect(problems[variable]).toMatch(says);
   });
 
+  it("signs receipts with RECEIPT_SIGNER_PRIVATE_KEY on a real network, and none without it", () => {
+    const receiptKey = generatePrivateKey();
+    expect(load({ ...real, RECEIPT_SIGNER_PRIVATE_KEY: receiptKey }).receiptSignerKey).toBe(receiptKey);
+    expect(load(real).receiptSignerKey).toBeUndefined();
+    // On the local chains, the devnet's operator key signs them unless another is given.
+    expect(loadConfig({}).receiptSignerKey).toBe(DEVNET_ACCOUNTS[0]!.privateKey);
+    expect(problemsOf({ ...real, RECEIPT_SIGNER_PRIVATE_KEY: "0x1234" })).toEqual({
+      RECEIPT_SIGNER_PRIVATE_KEY: expect.stringMatching(/32-byte hex private key/),
+    });
+  });
+
   it("lets the embedded default set its own recipient and key", () => {
     expect(problemsOf({}, { embedded: true })).toEqual({});
   });
@@ -209,6 +220,7 @@ describe("safe production settings", () => {
     ["OPERATOR_ADDRESS", { OPERATOR_ADDRESS: PUBLIC_TEST_ADDRESSES[15]! }],
     ["FACILITATOR_PRIVATE_KEY", { FACILITATOR_PRIVATE_KEY: DEVNET_ACCOUNTS[3]!.privateKey }],
     ["FACILITATOR_PRIVATE_KEYS", { FACILITATOR_PRIVATE_KEYS: `${realKey},${DEVNET_ACCOUNTS[9]!.privateKey}` }],
+    ["RECEIPT_SIGNER_PRIVATE_KEY", { RECEIPT_SIGNER_PRIVATE_KEY: DEVNET_ACCOUNTS[0]!.privateKey }],
   ])("refuses %s of the public test mnemonic on a real payment chain", (variable, env) => {
     const problems = problemsOf({ ...real, ...env });
     expect(Object.keys(problems)).toEqual([variable]);

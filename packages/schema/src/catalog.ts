@@ -11,6 +11,8 @@ export interface PaymentCatalogOptions {
   payment: PaymentTerms;
   /** When the catalog is generated (`generatedAt`). */
   now: Date;
+  /** The address that signs offers and receipts, when the service signs them. */
+  receiptSigner?: string;
 }
 
 /** The catalog item of one tool route: both price points, a sample input and self-contained JSON Schemas. */
@@ -48,6 +50,7 @@ export function buildPaymentCatalog(options: PaymentCatalogOptions): PaymentCata
     network: payment.network,
     asset: payment.asset,
     items: Object.values(paidRoutes).map((route) => buildCatalogItem(route, { publicUrl, payment })),
+    ...(options.receiptSigner ? { receiptSigner: options.receiptSigner } : {}),
     generatedAt: options.now.toISOString(),
   };
 }

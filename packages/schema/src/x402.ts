@@ -86,6 +86,11 @@ export const paymentCatalogSchema = z
     network: caip2Schema,
     asset: addressSchema,
     items: z.array(catalogItemSchema),
+    receiptSigner: addressSchema.optional().meta({
+      description:
+        "The address whose key signs each 402's offer and each paid answer's receipt (x402 offer-receipt, EIP-712). " +
+        "Absent when the service signs none.",
+    }),
     generatedAt: z.iso.datetime(),
   })
   .meta({ id: "PaymentCatalog" });

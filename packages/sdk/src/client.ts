@@ -40,6 +40,11 @@ export interface AgentToolsClientOptions {
   signIn?: boolean;
   /** A fetch implementation; defaults to the global one. */
   fetch?: typeof globalThis.fetch;
+  /**
+   * The address whose signed receipts to accept (the `receiptSigner` of the service's payment catalog). Without it, a
+   * receipt must be signed by the key that signed the offer of the price paid.
+   */
+  receiptSigner?: string;
 }
 
 /**
@@ -140,6 +145,7 @@ export function createAgentToolsClient(options: AgentToolsClientOptions): AgentT
     account: options.account,
     signIn: options.signIn ?? true,
     maxPaymentUnits: usdToUnits(options.maxPaymentPerCall ?? "1.00"),
+    ...(options.receiptSigner ? { receiptSigner: options.receiptSigner } : {}),
     learnt: {},
   };
   const tools = Object.fromEntries(

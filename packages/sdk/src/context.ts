@@ -13,6 +13,8 @@ export interface ClientContext {
   readonly signIn: boolean;
   /** The most one call may cost, in units of the USD stablecoin. */
   readonly maxPaymentUnits: bigint;
+  /** The only address whose receipts the client accepts, when the caller names one. */
+  readonly receiptSigner?: string;
   /** Chains learnt from the service's challenges, remembered for the client's later calls. */
   readonly learnt: {
     /** The chain the paid routes take sign-ins on (from the first 402's `sign-in-with-x` extension). */

@@ -55,4 +55,5 @@ export type {
 } from "./actions/public.js";
 export * from "./errors.js";
 export type { Payment } from "./payment.js";
+export type { PaymentReceipt } from "./receipt.js";
 export { unitsToUsd, usdToUnits } from "./units.js";

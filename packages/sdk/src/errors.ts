@@ -3,9 +3,15 @@ import type { Clearance, ErrorBody, ErrorCode, PaymentRefusalReason, PaymentRequ
 /**
  * What went wrong, as code can switch on it: the service's error codes (`invalid_request`, `upstream_timeout`, ...),
  * and the client's own for what never got a service's answer: `payment_required` (a 402 the client would not or
- * could not pay, see `PaymentRequiredError.reason`), `network_error`, `unexpected_response`.
+ * could not pay, see `PaymentRequiredError.reason`), `network_error`, `unexpected_response`, and `invalid_receipt`
+ * (a paid answer whose signed receipt does not hold).
  */
-export type AgentToolsErrorCode = ErrorCode | "payment_required" | "network_error" | "unexpected_response";
+export type AgentToolsErrorCode =
+  | ErrorCode
+  | "payment_required"
+  | "network_error"
+  | "unexpected_response"
+  | "invalid_receipt";
 
 /** Base class of every error the client throws; `code` says which kind it is. */
 export abstract class AgentToolsError extends Error {
@@ -124,6 +130,25 @@ export class UnexpectedResponseError extends AgentToolsError {
     message: string,
     readonly status: number,
     readonly body: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A paid call was answered with a signed receipt that does not hold (x402 offer-receipt): signed by another key than
+ * the offer's or the trusted one, or naming another payer, resource, network or transaction. The call was paid and
+ * answered: `answer` holds what it returned (its data and payment), to keep or to report.
+ */
+export class InvalidReceiptError extends AgentToolsError {
+  readonly code = "invalid_receipt" as const;
+  /**
+   * @param message What does not hold.
+   * @param answer The call's answer and payment, as they came.
+   */
+  constructor(
+    message: string,
+    readonly answer: unknown,
   ) {
     super(message);
   }

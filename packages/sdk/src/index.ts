@@ -24,3 +24,4 @@ export {
   createAgentToolsClient,
 } from "./client.js";
 export * from "./contracts.js";
+export { proofOfPayment } from "./receipt.js";

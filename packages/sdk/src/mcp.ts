@@ -25,7 +25,15 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { LocalAccount } from "viem";
 import { PaymentRequiredError } from "./errors.js";
-import { createPayment, type Payment, unitsToUsd, usdToUnits, whilePaymentInUse } from "./payment.js";
+import {
+  createPayment,
+  type Payment,
+  readSettlement,
+  type SettlementFields,
+  unitsToUsd,
+  usdToUnits,
+  whilePaymentInUse,
+} from "./payment.js";
 import { pickSignInChain, signInHeader } from "./sign-in.js";
 import { withRetries } from "./transport.js";
 
@@ -44,6 +52,8 @@ export interface McpClientOptions {
   budget?: string | number;
   /** Sign in with the account so holders pay the discounted price (default true). */
   signIn?: boolean;
+  /** The address whose signed receipts to accept (the payment catalog's `receiptSigner`); see the HTTP client's. */
+  receiptSigner?: string;
 }
 
 /** A tool call's result as the service gave it, and what it cost (null for a free tool or a failed call). */
@@ -175,22 +185,20 @@ export async function connectMcpClient(options: McpClientOptions): Promise<Agent
         const why = parsePaymentRefusal(refused.error);
         throw new PaymentRequiredError(`The payment was refused: ${why.message}`, refused, why.reason);
       }
-      const settlement = paid._meta?.[MCP_PAYMENT_RESPONSE_META] as
-        | { transaction: string; network: string; payer?: string; amount?: string }
-        | undefined;
+      const settlement = paid._meta?.[MCP_PAYMENT_RESPONSE_META] as SettlementFields | undefined;
       if (paid.isError || !settlement) return { result: paid, payment: null };
       spent += amount;
-      return {
-        result: paid,
-        payment: {
-          amount: requirement.amount,
-          amountUsd: unitsToUsd(requirement.amount),
-          asset: requirement.asset,
-          network: settlement.network,
-          transaction: settlement.transaction,
-          payer: settlement.payer ?? account.address,
+      const payment = await readSettlement(
+        { ...settlement, amount: requirement.amount },
+        {
+          quote,
+          requirement,
+          payer: account.address,
+          ...(options.receiptSigner ? { receiptSigner: options.receiptSigner } : {}),
         },
-      };
+        paid,
+      );
+      return { result: paid, payment };
     },
 
     spentUsd: () => unitsToUsd(spent),

@@ -1,12 +1,15 @@
-import { type PaymentRequired, parsePaymentRefusal } from "@agent-tools/schema";
+import { type PaymentRequired, type PaymentRequirements, parsePaymentRefusal } from "@agent-tools/schema";
 import { x402Client } from "@x402/core/client";
 import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import { toClientEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { appendPaymentIdentifierToExtensions, PAYMENT_IDENTIFIER } from "@x402/extensions/payment-identifier";
 import type { LocalAccount } from "viem";
+import { InvalidReceiptError } from "./errors.js";
+import { checkReceipt, type PaymentReceipt } from "./receipt.js";
 import { unitsToUsd } from "./units.js";
 
+export { type PaymentReceipt, proofOfPayment } from "./receipt.js";
 export { unitsToUsd, usdToUnits } from "./units.js";
 
 /** What a paid call cost, from the service's `PAYMENT-RESPONSE`. */
@@ -21,6 +24,13 @@ export interface Payment {
   /** Settlement transaction hash. */
   transaction: string;
   payer: string;
+  /** Who was paid. */
+  payTo: string;
+  /**
+   * The service's signed offer and receipt of this call, checked (x402 offer-receipt, EIP-712); null when the
+   * service signs none. Keep it as proof; {@link proofOfPayment} makes ERC-8004's `proofOfPayment` of the payment.
+   */
+  receipt: PaymentReceipt | null;
 }
 
 /** Signs an x402 v2 `exact` payment of the quote's first requirement, allowing exactly that asset up to `cap`. */
@@ -84,19 +94,48 @@ export async function whilePaymentInUse<T>(
   return answer;
 }
 
-/** Reads the `PAYMENT-RESPONSE` header of a paid answer. */
-export function readPayment(
-  header: string | null,
-  quoted: { amount: string; asset: string; network: string },
-): Payment | null {
-  if (!header) return null;
-  const settlement = decodePaymentResponseHeader(header);
-  return {
-    amount: settlement.amount ?? quoted.amount,
-    amountUsd: unitsToUsd(settlement.amount ?? quoted.amount),
-    asset: quoted.asset,
+/**
+ * The payment of a paid answer, from its settlement (the `PAYMENT-RESPONSE` header, decoded, or MCP's
+ * `_meta["x402/payment-response"]`), with its receipt checked against the quote that was paid: a receipt that does
+ * not hold throws {@link InvalidReceiptError}, carrying `answer` with the payment.
+ */
+export async function readSettlement(
+  settlement: SettlementFields,
+  paid: { quote: PaymentRequired; requirement: PaymentRequirements; payer: string; receiptSigner?: string },
+  data: unknown,
+): Promise<Payment> {
+  const amount = settlement.amount || paid.requirement.amount;
+  const payment: Payment = {
+    amount,
+    amountUsd: unitsToUsd(amount),
+    asset: paid.requirement.asset,
     network: settlement.network,
     transaction: settlement.transaction,
-    payer: settlement.payer ?? "",
+    payer: settlement.payer ?? paid.payer,
+    payTo: paid.requirement.payTo,
+    receipt: null,
   };
+  const checked = await checkReceipt(settlement, {
+    quote: paid.quote,
+    requirement: paid.requirement,
+    settlement,
+    payer: paid.payer,
+    ...(paid.receiptSigner ? { signer: paid.receiptSigner } : {}),
+  });
+  if (typeof checked === "string") throw new InvalidReceiptError(checked, { data, payment });
+  return { ...payment, receipt: checked ?? null };
+}
+
+/** The fields of an x402 settlement the client reads. */
+export interface SettlementFields {
+  transaction: string;
+  network: string;
+  payer?: string;
+  amount?: string;
+  extensions?: Record<string, unknown>;
+}
+
+/** Decodes a `PAYMENT-RESPONSE` header. */
+export function decodeSettlementHeader(header: string): SettlementFields {
+  return decodePaymentResponseHeader(header);
 }

@@ -2,14 +2,17 @@ import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
 import { paidRouteNames } from "@agent-tools/schema";
 import { type EmbeddedProcess, spawnEmbeddedService } from "@agent-tools/server";
 import { startFaultProxy } from "@agent-tools/upstream-sim";
+import { verifyOfferSignatureEIP712, verifyReceiptSignatureEIP712 } from "@x402/extensions/offer-receipt";
 import { validatePaymentIdentifier } from "@x402/extensions/payment-identifier";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createAgentToolsClient,
   ForbiddenError,
+  InvalidReceiptError,
   NotFoundError,
   PaymentRequiredError,
+  proofOfPayment,
   UnauthorizedError,
   ValidationError,
 } from "../src/index.js";
@@ -143,6 +146,41 @@ describe("paid tools", () => {
     } finally {
       await proxy.close();
     }
+  });
+
+  it("returns the service's signed receipt, checked, and the proof of payment ERC-8004 feedback takes", async () => {
+    const payer = holder(8);
+    const client = createAgentToolsClient({ baseUrl: service.url, account: payer });
+    const { receiptSigner } = await client.catalog();
+    const { payment } = await client.intel({ tokenId: 8 });
+    const receipt = payment!.receipt!;
+    expect(receipt.signer).toBe(receiptSigner);
+    // Checked again with x402's own helpers: the receipt names this payer and transaction, the offer this price.
+    const verified = await verifyReceiptSignatureEIP712(receipt.receipt);
+    expect(verified.signer).toBe(receiptSigner);
+    expect(verified.payload).toMatchObject({ payer: payer.address, transaction: payment!.transaction });
+    const offer = await verifyOfferSignatureEIP712(receipt.offer!);
+    expect(offer.signer).toBe(receiptSigner);
+    expect(offer.payload).toMatchObject({ amount: "10000", payTo: payment!.payTo });
+    expect(proofOfPayment(payment!)).toEqual({
+      fromAddress: payer.address,
+      toAddress: payment!.payTo,
+      chainId: payment!.network.split(":")[1],
+      txHash: payment!.transaction,
+    });
+  });
+
+  it("throws InvalidReceiptError, with the answer paid for, when the receipt is not signed by the trusted key", async () => {
+    const payer = holder(9);
+    const stranger = privateKeyToAccount(DEVNET_ACCOUNTS[2]!.privateKey).address;
+    const client = createAgentToolsClient({ baseUrl: service.url, account: payer, receiptSigner: stranger });
+    const before = await balanceOf(service, payer.address);
+    const error = await client.intel({ tokenId: 9 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidReceiptError);
+    expect((error as InvalidReceiptError).message).toMatch(/does not hold: it is signed by 0x/);
+    const answer = (error as InvalidReceiptError).answer as { data: { tokenId: number }; payment: { amount: string } };
+    expect(answer.data.tokenId).toBe(9);
+    expect(await balanceOf(service, payer.address)).toBe(before - BigInt(answer.payment.amount));
   });
 
   it("throws ValidationError with the fields before sending a bad request", async () => {

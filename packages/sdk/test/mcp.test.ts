@@ -26,6 +26,13 @@ describe("the MCP client", () => {
       const { result, payment } = await client.callTool("intel", { tokenId: 1 });
       expect(result.structuredContent).toMatchObject({ tokenId: 1, caller: holder(1).address });
       expect(payment).toMatchObject({ amount: "10000", amountUsd: "0.01", payer: holder(1).address });
+      // The receipt of an MCP call, checked by the client: signed by the catalog's signer, for the tool's resource.
+      const catalog = (await (await fetch(`${service.url}/.well-known/x402`)).json()) as { receiptSigner: string };
+      expect(payment!.receipt!.signer).toBe(catalog.receiptSigner);
+      expect(payment!.receipt!.receipt.payload).toMatchObject({
+        resourceUrl: "mcp://tool/intel",
+        transaction: payment!.transaction,
+      });
       expect(client.spentUsd()).toBe("0.01");
       // A free read costs nothing.
       const free = await client.callTool("agent_info", { tokenId: 1 });

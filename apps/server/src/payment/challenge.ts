@@ -18,6 +18,16 @@ export interface ChallengeContext {
   /** CAIP-2 chains a holder may sign in on (SIWE chainId). */
   signInChains: string[];
   now: () => Date;
+  /** The signed offers of `accepts` at `resourceUrl`, under their extension's key (./receipts.ts). */
+  offers?: (resourceUrl: string, accepts: PaymentRequirements[]) => Record<string, unknown>;
+}
+
+/**
+ * The resource a call pays for, as its 402, offer and receipt name it: the route's URL, or for an MCP tool call the
+ * `mcp://tool/<name>` of x402's MCP transport.
+ */
+export function paidResourceUrl(route: ToolRoute, method: CallMethod, publicUrl: string): string {
+  return method === "MCP" ? `mcp://tool/${mcpToolNameOf(route)}` : `${publicUrl}${route.path}`;
 }
 
 /** How a call came: HTTP with a body (POST) or query parameters (GET), or an MCP tool call (`/mcp`). */
@@ -72,7 +82,8 @@ const siwxSchema = buildSIWxSchema();
 
 /**
  * The PaymentRequired answer of a tool route: the price point that applies to this caller, the
- * `sign-in-with-x` extension (so a holder learns it can sign in for the discount) and Bazaar discovery info.
+ * `sign-in-with-x` extension (so a holder learns it can sign in for the discount), Bazaar discovery info, the
+ * payment-identifier declaration and, when the service signs them, the signed offer of the price.
  */
 export function buildPaymentRequired(
   route: ToolRoute,
@@ -83,7 +94,7 @@ export function buildPaymentRequired(
 ): PaymentRequired {
   // An MCP tool is named as x402's MCP transport names it; the holder signs in to the MCP endpoint.
   const url = method === "MCP" ? `${context.publicUrl}${MCP_PATH}` : `${context.publicUrl}${route.path}`;
-  const resource = method === "MCP" ? `mcp://tool/${mcpToolNameOf(route)}` : url;
+  const resource = paidResourceUrl(route, method, context.publicUrl);
   return {
     x402Version: 2,
     error,
@@ -105,6 +116,7 @@ export function buildPaymentRequired(
       },
       ...discoveryExtension(route, method),
       ...paymentIdentifierDeclaration(),
+      ...context.offers?.(resource, accepts),
     },
   };
 }

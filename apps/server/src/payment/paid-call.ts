@@ -23,6 +23,7 @@ import {
   unverifiable,
 } from "./call-bookkeeping.js";
 import { checkTokenPolicy, validateCall } from "./call-checks.js";
+import { paidResourceUrl } from "./challenge.js";
 import { settlementRefusal, verifyRefusal } from "./facilitator-refusals.js";
 import type { AdmittedCall, PaidCallDeps, PaidCalls, StepTimings } from "./paid-call-types.js";
 import { checkPayer } from "./payer-checks.js";
@@ -320,9 +321,10 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
     async settle(call, answer) {
       if (call.paidBefore) {
         // Paid before and cut before its answer was kept: this answer is kept now, and nothing is taken again.
-        await keepAnswer(payments, call.payment.key, keptAnswer(answer, call.paidBefore));
+        const settlement = await withReceipt(call, call.paidBefore);
+        await keepAnswer(payments, call.payment.key, keptAnswer(answer, settlement));
         call.slot.release();
-        return { settled: true, settlement: call.paidBefore };
+        return { settled: true, settlement };
       }
       const started = performance.now();
       let settlement: SettleResponse;
@@ -339,6 +341,7 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
         );
         throw unconfirmed();
       }
+      if (settlement.success) settlement = await withReceipt(call, settlement);
       call.timings.push(["settle", performance.now() - started]);
       if (!settlement.success) {
         // The payment was verified and then failed to settle: it counts against the payer's budget, unless its
@@ -399,6 +402,23 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
       metrics?.paidCalls.inc({ route: call.route.path, price_point: call.price.point, outcome: "released" });
     },
   };
+
+  /**
+   * The settlement with the service's signed receipt, when it signs them. A receipt that cannot be signed is left
+   * out, logged: the call was paid and its answer is not withheld for it.
+   */
+  async function withReceipt(call: AdmittedCall, settlement: SettleResponse): Promise<SettleResponse> {
+    if (!payments.receipts) return settlement;
+    try {
+      return await payments.receipts.withReceipt(
+        settlement,
+        paidResourceUrl(call.route, call.method, payments.publicUrl),
+      );
+    } catch (error) {
+      payments.logger?.error({ err: error, requestId: call.requestId }, "could not sign the receipt");
+      return settlement;
+    }
+  }
 
   /** This instance's fast guard and the sign-in; the ledger's claim is the caller's to keep or give back. */
   async function releaseGuards(call: AdmittedCall): Promise<void> {

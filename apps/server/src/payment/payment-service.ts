@@ -7,6 +7,7 @@ import type { SettlementLedger } from "../store/settlement-ledger.js";
 import type { SignInNonceStore } from "../store/sign-in-nonces.js";
 import type { AuthorizationSigner } from "./authorization-signer.js";
 import type { Facilitator } from "./facilitator.js";
+import type { ReceiptIssuer } from "./receipts.js";
 import type { ReplayGuard } from "./replay-guard.js";
 
 /** Everything the payment steps share: terms, facilitator, ledger, replay guards, sign-in settings. */
@@ -34,6 +35,8 @@ export interface PaymentService {
   /** CAIP-2 chains accepted in sign-in messages. */
   signInChains: string[];
   anonymousAccess: boolean;
+  /** Signs each 402's offer and each settled call's receipt; absent when no signer key is configured. */
+  receipts?: ReceiptIssuer;
   now: () => Date;
   /** Where settlement trouble is reported. */
   logger?: Logger;

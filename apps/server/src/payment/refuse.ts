@@ -27,7 +27,12 @@ export function createRefuser(payments: PaymentService, metrics: PaidCallDeps["m
       route,
       [routePaymentRequirements(payments.terms, route, quoted)],
       paymentRefusal(reason, sentence),
-      { publicUrl: payments.publicUrl, signInChains: payments.signInChains, now: payments.now },
+      {
+        publicUrl: payments.publicUrl,
+        signInChains: payments.signInChains,
+        now: payments.now,
+        ...(payments.receipts ? { offers: payments.receipts.offersFor } : {}),
+      },
       method,
     );
     return { admitted: false, settled: false, refusal: { reason, paymentRequired } };

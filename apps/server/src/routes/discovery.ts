@@ -24,6 +24,8 @@ export interface DiscoveryRoutesDeps {
   collection?: string;
   /** Address entitled to register the tools in an ERC-8257 registry; defaults to `payment.payTo`. */
   creatorAddress?: string;
+  /** The address that signs offers and receipts, named in the payment catalog. */
+  receiptSigner?: string;
 }
 
 /** Response header carrying a manifest's ERC-8257 `manifestHash`. */
@@ -48,7 +50,12 @@ export function discoveryRoutes(deps: DiscoveryRoutesDeps): Router {
   const router = Router();
 
   // Everything but `generatedAt` depends on the configuration only: build it once.
-  const catalog = buildPaymentCatalog({ publicUrl, payment, now: now() });
+  const catalog = buildPaymentCatalog({
+    publicUrl,
+    payment,
+    now: now(),
+    ...(deps.receiptSigner ? { receiptSigner: deps.receiptSigner } : {}),
+  });
   router.get(PAYMENT_CATALOG_PATH, (_req, res) => {
     res.set("Cache-Control", "public, max-age=60").json({ ...catalog, generatedAt: now().toISOString() });
   });

@@ -11,7 +11,14 @@ import {
 } from "@agent-tools/schema";
 import type { ClientContext } from "../context.js";
 import { PaymentRequiredError } from "../errors.js";
-import { type Payment, readPayment, signPayment, unitsToUsd, whilePaymentInUse } from "../payment.js";
+import {
+  decodeSettlementHeader,
+  type Payment,
+  readSettlement,
+  signPayment,
+  unitsToUsd,
+  whilePaymentInUse,
+} from "../payment.js";
 import { pickSignInChain, signInHeader } from "../sign-in.js";
 import { type Answer, errorFromAnswer, parseAnswer, validateLocally, withRetries } from "../transport.js";
 
@@ -108,9 +115,9 @@ export async function callTool<N extends PaidRouteName>(
 
   // One signed payment for every attempt: sent again (a retry, or a wait while an earlier attempt holds it), it
   // buys one call at most, and its identifier gets the answer it paid for.
-  const payment = { ...headers, "PAYMENT-SIGNATURE": await signPayment(account, quote, cap) };
+  const paying = { ...headers, "PAYMENT-SIGNATURE": await signPayment(account, quote, cap) };
   const paid = await whilePaymentInUse(
-    () => ask(payment),
+    () => ask(paying),
     (answer) => (answer.status === 402 ? (answer.body as PaymentRequired) : undefined),
   );
   if (paid.status === 402) {
@@ -119,5 +126,18 @@ export async function callTool<N extends PaidRouteName>(
     throw new PaymentRequiredError(`The payment was refused: ${why.message || "no reason given"}`, refused, why.reason);
   }
   if (paid.status !== successStatus) throw errorFromAnswer(paid);
-  return { data: read(paid), payment: readPayment(paid.headers.get("payment-response"), requirement) };
+  const data = read(paid);
+  const header = paid.headers.get("payment-response");
+  if (!header) return { data, payment: null };
+  const payment = await readSettlement(
+    decodeSettlementHeader(header),
+    {
+      quote,
+      requirement,
+      payer: account.address,
+      ...(context.receiptSigner ? { receiptSigner: context.receiptSigner } : {}),
+    },
+    data,
+  );
+  return { data, payment };
 }
