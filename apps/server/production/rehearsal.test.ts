@@ -93,6 +93,7 @@ describe("the production configuration", () => {
       "FACILITATOR_API_KEYS",
       "CDP_API_KEY_ID",
       "CDP_API_KEY_SECRET",
+      "RECEIPT_SIGNER_PRIVATE_KEY",
       "L1_RPC_URL",
       "COLLECTION_ADDRESS",
       "IDENTITY_REGISTRY_ADDRESS",
