@@ -44,6 +44,8 @@ describe("agent-tools against the embedded default", () => {
     expect(result.status).toBe(0);
     expect(result.stdout).toContain("Agent #1");
     expect(result.stderr).toMatch(/paid 0\.01 USD from 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 · tx 0x[0-9a-f]{64}/);
+    // The service's receipt, checked by the SDK: on the embedded default the operator's key (#0) signs it.
+    expect(result.stderr).toContain(`receipt signed by ${DEVNET_ACCOUNTS[0]!.address}`);
     expect(result.stdout + result.stderr).not.toContain(DEVNET_ACCOUNTS[1]!.privateKey.slice(2));
   });
 
