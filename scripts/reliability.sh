@@ -2,7 +2,8 @@
 # `pnpm test:reliability [--full]`: the reliability suite (apps/server/reliability) against the built server in a
 # child process: fuzzing from the OpenAPI document, payment abuse with real signatures, upstream faults, SIGKILL under
 # paid load and a soak. The default is sized for CI; --full runs 10,000 fuzz requests, 4 kills and a 60 s soak.
-# Prints one summary line ("reliability: fuzz ..., payment ..., faults ..., crash ..., soak ...").
+# Its two files run side by side; each prints one summary line ("reliability: payment ..., faults ..." and
+# "reliability: fuzz ..., crash ..., soak ...").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 for arg in "$@"; do

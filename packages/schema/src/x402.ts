@@ -96,3 +96,49 @@ export const paymentCatalogSchema = z
   .meta({ id: "PaymentCatalog" });
 /** The payment catalog served at `/.well-known/x402` (see {@link paymentCatalogSchema}). */
 export type PaymentCatalog = z.infer<typeof paymentCatalogSchema>;
+
+/**
+ * A signed offer of x402's offer-receipt extension, EIP-712 form (`extensions["offer-receipt"].info.offers[]` of a
+ * 402): the price of a resource, signed by the service (domain `x402 offer`, version 1, chain id 1).
+ */
+export const signedOfferSchema = z
+  .object({
+    format: z.literal("eip712"),
+    acceptIndex: z.number().int().nonnegative().optional(),
+    payload: z.object({
+      version: z.number().int(),
+      resourceUrl: z.string(),
+      scheme: z.string(),
+      network: z.string(),
+      asset: z.string(),
+      payTo: z.string(),
+      amount: z.string(),
+      validUntil: z.number().int().meta({ description: "Unix seconds." }),
+    }),
+    signature: z.string(),
+  })
+  .meta({ id: "SignedOffer" });
+/** See {@link signedOfferSchema}. */
+export type SignedOffer = z.infer<typeof signedOfferSchema>;
+
+/**
+ * A signed receipt of x402's offer-receipt extension, EIP-712 form (`extensions["offer-receipt"].info.receipt` of a
+ * settlement): who paid for which resource, in which transaction, signed by the service (domain `x402 receipt`,
+ * version 1, chain id 1).
+ */
+export const signedReceiptSchema = z
+  .object({
+    format: z.literal("eip712"),
+    payload: z.object({
+      version: z.number().int(),
+      network: z.string(),
+      resourceUrl: z.string(),
+      payer: z.string(),
+      issuedAt: z.number().int().meta({ description: "Unix seconds." }),
+      transaction: z.string(),
+    }),
+    signature: z.string(),
+  })
+  .meta({ id: "SignedReceipt" });
+/** See {@link signedReceiptSchema}. */
+export type SignedReceipt = z.infer<typeof signedReceiptSchema>;

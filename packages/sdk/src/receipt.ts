@@ -1,9 +1,13 @@
-import type { PaymentRequired, PaymentRequirements } from "@agent-tools/schema";
 import {
-  type EIP712SignedOffer,
-  type EIP712SignedReceipt,
+  type PaymentRequired,
+  type PaymentRequirements,
+  type SignedOffer,
+  type SignedReceipt,
+  signedOfferSchema,
+  signedReceiptSchema,
+} from "@agent-tools/schema";
+import {
   extractOffersFromPaymentRequired,
-  isEIP712SignedOffer,
   OFFER_RECEIPT,
   verifyOfferSignatureEIP712,
   verifyReceiptSignatureEIP712,
@@ -16,9 +20,9 @@ import { type Address, getAddress, isAddressEqual } from "viem";
  */
 export interface PaymentReceipt {
   /** The receipt as signed: `{ format: "eip712", payload: { version, network, resourceUrl, payer, issuedAt, transaction }, signature }`. */
-  receipt: EIP712SignedReceipt;
+  receipt: SignedReceipt;
   /** The offer of the price that was paid, as signed (`payload.amount`, `payload.payTo`, `payload.asset`...), when the 402 carried one. */
-  offer?: EIP712SignedOffer;
+  offer?: SignedOffer;
   /** The address that signed both, recovered from the signatures. */
   signer: Address;
 }
@@ -47,18 +51,21 @@ export async function checkReceipt(
   settlement: { extensions?: Record<string, unknown> },
   expected: ExpectedReceipt,
 ): Promise<PaymentReceipt | string | undefined> {
-  const carried = (settlement.extensions?.[OFFER_RECEIPT] as { info?: { receipt?: EIP712SignedReceipt } } | undefined)
-    ?.info?.receipt;
-  if (!carried) return undefined;
-  if (carried.format !== "eip712") return `the receipt is in ${String(carried.format)} form, not eip712`;
+  const sent = (settlement.extensions?.[OFFER_RECEIPT] as { info?: { receipt?: unknown } } | undefined)?.info?.receipt;
+  if (sent === undefined) return undefined;
+  const parsed = signedReceiptSchema.safeParse(sent);
+  if (!parsed.success) return "The service's receipt is not an EIP-712 receipt of x402's offer-receipt extension.";
+  const carried = parsed.data;
   let signer: Address;
   try {
     signer = getAddress((await verifyReceiptSignatureEIP712(carried)).signer);
   } catch {
-    return "the receipt's signature cannot be read";
+    return "The service's receipt has a signature that cannot be read.";
   }
   const { payload } = carried;
-  const offer = extractOffersFromPaymentRequired(expected.quote as never).find(isEIP712SignedOffer);
+  const offer = extractOffersFromPaymentRequired(expected.quote as never)
+    .map((each) => signedOfferSchema.safeParse(each))
+    .find((each) => each.success)?.data;
   const problems: string[] = [];
   if (!isSameAddress(payload.payer, expected.payer)) problems.push(`it names payer ${payload.payer}`);
   if (payload.transaction !== expected.settlement.transaction)
