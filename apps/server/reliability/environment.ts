@@ -33,7 +33,12 @@ export interface MemoryFigures {
   uptime: number;
 }
 
-/** How long one upstream call may take in the suite's server (UPSTREAM_TIMEOUT_MS). */
+/**
+ * How long one upstream call may take in the money side's server (UPSTREAM_TIMEOUT_MS), where hung and trickling
+ * upstreams are the point: short, so that each fault ends quickly. The endurance side runs with the shipped default,
+ * as its load generator shares a process with the simulated upstreams and may hold their answers back on a busy
+ * machine.
+ */
 export const UPSTREAM_TIMEOUT_MS = 1500;
 
 export interface ServerProcess extends ScriptProcess {
@@ -73,7 +78,12 @@ export interface Environment {
   close(): Promise<void>;
 }
 
-export async function startEnvironment(): Promise<Environment> {
+export interface EnvironmentOptions {
+  /** The server's UPSTREAM_TIMEOUT_MS (default: the shipped one). */
+  upstreamTimeoutMs?: number;
+}
+
+export async function startEnvironment(options: EnvironmentOptions = {}): Promise<Environment> {
   const temp = mkdtempSync(join(tmpdir(), "agent-tools-reliability-"));
   const devnet = await spawnDevnetProcess({ host: "127.0.0.1", l1Port: 0, l2Port: 0, log: () => {} });
   const sims = await startUpstreamSims({ host: "127.0.0.1" });
@@ -95,7 +105,7 @@ export async function startEnvironment(): Promise<Environment> {
     FACILITATOR_PRIVATE_KEY: deployment.accounts[0]!.privateKey,
     MARKETPLACE_URL: proxies.marketplace.url,
     MARKET_DATA_URL: proxies.marketData.url,
-    UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS),
+    ...(options.upstreamTimeoutMs ? { UPSTREAM_TIMEOUT_MS: String(options.upstreamTimeoutMs) } : {}),
     DISPATCH_POLL_MS: "100",
     DISPATCH_RETRY_BASE_MS: "100",
     DISPATCH_MAX_ATTEMPTS: "2",

@@ -22,7 +22,7 @@ const summary: Record<string, string> = {};
 const { quote, paidCall, payAndCall } = reliabilityCalls(() => env);
 
 beforeAll(async () => {
-  env = await startEnvironment();
+  env = await startEnvironment({ upstreamTimeoutMs: UPSTREAM_TIMEOUT_MS });
 }, 180_000);
 afterAll(async () => {
   await env?.close();
