@@ -1,15 +1,15 @@
 import { defineConfig } from "vitest/config";
 
 /**
- * `pnpm test:reliability`: the reliability suite against real processes (reliability/), its two files one after the
- * other, each with an environment of its own (chains, upstreams, the built server). Side by side they would take
- * the time of the longer, but the soak's load then weighs on the payment scenarios timed by blocks every second
- * (docs/architecture.md, "What a test run costs").
+ * `pnpm test:reliability`: the reliability suite against real processes (reliability/). Its two files run side by
+ * side, each with an environment of its own (chains, upstreams, the built server): most of their time is their
+ * scenarios' own pace, so together they take the time of the longer (docs/architecture.md, "What a test run costs").
  */
 export default defineConfig({
   test: {
     include: ["reliability/**/*.test.ts"],
-    fileParallelism: false,
+    fileParallelism: true,
+    maxWorkers: 2,
     testTimeout: 300_000,
     hookTimeout: 180_000,
   },
