@@ -3,6 +3,7 @@ import { request as httpRequest } from "node:http";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import {
+  errorBodySchema,
   MCP_PAYMENT_META,
   MCP_PAYMENT_RESPONSE_META,
   MCP_SIGN_IN_META,
@@ -15,7 +16,7 @@ import {
 } from "@agent-tools/schema";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { type CallToolResult, CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { PaymentRequiredV2Schema } from "@x402/core/schemas";
 import type { PaymentRequired } from "@x402/core/types";
 import { extractDiscoveryInfo, validateDiscoveryExtension } from "@x402/extensions/bazaar";
@@ -45,15 +46,34 @@ afterAll(async () => {
 });
 
 /**
- * A tools/call as an x402 MCP client sends it. `client.request` rather than `client.callTool`: the SDK's
- * `callTool` validates `structuredContent` against the output schema even on an `isError` result, so it throws on
- * the `PaymentRequired` an unpaid call answers (modelcontextprotocol/typescript-sdk issue 1943).
+ * A tools/call as a stock agent sends it: the official MCP SDK's plain `callTool`, which checks a result's
+ * `structuredContent` against the tool's output schema (and throws when it does not match).
  */
 function call(name: string, args: Record<string, unknown>, meta?: Record<string, unknown>): Promise<CallToolResult> {
-  return client.request(
-    { method: "tools/call", params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) } },
-    CallToolResultSchema,
-  ) as Promise<CallToolResult>;
+  return client.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) }) as Promise<CallToolResult>;
+}
+
+/** The text of an error result, which carries no `structuredContent` (a stock client would check it and throw). */
+function errorText(result: CallToolResult): string {
+  expect(result.isError).toBe(true);
+  expect(result.structuredContent).toBeUndefined();
+  const first = result.content[0];
+  expect(first?.type).toBe("text");
+  return (first as { text: string }).text;
+}
+
+/** The `PaymentRequired` of a refusal, where x402's MCP transport puts it: the `x402/error` wrapper in the text. */
+function paymentRequiredIn(result: CallToolResult): PaymentRequired & Record<string, unknown> {
+  const wrapper = JSON.parse(errorText(result))["x402/error"];
+  expect(wrapper).toMatchObject({ code: 402 });
+  PaymentRequiredV2Schema.parse(wrapper.data);
+  expect(wrapper.message).toBe(wrapper.data.error);
+  return wrapper.data;
+}
+
+/** The HTTP API's error body, as the text of an error result that no payment can make right. */
+function errorBodyIn(result: CallToolResult) {
+  return errorBodySchema.parse(JSON.parse(errorText(result)));
 }
 
 /**
@@ -127,14 +147,10 @@ describe("the MCP endpoint", () => {
   });
 
   it("answers an unpaid call with an isError result holding a valid x402 v2 PaymentRequired, with MCP discovery", async () => {
-    const result = await call("intel", { tokenId: 7 });
-    expect(result.isError).toBe(true);
-    const paymentRequired = PaymentRequiredV2Schema.parse(result.structuredContent);
+    const paymentRequired = paymentRequiredIn(await call("intel", { tokenId: 7 }));
     expect(paymentRequired.accepts[0]!.amount).toBe("1000000");
     expect(paymentRequired.resource.url).toBe("mcp://tool/intel");
     expect(paymentRequired.error).toMatch(/^payment_required: /);
-    const text = JSON.parse((result.content[0] as { text: string }).text);
-    expect(text["x402/error"]).toEqual({ code: 402, message: paymentRequired.error, data: result.structuredContent });
     const bazaar = (paymentRequired.extensions as Record<string, unknown>).bazaar as never;
     expect(validateDiscoveryExtension(bazaar)).toEqual({ valid: true });
     expect(extractDiscoveryInfo(paymentRequired as never, paymentRequired.accepts[0]! as never)).toMatchObject({
@@ -143,7 +159,7 @@ describe("the MCP endpoint", () => {
   });
 
   it("runs a paid call: the tool's structured result, the brief as text, the settlement in _meta, the price moved", async () => {
-    const quote = (await call("intel", { tokenId: 7 })).structuredContent as unknown as PaymentRequired;
+    const quote = paymentRequiredIn(await call("intel", { tokenId: 7 }));
     const before = await t.balance(address(3));
     const result = await call("intel", { tokenId: 7 }, { [MCP_PAYMENT_META]: await paymentPayload(3, quote) });
     expect(result.isError).toBeFalsy();
@@ -152,15 +168,16 @@ describe("the MCP endpoint", () => {
     const settlement = settlementResponseSchema.parse(result._meta?.[MCP_PAYMENT_RESPONSE_META]);
     expect(settlement).toMatchObject({ success: true, payer: address(3) });
     expect(before - (await t.balance(address(3)))).toBe(1_000_000n);
-    // callTool validates a successful result against the output schema listed for the tool.
+    // callTool validated the paid result against the output schema listed for the tool, and a free read's too.
     const validated = await client.callTool({ name: "agent_info", arguments: { tokenId: 7 } });
     expect(validated.structuredContent).toMatchObject({ tokenId: 7, name: "Agent #7" });
   });
 
   it("quotes and charges a signed-in holder 10000, the sign-in in _meta as the header carries it", async () => {
     const signIn = () => t.signIn(1, "/mcp");
-    const quote = await call("intel", { tokenId: 1 }, { [MCP_SIGN_IN_META]: await signIn() });
-    const paymentRequired = quote.structuredContent as unknown as PaymentRequired;
+    const paymentRequired = paymentRequiredIn(
+      await call("intel", { tokenId: 1 }, { [MCP_SIGN_IN_META]: await signIn() }),
+    );
     expect(paymentRequired.accepts[0]!.amount).toBe("10000");
     const before = await t.balance(address(1));
     const result = await call(
@@ -174,29 +191,24 @@ describe("the MCP endpoint", () => {
   });
 
   it("charges nothing for a replayed payment, an invalid input or an upstream failure", async () => {
-    const quote = (await call("intel", { tokenId: 8 })).structuredContent as unknown as PaymentRequired;
+    const quote = paymentRequiredIn(await call("intel", { tokenId: 8 }));
     const payment = await paymentPayload(4, quote);
     expect((await call("intel", { tokenId: 8 }, { [MCP_PAYMENT_META]: payment })).isError).toBeFalsy();
     const before = await t.balance(address(4));
 
     const replay = await call("intel", { tokenId: 8 }, { [MCP_PAYMENT_META]: payment });
-    expect(replay.isError).toBe(true);
-    expect(PaymentRequiredV2Schema.parse(replay.structuredContent).error).toMatch(/^payment_already_used: /);
+    expect(paymentRequiredIn(replay).error).toMatch(/^payment_already_used: /);
 
     const invalid = await call("intel", { tokenId: 0 }, { [MCP_PAYMENT_META]: await paymentPayload(4, quote) });
-    expect(invalid).toMatchObject({
-      isError: true,
-      structuredContent: { error: { code: "invalid_request", details: [{ field: "tokenId" }] } },
-    });
+    expect(errorBodyIn(invalid)).toMatchObject({ error: { code: "invalid_request", details: [{ field: "tokenId" }] } });
 
-    const portfolioQuote = (await call("portfolio", { tokenId: 8, walletAddress: address(4) }))
-      .structuredContent as unknown as PaymentRequired;
+    const portfolioQuote = paymentRequiredIn(await call("portfolio", { tokenId: 8, walletAddress: address(4) }));
     const failed = await call(
       "portfolio",
       { tokenId: 8, walletAddress: address(4) },
       { [MCP_PAYMENT_META]: await paymentPayload(4, portfolioQuote) },
     );
-    expect(failed).toMatchObject({ isError: true, structuredContent: { error: { code: "upstream_unavailable" } } });
+    expect(errorBodyIn(failed)).toMatchObject({ error: { code: "upstream_unavailable" } });
     expect(await t.balance(address(4))).toBe(before);
   });
 
@@ -209,15 +221,14 @@ describe("the MCP endpoint", () => {
       endpoint: "http://127.0.0.1:8402/mcp",
       version: "2025-06-18",
     });
-    const unknown = await call("no_such_tool", {});
-    expect(unknown).toMatchObject({ isError: true, structuredContent: { error: { code: "unknown_tool" } } });
+    expect(errorBodyIn(await call("no_such_tool", {}))).toMatchObject({ error: { code: "unknown_tool" } });
   });
 
   it("takes the names of JavaScript's object properties for unknown tools, and logs no error for them", async () => {
     const errorsBefore = t.logs().filter((line) => line.includes('"level":50')).length;
     for (const name of ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf"]) {
       const result = await call(name, { tokenId: 1 });
-      expect(result, name).toMatchObject({ isError: true, structuredContent: { error: { code: "unknown_tool" } } });
+      expect(errorBodyIn(result), name).toMatchObject({ error: { code: "unknown_tool" } });
     }
     expect(t.logs().filter((line) => line.includes('"level":50')).length).toBe(errorsBefore);
   });

@@ -1,7 +1,7 @@
 import { MCP_PAYMENT_META, MCP_PAYMENT_RESPONSE_META, type PaymentCatalog } from "@agent-tools/schema";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { type CallToolResult, CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
 import {
@@ -106,13 +106,10 @@ describe("x402's offer-receipt extension", () => {
     const mcp = new Client({ name: "receipt-test", version: "1.0.0" });
     await mcp.connect(new StreamableHTTPClientTransport(new URL(`${t.server.url}/mcp`)));
     const call = (meta: Record<string, unknown>) =>
-      mcp.request(
-        { method: "tools/call", params: { name: "intel", arguments: { tokenId: 4 }, _meta: meta } },
-        CallToolResultSchema,
-      ) as Promise<CallToolResult>;
+      mcp.callTool({ name: "intel", arguments: { tokenId: 4 }, _meta: meta }) as Promise<CallToolResult>;
     try {
       const unpaid = await call({});
-      const quote = unpaid.structuredContent as unknown as PaymentRequired;
+      const quote = JSON.parse((unpaid.content[0] as { text: string }).text)["x402/error"].data as PaymentRequired;
       expect(quote.resource.url).toBe("mcp://tool/intel");
       const [offer] = extractOffersFromPaymentRequired(quote);
       expect((await verifyOfferSignatureEIP712(offer as EIP712SignedOffer)).payload.resourceUrl).toBe(

@@ -112,8 +112,9 @@ export async function connectMcpClient(options: McpClientOptions): Promise<Agent
   const client = new Client({ name: "@agent-tools/sdk", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(endpoint)));
 
-  // `request`, not `callTool`: the MCP SDK's callTool validates an isError result's structuredContent against the
-  // tool's output schema, and so throws on the PaymentRequired of an unpaid call (docs/architecture.md, "MCP").
+  // `request`, not `callTool`: the MCP SDK's callTool checks an isError result's structuredContent against the
+  // tool's output schema, and so throws on a server that puts its PaymentRequired there, as x402's MCP transport
+  // allows (docs/architecture.md, "MCP").
   const send = (name: string, args: Record<string, unknown>, meta: Record<string, unknown>) =>
     client.request(
       { method: "tools/call", params: { name, arguments: args, _meta: meta } },

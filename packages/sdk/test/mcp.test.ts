@@ -102,7 +102,11 @@ describe("the MCP client", () => {
     const client = await connectMcpClient({ baseUrl: service.url, account: holder(3), signIn: false });
     const { result, payment } = await client.callTool("intel", { tokenId: 0 });
     expect(result.isError).toBe(true);
-    expect(result.structuredContent).toMatchObject({ error: { code: "invalid_request" } });
+    // The error body as the result's text (an error result has no structuredContent for clients to check).
+    expect(result.structuredContent).toBeUndefined();
+    expect(JSON.parse((result.content[0] as { text: string }).text)).toMatchObject({
+      error: { code: "invalid_request", details: [{ field: "tokenId" }] },
+    });
     expect(payment).toBeNull();
     expect(client.spentUsd()).toBe("0.00");
     await client.close();

@@ -54,31 +54,30 @@ function listedTools(): ReturnType<typeof mcpToolDescriptions> {
   return toolList;
 }
 
-/** A refused payment: x402's `PaymentRequired` as the structured result, and in the `x402/error` wrapper as text. */
+/**
+ * A refused payment: x402's `PaymentRequired` in the `x402/error` wrapper, as the result's text, the form x402's MCP
+ * transport requires. Error results carry no `structuredContent`: stock MCP clients check it against the tool's
+ * output schema, even on an error, and throw (docs/architecture.md, "MCP").
+ */
 function paymentRequiredResult(paymentRequired: PaymentRequired, settlement?: unknown): CallToolResult {
-  const structured = settlement ? { ...paymentRequired, [MCP_PAYMENT_RESPONSE_META]: settlement } : paymentRequired;
+  const data = settlement ? { ...paymentRequired, [MCP_PAYMENT_RESPONSE_META]: settlement } : paymentRequired;
   return {
     isError: true,
-    structuredContent: structured as Record<string, unknown>,
     content: [
-      {
-        type: "text",
-        text: JSON.stringify({ "x402/error": { code: 402, message: paymentRequired.error, data: structured } }),
-      },
+      { type: "text", text: JSON.stringify({ "x402/error": { code: 402, message: paymentRequired.error, data } }) },
     ],
   };
 }
 
-/** A call no payment can make right (bad input, unknown token, upstream failure): the error body of the HTTP API. */
+/**
+ * A call no payment can make right (bad input, unknown token, upstream failure): the error body of the HTTP API as
+ * the result's text, with the offending fields, and no `structuredContent` (see paymentRequiredResult).
+ */
 function errorResult(error: unknown, logger: Logger): CallToolResult {
   const known = error instanceof HttpError ? error : new HttpError("internal_error", uncharged("The tool failed."));
   if (!(error instanceof HttpError)) logger.error({ err: error }, "MCP tool call failed");
   const body: ErrorBody = { error: { code: known.code, message: known.message, details: known.details } };
-  return {
-    isError: true,
-    structuredContent: body as unknown as Record<string, unknown>,
-    content: [{ type: "text", text: `${known.code}: ${known.message}` }],
-  };
+  return { isError: true, content: [{ type: "text", text: JSON.stringify(body) }] };
 }
 
 /** The sign-in as the paid call reads it: the header's value, or the decoded payload object. */
