@@ -14,6 +14,10 @@ import {
   responseJsonSchema,
   settlementResponseSchema,
 } from "@agent-tools/schema";
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as StreamableHTTPClientTransportV2,
+} from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -268,5 +272,44 @@ describe("the MCP endpoint", () => {
     const res = await t.get("/mcp");
     expect(res.status).toBe(405);
     expect(res.headers.get("allow")).toBe("POST");
+  });
+});
+
+describe("a stock client of the MCP SDK 2.x (@modelcontextprotocol/client)", () => {
+  it("reads a price, a refused payment, an invalid input and an upstream failure with a plain callTool, and pays", async () => {
+    const v2 = new ClientV2({ name: "mcp-test-v2", version: "1.0.0" });
+    await v2.connect(new StreamableHTTPClientTransportV2(new URL(`${t.server.url}/mcp`)));
+    // The 2.x client asks for 2026-07-28 first and falls back to the newest 2025 protocol the endpoint serves.
+    expect(v2.getNegotiatedProtocolVersion()).toBe("2025-11-25");
+    const callV2 = (name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) =>
+      v2.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) }) as Promise<CallToolResult>;
+    try {
+      const quote = paymentRequiredIn(await callV2("intel", { tokenId: 9 }));
+      expect(quote.error).toMatch(/^payment_required: /);
+      const payment = await paymentPayload(5, quote);
+      const before = await t.balance(address(5));
+      const paid = await callV2("intel", { tokenId: 9 }, { [MCP_PAYMENT_META]: payment });
+      expect(paid.isError).toBeFalsy();
+      expect(paid.structuredContent).toMatchObject({ tokenId: 9 });
+      expect(settlementResponseSchema.parse(paid._meta?.[MCP_PAYMENT_RESPONSE_META])).toMatchObject({ success: true });
+      expect(before - (await t.balance(address(5)))).toBe(1_000_000n);
+
+      const replay = await callV2("intel", { tokenId: 9 }, { [MCP_PAYMENT_META]: payment });
+      expect(paymentRequiredIn(replay).error).toMatch(/^payment_already_used: /);
+      const invalid = await callV2("intel", { tokenId: 0 }, { [MCP_PAYMENT_META]: await paymentPayload(5, quote) });
+      expect(errorBodyIn(invalid)).toMatchObject({
+        error: { code: "invalid_request", details: [{ field: "tokenId" }] },
+      });
+      const portfolioQuote = paymentRequiredIn(await callV2("portfolio", { tokenId: 9, walletAddress: address(5) }));
+      const failed = await callV2(
+        "portfolio",
+        { tokenId: 9, walletAddress: address(5) },
+        { [MCP_PAYMENT_META]: await paymentPayload(5, portfolioQuote) },
+      );
+      expect(errorBodyIn(failed)).toMatchObject({ error: { code: "upstream_unavailable" } });
+      expect(before - (await t.balance(address(5)))).toBe(1_000_000n);
+    } finally {
+      await v2.close();
+    }
   });
 });
