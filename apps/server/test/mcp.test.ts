@@ -3,7 +3,6 @@ import { request as httpRequest } from "node:http";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import {
-  errorBodySchema,
   MCP_PAYMENT_META,
   MCP_PAYMENT_RESPONSE_META,
   MCP_SIGN_IN_META,
@@ -21,11 +20,11 @@ import {
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { PaymentRequiredV2Schema } from "@x402/core/schemas";
 import type { PaymentRequired } from "@x402/core/types";
 import { extractDiscoveryInfo, validateDiscoveryExtension } from "@x402/extensions/bazaar";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HttpError } from "../src/http/errors.js";
+import { errorBodyIn, paymentRequiredIn } from "./helpers/mcp-results.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
 
 let t: PaidTestServer;
@@ -55,29 +54,6 @@ afterAll(async () => {
  */
 function call(name: string, args: Record<string, unknown>, meta?: Record<string, unknown>): Promise<CallToolResult> {
   return client.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) }) as Promise<CallToolResult>;
-}
-
-/** The text of an error result, which carries no `structuredContent` (a stock client would check it and throw). */
-function errorText(result: CallToolResult): string {
-  expect(result.isError).toBe(true);
-  expect(result.structuredContent).toBeUndefined();
-  const first = result.content[0];
-  expect(first?.type).toBe("text");
-  return (first as { text: string }).text;
-}
-
-/** The `PaymentRequired` of a refusal, where x402's MCP transport puts it: the `x402/error` wrapper in the text. */
-function paymentRequiredIn(result: CallToolResult): PaymentRequired & Record<string, unknown> {
-  const wrapper = JSON.parse(errorText(result))["x402/error"];
-  expect(wrapper).toMatchObject({ code: 402 });
-  PaymentRequiredV2Schema.parse(wrapper.data);
-  expect(wrapper.message).toBe(wrapper.data.error);
-  return wrapper.data;
-}
-
-/** The HTTP API's error body, as the text of an error result that no payment can make right. */
-function errorBodyIn(result: CallToolResult) {
-  return errorBodySchema.parse(JSON.parse(errorText(result)));
 }
 
 /**

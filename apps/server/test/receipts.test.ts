@@ -17,6 +17,7 @@ import {
 } from "@x402/extensions/offer-receipt";
 import { appendPaymentIdentifierToExtensions } from "@x402/extensions/payment-identifier";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { paymentRequiredIn } from "./helpers/mcp-results.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
 
 // Offers and receipts are read and checked with x402's own offer-receipt client helpers, not with code of ours.
@@ -109,7 +110,7 @@ describe("x402's offer-receipt extension", () => {
       mcp.callTool({ name: "intel", arguments: { tokenId: 4 }, _meta: meta }) as Promise<CallToolResult>;
     try {
       const unpaid = await call({});
-      const quote = JSON.parse((unpaid.content[0] as { text: string }).text)["x402/error"].data as PaymentRequired;
+      const quote = paymentRequiredIn(unpaid);
       expect(quote.resource.url).toBe("mcp://tool/intel");
       const [offer] = extractOffersFromPaymentRequired(quote);
       expect((await verifyOfferSignatureEIP712(offer as EIP712SignedOffer)).payload.resourceUrl).toBe(

@@ -16,6 +16,11 @@ export const MCP_PATH = "/mcp";
 export const MCP_PAYMENT_META = "x402/payment";
 /** `_meta` key of the x402 `SettlementResponse` a paid call's result carries. */
 export const MCP_PAYMENT_RESPONSE_META = "x402/payment-response";
+/**
+ * Key of the wrapper an `isError` result's text carries a refusal in: `{"x402/error": {code: 402, message, data}}`,
+ * `data` being x402's `PaymentRequired` (coinbase/x402 `specs/transports-v2/mcp.md`).
+ */
+export const MCP_PAYMENT_ERROR = "x402/error";
 /** `_meta` key of the holder's Sign-In-With-X payload: the `SIGN-IN-WITH-X` header's value, or its decoded object. */
 export const MCP_SIGN_IN_META = "sign-in-with-x";
 

@@ -5,6 +5,7 @@
  */
 import {
   MCP_PATH,
+  MCP_PAYMENT_ERROR,
   MCP_PAYMENT_META,
   MCP_PAYMENT_RESPONSE_META,
   MCP_SIGN_IN_META,
@@ -84,14 +85,14 @@ export function paymentRequiredOf(result: CallToolResult): PaymentRequired | und
   if (!result.isError) return undefined;
   const structured = result.structuredContent as Record<string, unknown> | undefined;
   if (isQuote(structured)) return structured;
-  const wrapped = (structured?.["x402/error"] as { data?: unknown } | undefined)?.data;
+  const wrapped = (structured?.[MCP_PAYMENT_ERROR] as { data?: unknown } | undefined)?.data;
   if (isQuote(wrapped)) return wrapped;
   const first = result.content?.[0];
   if (first?.type !== "text") return undefined;
   try {
     const parsed = JSON.parse(first.text) as Record<string, unknown>;
     if (isQuote(parsed)) return parsed;
-    const data = (parsed["x402/error"] as { data?: unknown } | undefined)?.data;
+    const data = (parsed[MCP_PAYMENT_ERROR] as { data?: unknown } | undefined)?.data;
     return isQuote(data) ? data : undefined;
   } catch {
     return undefined;

@@ -8,6 +8,7 @@
  */
 import {
   type ErrorBody,
+  MCP_PAYMENT_ERROR,
   MCP_PAYMENT_META,
   MCP_PAYMENT_RESPONSE_META,
   MCP_SIGN_IN_META,
@@ -64,7 +65,10 @@ function paymentRequiredResult(paymentRequired: PaymentRequired, settlement?: un
   return {
     isError: true,
     content: [
-      { type: "text", text: JSON.stringify({ "x402/error": { code: 402, message: paymentRequired.error, data } }) },
+      {
+        type: "text",
+        text: JSON.stringify({ [MCP_PAYMENT_ERROR]: { code: 402, message: paymentRequired.error, data } }),
+      },
     ],
   };
 }
