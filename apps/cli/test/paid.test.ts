@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -202,11 +202,17 @@ describe("agent-tools against the embedded default", () => {
   });
 
   it("reads the key from --key-file", async () => {
-    const file = join(tmpdir(), `agent-tools-key-${process.pid}`);
-    writeFileSync(file, `${DEVNET_ACCOUNTS[2]!.privateKey}\n`, { mode: 0o600 });
-    const result = await cli(["intel", "--token-id", "2", "--key-file", file]);
-    expect(result.status).toBe(0);
-    expect(result.stderr).toMatch(/paid 0\.01 USD from 0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC/);
+    // A key on disk is removed with its directory, whatever the outcome: the test leaves no key behind.
+    const dir = mkdtempSync(join(tmpdir(), "agent-tools-key-"));
+    const file = join(dir, "key");
+    try {
+      writeFileSync(file, `${DEVNET_ACCOUNTS[2]!.privateKey}\n`, { mode: 0o600 });
+      const result = await cli(["intel", "--token-id", "2", "--key-file", file]);
+      expect(result.status).toBe(0);
+      expect(result.stderr).toMatch(/paid 0\.01 USD from 0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("shows public records without a key", async () => {
