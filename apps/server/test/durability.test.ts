@@ -1,8 +1,8 @@
-import type { ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { usdTokenAbi } from "@agent-tools/contracts";
 import { type RunningDevnet, startDevnet } from "@agent-tools/devnet";
@@ -42,6 +42,17 @@ let collection: CollectionIndex;
 let l2: PublicClient;
 let baseEnv: Record<string, string>;
 const temp = mkdtempSync(join(tmpdir(), "agent-tools-durability-"));
+const repo = fileURLToPath(new URL("../../../", import.meta.url));
+
+/** Whether any process of the process group `-group` is left (signal 0 checks without sending). */
+function groupAlive(group: number): boolean {
+  try {
+    process.kill(group, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const account = (index: number): PrivateKeyAccount =>
   privateKeyToAccount(devnet.deployment.accounts[index]!.privateKey);
@@ -427,7 +438,7 @@ describe("the embedded default (pnpm start)", () => {
     );
   }, 120_000);
 
-  it("keeps its ledger in its data directory between restarts", async () => {
+  it("keeps its ledger in its data directory between restarts, and stops all it started on kill <pid> of pnpm start", async () => {
     let transaction: string;
     try {
       expect(first.output()).toContain(`data           ${dataDir}`);
@@ -454,17 +465,53 @@ describe("the embedded default (pnpm start)", () => {
       await first.close();
     }
 
-    const second = await spawnEmbeddedService({ dataDir });
+    // Started again as a user does, with `pnpm start` (a supervisor's process is pnpm), then stopped by its PID.
+    const pnpm = spawn("pnpm", ["start"], {
+      cwd: repo,
+      // A user's shell: no variables of the package manager that runs these tests.
+      env: {
+        PATH: (process.env.PATH ?? "")
+          .split(delimiter)
+          .filter((dir) => !dir.includes("node_modules"))
+          .join(delimiter),
+        HOME: process.env.HOME ?? tmpdir(),
+        DATA_DIR: dataDir,
+        PORT: "0",
+        L1_PORT: "0",
+        L2_PORT: "0",
+        LOG_LEVEL: "warn",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+      // A process group of its own: what pnpm started is found by the group, whoever its parent is now.
+      detached: true,
+    });
+    let printed = "";
+    pnpm.stdout.on("data", (chunk) => {
+      printed += chunk;
+    });
+    pnpm.stderr.on("data", (chunk) => {
+      printed += chunk;
+    });
+    const group = -pnpm.pid!;
     try {
-      const url = `${second.url}/operator/ledger`;
+      await waitForOutput({ child: pnpm, output: () => printed }, /^Try: curl /m, 120_000, "pnpm start");
+      const secondUrl = /^ {2}API +(http:\/\/\S+)/m.exec(printed)?.[1];
+      const url = `${secondUrl}/operator/ledger`;
       const res = await fetch(url, {
         headers: { "SIGN-IN-WITH-X": await signInHeader(account(0), url, "eip155:31337") },
       });
       expect(res.status).toBe(200);
       const report = ledgerReportSchema.parse(await res.json());
       expect(report.entries.map((e) => e.transaction)).toEqual([transaction]);
+
+      const stopping = Date.now();
+      process.kill(pnpm.pid!, "SIGTERM");
+      // Within 5 s every process the start command started is gone: the server, and the chains it started.
+      while (groupAlive(group) && Date.now() - stopping < 5_000) await new Promise((done) => setTimeout(done, 50));
+      expect(groupAlive(group), `still running 5 s after kill ${pnpm.pid}:\n${printed}`).toBe(false);
+      await expect(fetch(`${secondUrl}/healthz`)).rejects.toThrow();
     } finally {
-      await second.close();
+      if (groupAlive(group)) process.kill(group, "SIGKILL");
     }
-  }, 120_000);
+  }, 180_000);
 });
