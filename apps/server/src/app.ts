@@ -1,7 +1,8 @@
 import type { RequestListener } from "node:http";
-import { API_VERSION, buildOpenApiDocument, MCP_PATH } from "@agent-tools/schema";
+import { A2A_AGENT_CARD_PATH, A2A_PATH, API_VERSION, buildOpenApiDocument, MCP_PATH } from "@agent-tools/schema";
 import express, { type Express } from "express";
 import type { Logger } from "pino";
+import { a2aEndpoint } from "./a2a/a2a-endpoint.js";
 import { createAgentRecords } from "./agents/agent-records.js";
 import type { AgentRegistryReader } from "./chain/agent-registry.js";
 import type { CollectionIndex } from "./chain/collection-index.js";
@@ -23,6 +24,7 @@ import { openApiRoutes } from "./routes/openapi.js";
 import { operatorRoutes } from "./routes/operator.js";
 import { referenceRoutes } from "./routes/reference.js";
 import { toolRoutesRouter } from "./routes/tools.js";
+import type { A2aTaskStore } from "./store/a2a-tasks.js";
 import type { ToolSet } from "./tools/types.js";
 
 /** Everything the app needs from outside; tests pass their own. */
@@ -39,6 +41,8 @@ export interface AppDeps {
   metrics?: ServiceMetrics;
   /** Where the per-address rate is counted (default: in this process; on Postgres, for every instance). */
   rates?: RateCounter;
+  /** The A2A endpoint's tasks; with `payments`, they enable the agent card and `/a2a`. */
+  a2aTasks?: A2aTaskStore;
 }
 
 /** Builds the Express app from its collaborators; no module-level state. */
@@ -99,6 +103,21 @@ export function createApp(deps: AppDeps): Express {
       );
       app.get(MCP_PATH, sameSite, mcpMethodNotAllowed);
       app.delete(MCP_PATH, sameSite, mcpMethodNotAllowed);
+      if (deps.a2aTasks) {
+        // The same paid calls as skills of an A2A agent, under the same limits (docs/architecture.md, "A2A").
+        const a2a = a2aEndpoint({
+          paidCalls,
+          tools: deps.tools ?? {},
+          collection: deps.chain.collection,
+          now: deps.payments.now,
+          logger: deps.logger.child({ component: "a2a" }),
+          publicUrl: deps.config.publicUrl,
+          payment: deps.config.payment,
+          tasks: deps.a2aTasks,
+        });
+        app.use(A2A_AGENT_CARD_PATH, a2a.agentCard);
+        app.use(A2A_PATH, sameSite, ipLimits(perIp), a2a.jsonRpc);
+      }
       app.use(
         operatorRoutes({ payments: deps.payments, operator: deps.config.operatorAddress ?? deps.config.payment.payTo }),
       );

@@ -148,7 +148,7 @@ async function preparedReceiptIssuer(config: Config): Promise<ReceiptIssuer> {
     Object.values(paidRoutes).flatMap((route) =>
       (["standard", "discounted"] as const).flatMap((point) => {
         const requirements = routePaymentRequirements(config.payment, route, point);
-        return (["POST", "MCP"] as const).map((method) => ({
+        return (["POST", "MCP", "A2A"] as const).map((method) => ({
           resourceUrl: paidResourceUrl(route, method, config.publicUrl),
           requirements,
         }));

@@ -21,6 +21,7 @@ import {
   type SettlementReconciler,
 } from "./payment/reconcile-settlements.js";
 import { expectChain } from "./startup-checks.js";
+import { createA2aTaskStore } from "./store/a2a-tasks.js";
 import type { Database } from "./store/database.js";
 import { lockFacilitatorKeys } from "./store/facilitator-key-locks.js";
 import { createMissionQueue, type MissionQueue } from "./store/mission-queue.js";
@@ -195,6 +196,7 @@ export async function composeService(config: Config, logger: Logger, clients: Se
       : undefined;
   const ledger = createSettlementLedger(db);
   const signIns = createSignInNonceStore(db);
+  const a2aTasks = createA2aTaskStore(db);
   const queue = createMissionQueue(db);
   // Metrics only when an operator asked for them (METRICS_PORT): otherwise nothing is counted.
   const metrics =
@@ -252,6 +254,7 @@ export async function composeService(config: Config, logger: Logger, clients: Se
     tools,
     ...(metrics ? { metrics } : {}),
     ...(rates ? { rates } : {}),
+    a2aTasks,
   });
   if (metrics) worker.onOutcome(({ tool, outcome }) => metrics.missions.inc({ tool, outcome }));
   let metricsServer: MetricsServer | undefined = clients.metricsServer;
@@ -283,11 +286,12 @@ export async function composeService(config: Config, logger: Logger, clients: Se
       const reconciled = await reconciler.reconcile({ graceMs: 0 });
       if (reconciled.settled + reconciled.dropped > 0) logger.warn(reconciled, "reconciled cut-short settlements");
       reconciler.start(60_000);
-      // Spent sign-in nonces are kept past their messages' validity window, then dropped.
+      // Spent sign-in nonces are kept past their messages' validity window, then dropped; A2A tasks a day.
       sweeper = setInterval(() => {
         signIns
           .sweep(new Date())
           .catch((error: unknown) => logger.warn({ err: error }, "could not sweep sign-in nonces"));
+        a2aTasks.sweep(new Date()).catch((error: unknown) => logger.warn({ err: error }, "could not sweep A2A tasks"));
       }, 60_000);
       sweeper.unref();
       worker.start();

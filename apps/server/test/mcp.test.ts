@@ -1,5 +1,4 @@
 import { execFile } from "node:child_process";
-import { request as httpRequest } from "node:http";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import {
@@ -26,6 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HttpError } from "../src/http/errors.js";
 import { errorBodyIn, paymentRequiredIn } from "./helpers/mcp-results.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
+import { rawPost } from "./helpers/raw-post.js";
 
 let t: PaidTestServer;
 let client: Client;
@@ -54,45 +54,6 @@ afterAll(async () => {
  */
 function call(name: string, args: Record<string, unknown>, meta?: Record<string, unknown>): Promise<CallToolResult> {
   return client.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) }) as Promise<CallToolResult>;
-}
-
-/**
- * A POST with headers fetch will not set (`Host`): what a browser sends when a page of another site reaches this
- * server through a name rebound to its address.
- */
-function rawPost(
-  url: string,
-  headers: Record<string, string>,
-  body: unknown,
-): Promise<{ status: number; body: string }> {
-  const target = new URL(url);
-  const json = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: target.pathname,
-        method: "POST",
-        headers: {
-          host: target.host,
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "content-length": Buffer.byteLength(json),
-          ...headers,
-        },
-      },
-      (res) => {
-        let text = "";
-        res.on("data", (chunk) => {
-          text += chunk;
-        });
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
-      },
-    );
-    req.on("error", reject);
-    req.end(json);
-  });
 }
 
 /** Runs the official MCP conformance suite's command line (it needs Node 22+: the workspace's Node runs it). */

@@ -29,8 +29,8 @@ export const ledgerEntrySchema = z
   .object({
     route: z.string().meta({ description: "The paid route, for example `/intel`.", example: "/intel" }),
     method: z
-      .enum(["GET", "POST", "MCP"])
-      .meta({ description: "How the call came: HTTP GET or POST, or an MCP tool call." }),
+      .enum(["GET", "POST", "MCP", "A2A"])
+      .meta({ description: "How the call came: HTTP GET or POST, an MCP tool call, or an A2A message." }),
     tokenId: tokenIdSchema,
     payer: addressSchema.meta({ description: "Who signed the payment." }),
     caller: addressSchema.nullable().meta({ description: "The signed-in caller, null for an anonymous call." }),

@@ -4,6 +4,8 @@
  * revealed yet).
  */
 import {
+  A2A_AGENT_CARD_PATH,
+  A2A_PROTOCOL_VERSION,
   type AgentInfo,
   type BindingStatus,
   type RegistrationFile,
@@ -140,6 +142,8 @@ export function createAgentRecords(deps: AgentRecordsDeps): AgentRecords {
           { name: "web", endpoint: `${publicUrl}/agents/info/${tokenId}` },
           { name: "OpenAPI", endpoint: `${publicUrl}/openapi.json`, version: "3.1.0" },
           { name: "MCP", endpoint: `${publicUrl}/mcp`, version: MCP_PROTOCOL_VERSION },
+          // ERC-8004 names an A2A service by its agent card.
+          { name: "A2A", endpoint: `${publicUrl}${A2A_AGENT_CARD_PATH}`, version: A2A_PROTOCOL_VERSION },
           { name: "x402", endpoint: `${publicUrl}/.well-known/x402`, version: "2" },
           ...Object.values(toolRoutes).map((route) => ({
             name: route.operationId,

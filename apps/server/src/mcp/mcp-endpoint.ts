@@ -24,13 +24,13 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { SettleResponse } from "@x402/core/types";
-import { encodeSIWxHeader } from "@x402/extensions/sign-in-with-x";
 import type { RequestHandler } from "express";
 import type { Logger } from "pino";
 import type { AgentRecords } from "../agents/agent-records.js";
 import type { CollectionIndex } from "../chain/collection-index.js";
 import { HttpError, uncharged, validationError } from "../http/errors.js";
 import type { PaidCalls } from "../payment/paid-call-types.js";
+import { signInHeaderValue } from "../payment/sign-in-value.js";
 import { runPaidCall, toolFor } from "../tools/run-paid-call.js";
 import type { ToolSet } from "../tools/types.js";
 
@@ -84,18 +84,6 @@ function errorResult(error: unknown, logger: Logger): CallToolResult {
   return { isError: true, content: [{ type: "text", text: JSON.stringify(body) }] };
 }
 
-/** The sign-in as the paid call reads it: the header's value, or the decoded payload object. */
-function signInOf(meta: Record<string, unknown> | undefined): string | undefined {
-  const value = meta?.[MCP_SIGN_IN_META];
-  if (value === undefined) return undefined;
-  if (typeof value === "string") return value;
-  try {
-    return encodeSIWxHeader(value as Parameters<typeof encodeSIWxHeader>[0]);
-  } catch {
-    return "";
-  }
-}
-
 function mcpServer(deps: McpEndpointDeps, requestId: string): Server {
   const server = new Server(deps.serverInfo, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listedTools() }));
@@ -141,7 +129,7 @@ async function paidTool(
 ): Promise<CallToolResult> {
   const route = paidRoutes[routeName];
   const payment = meta?.[MCP_PAYMENT_META];
-  const signIn = signInOf(meta);
+  const signIn = signInHeaderValue(meta?.[MCP_SIGN_IN_META]);
   const admission = await deps.paidCalls.admit({
     route,
     input: args,

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import {
+  A2A_PATH,
   HOLDER_SIGN_IN_STATEMENT,
   MCP_PATH,
   mcpToolNameOf,
@@ -23,15 +24,25 @@ export interface ChallengeContext {
 }
 
 /**
- * The resource a call pays for, as its 402, offer and receipt name it: the route's URL, or for an MCP tool call the
- * `mcp://tool/<name>` of x402's MCP transport.
+ * The resource a call pays for, as its 402, offer and receipt name it: the route's URL, for an MCP tool call the
+ * `mcp://tool/<name>` of x402's MCP transport, and for an A2A skill `a2a://skill/<id>` in the same form
+ * (docs/architecture.md, "A2A").
  */
 export function paidResourceUrl(route: ToolRoute, method: CallMethod, publicUrl: string): string {
-  return method === "MCP" ? `mcp://tool/${mcpToolNameOf(route)}` : `${publicUrl}${route.path}`;
+  if (method === "MCP") return `mcp://tool/${mcpToolNameOf(route)}`;
+  if (method === "A2A") return `a2a://skill/${mcpToolNameOf(route)}`;
+  return `${publicUrl}${route.path}`;
 }
 
-/** How a call came: HTTP with a body (POST) or query parameters (GET), or an MCP tool call (`/mcp`). */
-export type CallMethod = "GET" | "POST" | "MCP";
+/** The path a holder signs in to for a call (under the public URL): the route's, or the MCP or A2A endpoint's. */
+export function signInPath(route: ToolRoute, method: CallMethod): string {
+  if (method === "MCP") return MCP_PATH;
+  if (method === "A2A") return A2A_PATH;
+  return route.path;
+}
+
+/** How a call came: HTTP with a body (POST) or query parameters (GET), an MCP tool call, or an A2A message. */
+export type CallMethod = "GET" | "POST" | "MCP" | "A2A";
 
 const discoveryCache = new Map<string, Record<string, unknown>>();
 
@@ -42,6 +53,8 @@ const discoveryCache = new Map<string, Record<string, unknown>>();
  * extension schema's root, where its `#/$defs/...` references resolve.
  */
 function discoveryExtension(route: ToolRoute, method: CallMethod): Record<string, unknown> {
+  // Bazaar describes HTTP endpoints and MCP tools; an A2A skill is described by the agent card.
+  if (method === "A2A") return {};
   const key = `${method} ${route.path}`;
   let extension = discoveryCache.get(key);
   if (!extension && method === "MCP") {
@@ -92,8 +105,8 @@ export function buildPaymentRequired(
   context: ChallengeContext,
   method: CallMethod,
 ): PaymentRequired {
-  // An MCP tool is named as x402's MCP transport names it; the holder signs in to the MCP endpoint.
-  const url = method === "MCP" ? `${context.publicUrl}${MCP_PATH}` : `${context.publicUrl}${route.path}`;
+  // An MCP tool or A2A skill is named as its transport names it; the holder signs in to its endpoint.
+  const url = `${context.publicUrl}${signInPath(route, method)}`;
   const resource = paidResourceUrl(route, method, context.publicUrl);
   return {
     x402Version: 2,

@@ -5,7 +5,7 @@
  * these return: an admitted call, a refusal carrying the x402 `PaymentRequired` to answer 402 with, or a thrown
  * `HttpError` (400, 403, 404) for a request no payment can make right.
  */
-import { formatUsd, MCP_PATH, type PricePoint, routePaymentRequirements } from "@agent-tools/schema";
+import { formatUsd, type PricePoint, routePaymentRequirements } from "@agent-tools/schema";
 import type { SettleResponse } from "@x402/core/types";
 import type { Address } from "viem";
 import type { Slot } from "../limits/call-limiter.js";
@@ -23,7 +23,7 @@ import {
   unverifiable,
 } from "./call-bookkeeping.js";
 import { checkTokenPolicy, validateCall } from "./call-checks.js";
-import { paidResourceUrl } from "./challenge.js";
+import { paidResourceUrl, signInPath } from "./challenge.js";
 import { settlementRefusal, verifyRefusal } from "./facilitator-refusals.js";
 import type { AdmittedCall, PaidCallDeps, PaidCalls, StepTimings } from "./paid-call-types.js";
 import { checkPayer } from "./payer-checks.js";
@@ -57,7 +57,7 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
       // A sign-in already spent is good only to have a paid call's answer again (below).
       let signInSpent = false;
       if (request.signIn !== undefined) {
-        const signIn = await verifySignIn(request.signIn, payments, request.method === "MCP" ? MCP_PATH : route.path, {
+        const signIn = await verifySignIn(request.signIn, payments, signInPath(route, request.method), {
           spentIsValid: request.payment !== undefined,
         });
         if (!signIn.ok) return refuse(route, request.method, undefined, "invalid_siwx", signIn.reason);

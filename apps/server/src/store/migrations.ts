@@ -117,6 +117,22 @@ export const migrations = [
       "CREATE INDEX settlements_answers ON settlements (answered_at) WHERE answer IS NOT NULL",
     ],
   },
+  {
+    version: 6,
+    name: "A2A tasks",
+    statements: [
+      // The tasks of the A2A endpoint: a task waiting for payment is paid by a later message, which any instance may
+      // receive (docs/architecture.md, "A2A"). A task waiting for payment is swept after a quarter of an hour,
+      // others after a day (store/a2a-tasks.ts).
+      `CREATE TABLE a2a_tasks (
+        id text PRIMARY KEY,
+        task jsonb NOT NULL,
+        waiting boolean NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now()
+      )`,
+      "CREATE INDEX a2a_tasks_updated_at ON a2a_tasks (updated_at)",
+    ],
+  },
 ] as const satisfies readonly { version: number; name: string; statements: readonly string[] }[];
 
 export const LATEST_MIGRATION = migrations.at(-1)!.version;

@@ -5,7 +5,7 @@ export interface SettlementClaim {
   /** One key per payment authorization (see `replayKey`). */
   paymentKey: string;
   route: string;
-  method: "GET" | "POST" | "MCP";
+  method: "GET" | "POST" | "MCP" | "A2A";
   tokenId: number;
   payer: string;
   /** The EIP-3009 nonce (bytes32 hex). */
@@ -61,7 +61,7 @@ export interface PendingSettlement {
 
 export interface SettledRow {
   route: string;
-  method: "GET" | "POST" | "MCP";
+  method: "GET" | "POST" | "MCP" | "A2A";
   tokenId: number;
   payer: string;
   caller: string | null;
@@ -272,7 +272,7 @@ export function createSettlementLedger(db: Database): SettlementLedger {
     async entries(range, limit) {
       const rows = await db.query<{
         route: string;
-        method: "GET" | "POST" | "MCP";
+        method: "GET" | "POST" | "MCP" | "A2A";
         token_id: number;
         payer: string;
         caller: string | null;

@@ -14,6 +14,7 @@ import type { MissionWorker } from "../../src/missions/mission-worker.js";
 import type { PaymentService } from "../../src/payment/payment-service.js";
 import type { ReconcileResult } from "../../src/payment/reconcile-settlements.js";
 import { listen, type RunningServer } from "../../src/server.js";
+import { createA2aTaskStore } from "../../src/store/a2a-tasks.js";
 import type { Database } from "../../src/store/database.js";
 import type { MissionQueue } from "../../src/store/mission-queue.js";
 import type { SettlementLedger } from "../../src/store/settlement-ledger.js";
@@ -230,7 +231,12 @@ export async function startPaidTestServer(
       const spent = before - (await balance(accounts[payer]!.address));
       return { res, required, payment, price: BigInt(required.accepts[0]!.amount), before, spent };
     },
-    instance: (other) => listen(createApp({ config, logger, chain, payments: other, tools }), "127.0.0.1", 0),
+    instance: (other) =>
+      listen(
+        createApp({ config, logger, chain, payments: other, tools, a2aTasks: createA2aTaskStore(db) }),
+        "127.0.0.1",
+        0,
+      ),
     async resetUpstream() {
       sims.marketplace.faults.clear();
       sims.marketData.faults.clear();

@@ -1,0 +1,230 @@
+/**
+ * The paid tools as A2A skills: an `AgentExecutor` of `@a2a-js/sdk` that runs each message through the same paid
+ * call as the HTTP routes and MCP (payment/paid-call.ts), with x402's A2A extension as the payment's transport
+ * (coinbase/x402 `specs/transports-v2/a2a.md`; docs/architecture.md, "A2A"):
+ * - a message names a skill and its input in a data part (`{skill, input}`);
+ * - without a payment, the task waits for one: `input-required`, x402's `PaymentRequired` in its status message's
+ *   metadata (`x402.payment.required`);
+ * - the client's next message on that task carries the `PaymentPayload` (`x402.payment.payload`, status
+ *   `payment-submitted`); the skill runs, its payment settles, and the task completes with the answer as an artifact
+ *   and the settlement as its receipt (`payment-completed`, `x402.payment.receipts`);
+ * - a refused payment ends the task `failed` (`payment-failed`, the refusal's reason in `x402.payment.error`, a fresh
+ *   `PaymentRequired` to start again with); an input no payment can make right ends it `rejected` with the HTTP API's
+ *   error body; nothing is charged for either.
+ */
+
+import { type Message, type Part, Role, type Task, TaskState } from "@a2a-js/sdk";
+import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from "@a2a-js/sdk/server";
+import {
+  A2A_PAYMENT_META,
+  A2A_PAYMENT_STATUS,
+  A2A_SIGN_IN_META,
+  type A2aSkillRequest,
+  a2aSkillIds,
+  a2aSkillRequestSchema,
+  type ErrorBody,
+  type PaidRouteName,
+  type PaymentRequired,
+  paidRoutes,
+} from "@agent-tools/schema";
+import type { SettleResponse } from "@x402/core/types";
+import type { Logger } from "pino";
+import type { CollectionIndex } from "../chain/collection-index.js";
+import { HttpError, uncharged, validationError } from "../http/errors.js";
+import type { PaidCalls } from "../payment/paid-call-types.js";
+import { signInHeaderValue } from "../payment/sign-in-value.js";
+import { runPaidCall, toolFor } from "../tools/run-paid-call.js";
+import type { ToolSet } from "../tools/types.js";
+
+export interface SkillExecutorDeps {
+  paidCalls: PaidCalls;
+  tools: ToolSet;
+  collection: CollectionIndex;
+  now: () => Date;
+  logger: Logger;
+}
+
+/** Task metadata key of the skill request a task was opened with: the message that pays for it need not repeat it. */
+const SKILL_META = "agent-tools.skill";
+
+const routeBySkill = new Map((Object.keys(paidRoutes) as PaidRouteName[]).map((name) => [a2aSkillIds[name], name]));
+
+const textPart = (text: string): Part => ({
+  content: { $case: "text", value: text },
+  mediaType: "text/plain",
+  filename: "",
+  metadata: {},
+});
+const dataPart = (value: unknown): Part => ({
+  content: { $case: "data", value },
+  mediaType: "application/json",
+  filename: "",
+  metadata: {},
+});
+
+/** The skill request a message carries in its first data part. */
+function skillRequestOf(message: Message): unknown {
+  for (const part of message.parts ?? []) if (part.content?.$case === "data") return part.content.value;
+  return undefined;
+}
+
+/** How a task ends or waits: its state, the agent's message (text and data) and that message's x402 metadata. */
+interface Outcome {
+  state: TaskState;
+  text: string;
+  data?: unknown;
+  metadata?: Record<string, unknown>;
+  /** The paid answer, as the task's artifact. */
+  answer?: unknown;
+}
+
+function errorOutcome(error: unknown, logger: Logger): Outcome {
+  const known = error instanceof HttpError ? error : new HttpError("internal_error", uncharged("The skill failed."));
+  if (!(error instanceof HttpError)) logger.error({ err: error }, "A2A skill failed");
+  const body: ErrorBody = { error: { code: known.code, message: known.message, details: known.details } };
+  // A request no payment can make right is rejected; a failure on our side or upstream fails the task.
+  return {
+    state: known.status < 500 ? TaskState.TASK_STATE_REJECTED : TaskState.TASK_STATE_FAILED,
+    text: known.message,
+    data: body,
+  };
+}
+
+function paymentRequiredOutcome(required: PaymentRequired, payment: unknown, reason?: string): Outcome {
+  if (payment === undefined) {
+    return {
+      state: TaskState.TASK_STATE_INPUT_REQUIRED,
+      text: required.error ?? "Payment required.",
+      metadata: {
+        [A2A_PAYMENT_META.status]: A2A_PAYMENT_STATUS.required,
+        [A2A_PAYMENT_META.required]: required,
+      },
+    };
+  }
+  return {
+    state: TaskState.TASK_STATE_FAILED,
+    text: required.error ?? "The payment was refused.",
+    metadata: {
+      [A2A_PAYMENT_META.status]: A2A_PAYMENT_STATUS.failed,
+      [A2A_PAYMENT_META.error]: reason ?? "invalid_payment",
+      [A2A_PAYMENT_META.required]: required,
+      [A2A_PAYMENT_META.receipts]: [
+        {
+          success: false,
+          errorReason: reason ?? "invalid_payment",
+          transaction: "",
+          network: required.accepts[0]?.network ?? "",
+        },
+      ],
+    },
+  };
+}
+
+function paidOutcome(answer: unknown, settlement: SettleResponse): Outcome {
+  const brief = (answer as { brief?: unknown }).brief;
+  return {
+    state: TaskState.TASK_STATE_COMPLETED,
+    text: typeof brief === "string" ? brief : "Done.",
+    answer,
+    metadata: {
+      [A2A_PAYMENT_META.status]: A2A_PAYMENT_STATUS.completed,
+      [A2A_PAYMENT_META.receipts]: [settlement],
+    },
+  };
+}
+
+export function createSkillExecutor(deps: SkillExecutorDeps): AgentExecutor {
+  async function outcomeOf(context: RequestContext, ask: A2aSkillRequest | undefined): Promise<Outcome> {
+    const message = context.userMessage;
+    const meta = message.metadata ?? {};
+    if (meta[A2A_PAYMENT_META.status] === A2A_PAYMENT_STATUS.rejected) {
+      return { state: TaskState.TASK_STATE_CANCELED, text: "The payment was declined; nothing was charged." };
+    }
+    if (!ask) {
+      const parsed = a2aSkillRequestSchema.safeParse(skillRequestOf(message));
+      if (!parsed.success) throw validationError(parsed.error);
+      ask = parsed.data;
+    }
+    const routeName = routeBySkill.get(ask.skill);
+    if (!routeName) {
+      throw new HttpError("unknown_tool", `There is no skill named ${ask.skill}; the agent card lists them.`, [
+        { field: "skill", message: "unknown skill" },
+      ]);
+    }
+    const payment = meta[A2A_PAYMENT_META.payload];
+    const signIn = signInHeaderValue(meta[A2A_SIGN_IN_META]);
+    const requestId = message.messageId || context.taskId;
+    const admission = await deps.paidCalls.admit({
+      route: paidRoutes[routeName],
+      input: ask.input,
+      inputFrom: "body",
+      ...(signIn !== undefined ? { signIn } : {}),
+      ...(payment !== undefined ? { payment: payment as Record<string, unknown> } : {}),
+      method: "A2A",
+      requestId,
+    });
+    if (!admission.admitted) {
+      if ("answered" in admission) return paidOutcome(admission.answered.output, admission.answered.settlement);
+      return paymentRequiredOutcome(admission.refusal.paymentRequired, payment, admission.refusal.reason);
+    }
+    const outcome = await runPaidCall(admission.call, toolFor(deps.tools, routeName), deps);
+    if (!outcome.settled)
+      return paymentRequiredOutcome(outcome.refusal.paymentRequired, payment, outcome.refusal.reason);
+    return paidOutcome(outcome.output, outcome.settlement);
+  }
+
+  return {
+    async execute(context: RequestContext, bus: ExecutionEventBus) {
+      const logger = deps.logger.child({ task: context.taskId });
+      // A message on a task waiting for payment pays for the skill the task was opened with.
+      const opened = context.task?.metadata?.[SKILL_META] as A2aSkillRequest | undefined;
+      let outcome: Outcome;
+      let ask = opened;
+      try {
+        if (!ask) {
+          const parsed = a2aSkillRequestSchema.safeParse(skillRequestOf(context.userMessage));
+          if (parsed.success) ask = parsed.data;
+        }
+        outcome = await outcomeOf(context, ask);
+      } catch (error) {
+        outcome = errorOutcome(error, logger);
+      }
+      const status: Message = {
+        messageId: crypto.randomUUID(),
+        contextId: context.contextId,
+        taskId: context.taskId,
+        role: Role.ROLE_AGENT,
+        parts: [textPart(outcome.text), ...(outcome.data !== undefined ? [dataPart(outcome.data)] : [])],
+        metadata: outcome.metadata ?? {},
+        extensions: [],
+        referenceTaskIds: [],
+      };
+      const task: Task = {
+        id: context.taskId,
+        contextId: context.contextId,
+        status: { state: outcome.state, message: status, timestamp: deps.now().toISOString() },
+        artifacts:
+          outcome.answer === undefined
+            ? []
+            : [
+                {
+                  artifactId: crypto.randomUUID(),
+                  name: ask?.skill ?? "answer",
+                  description: "The skill's answer, as the HTTP route answers it.",
+                  parts: [dataPart(outcome.answer), textPart(outcome.text)],
+                  metadata: {},
+                  extensions: [],
+                },
+              ],
+        history: [...(context.task?.history ?? [context.userMessage])],
+        metadata: ask ? { [SKILL_META]: ask } : {},
+      };
+      bus.publish(AgentEvent.task(task));
+      bus.finished();
+    },
+    async cancelTask() {
+      // A skill's run is one paid call: a cancel that arrives during it lets it finish, and the task ends as the call
+      // does (its payment settled with its answer, or given back). A task waiting for payment is canceled by the SDK.
+    },
+  };
+}
