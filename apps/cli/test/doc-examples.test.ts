@@ -11,6 +11,10 @@ import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
 import { type EmbeddedProcess, spawnEmbeddedService } from "@agent-tools/server";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { machineNode } from "./helpers/machine-node.js";
 
@@ -189,4 +193,75 @@ describe("the CLI's --help examples", () => {
     }
     // Some thirty processes one after another: the time they take is the machine's.
   }, 600_000);
+});
+
+describe("the README's MCP client set-ups", () => {
+  const blocks = blocksOf("README.md");
+  const intelOf = async (client: Client) =>
+    (await client.callTool({ name: "intel", arguments: { tokenId: 1 } })) as CallToolResult;
+
+  /** An MCP server entry started as Claude Desktop, Cursor or Claude Code start one: its command over stdio. */
+  async function stdio(command: string, args: string[], entryEnv: Record<string, string>): Promise<Client> {
+    const client = new Client({ name: "desktop-agent", version: "1.0.0" });
+    await client.connect(
+      new StdioClientTransport({ command, args, env: { ...env(), ...entryEnv }, cwd: work, stderr: "ignore" }),
+    );
+    return client;
+  }
+
+  it("Claude Desktop's and Cursor's entry starts the bridge: it lists the tools and pays a call", async () => {
+    const block = blocks.find((b) => b.lang === "json" && b.body.includes('"mcpServers"'));
+    expect(block, "a json block with mcpServers").toBeDefined();
+    const entry = JSON.parse(block!.body.replaceAll(DOC_ORIGIN, service.url)).mcpServers["agent-tools"] as {
+      command: string;
+      args: string[];
+      env: Record<string, string>;
+    };
+    // The entry's key placeholder, filled in with demo account #1's key (it holds token 1).
+    expect(entry.env.AGENT_TOOLS_PRIVATE_KEY).toBe("0x...");
+    const client = await stdio(entry.command, entry.args, { ...entry.env, AGENT_TOOLS_PRIVATE_KEY: keyOf(1) });
+    try {
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain("intel");
+      const paid = await intelOf(client);
+      expect(paid.isError, JSON.stringify(paid.content)).toBeFalsy();
+      expect(paid.structuredContent).toMatchObject({ tokenId: 1 });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("Claude Code's lines: the bridge over stdio pays a call; the endpoint by URL lists the tools and reads a price", async () => {
+    const block = blocks.find((b) => b.lang === "text" && b.body.includes("claude mcp add"));
+    expect(block, "a text block with claude mcp add").toBeDefined();
+    const lines = block!.body.replaceAll(DOC_ORIGIN, service.url).trim().split("\n");
+
+    // `claude mcp add <name> --env K=V -- <command> <args...>`
+    const bridgeLine = lines.find((line) => line.includes(" -- "))!;
+    const [options, commandLine] = bridgeLine.split(" -- ") as [string, string];
+    const entryEnv = Object.fromEntries([...options.matchAll(/--env (\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
+    expect(entryEnv.AGENT_TOOLS_PRIVATE_KEY).toBe("0x...");
+    const [command, ...args] = commandLine.trim().split(/\s+/) as [string, ...string[]];
+    const bridge = await stdio(command, args, { ...entryEnv, AGENT_TOOLS_PRIVATE_KEY: keyOf(1) });
+    try {
+      const paid = await intelOf(bridge);
+      expect(paid.isError, JSON.stringify(paid.content)).toBeFalsy();
+    } finally {
+      await bridge.close();
+    }
+
+    // `claude mcp add --transport http <name> <url>`
+    const urlLine = lines.find((line) => line.includes("--transport http"))!;
+    const url = urlLine.trim().split(/\s+/).at(-1)!;
+    const remote = new Client({ name: "claude-code", version: "1.0.0" });
+    await remote.connect(new StreamableHTTPClientTransport(new URL(url)));
+    try {
+      expect((await remote.listTools()).tools.map((tool) => tool.name)).toContain("intel");
+      const unpaid = await intelOf(remote);
+      expect(unpaid.isError).toBe(true);
+      const refusal = JSON.parse((unpaid.content[0] as { text: string }).text)["x402/error"];
+      expect(refusal).toMatchObject({ code: 402, data: { accepts: [expect.objectContaining({ amount: "1000000" })] } });
+    } finally {
+      await remote.close();
+    }
+  }, 120_000);
 });
