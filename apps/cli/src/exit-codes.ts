@@ -93,7 +93,10 @@ export function describeFailure(
     };
   }
   if (error instanceof ForbiddenError) {
-    const needed = error.requiredClearance ? ` (needs ${error.requiredClearance} clearance)` : "";
+    // The service's sentence usually names the clearance already: said once.
+    const clearance = error.requiredClearance;
+    const needed =
+      clearance && !error.message.includes(`${clearance} clearance`) ? ` (needs ${clearance} clearance)` : "";
     return {
       code: ExitCode.forbidden,
       message: `${error.message}${needed}\nUse a token your key holds with enough clearance, or --anonymous to pay the standard price.`,

@@ -3,9 +3,12 @@ import { z } from "zod";
 /** Size of the collection: token ids run from 1 to this number inclusive. */
 export const COLLECTION_SIZE = 6666;
 
+/** A missing field is required; a value of another type must be `what`. */
+const requiredOr = (what: string) => (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : what);
+
 /** A token of the collection: an integer from 1 to 6666. */
 export const tokenIdSchema = z
-  .number({ error: "tokenId must be an integer" })
+  .number({ error: requiredOr("tokenId must be an integer") })
   .int({ error: "tokenId must be an integer" })
   .min(1, { error: `tokenId must be between 1 and ${COLLECTION_SIZE}` })
   .max(COLLECTION_SIZE, { error: `tokenId must be between 1 and ${COLLECTION_SIZE}` })
@@ -13,13 +16,13 @@ export const tokenIdSchema = z
 
 /** A 20-byte EVM address in hex; any letter case is accepted on input, responses are EIP-55. */
 export const addressSchema = z
-  .string({ error: "must be a string" })
+  .string({ error: requiredOr("must be a string") })
   .regex(/^0x[0-9a-fA-F]{40}$/, { error: "must be a 20-byte hex address (0x followed by 40 hex digits)" })
   .meta({ description: "EVM address (20 bytes, hex).", example: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" });
 
 /** Marketplace collection slug; the pattern keeps it from injecting a path or a query upstream. */
 export const slugSchema = z
-  .string({ error: "must be a string" })
+  .string({ error: requiredOr("must be a string") })
   .regex(/^[a-z0-9][a-z0-9_-]{0,99}$/, {
     error: "must be a collection slug: lowercase letters, digits, '-' or '_', at most 100 characters",
   })
@@ -27,7 +30,7 @@ export const slugSchema = z
 
 /** Marketplace chain identifier (for example `ethereum`, `base`, `ape_chain`). */
 export const chainSchema = z
-  .string({ error: "must be a string" })
+  .string({ error: requiredOr("must be a string") })
   .regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, {
     error: "must be a chain identifier: lowercase letters, digits, '-' or '_', at most 40 characters",
   })

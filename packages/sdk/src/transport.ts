@@ -1,4 +1,4 @@
-import { type ErrorBody, type ErrorCode, errorDetailsOf } from "@agent-tools/schema";
+import { type ErrorBody, type ErrorCode, errorDetailsOf, safeParseRequest } from "@agent-tools/schema";
 import type { z } from "zod";
 import {
   ForbiddenError,
@@ -98,7 +98,7 @@ export function parseAnswer<S extends z.ZodType>(schema: S, answer: Answer, what
 
 /** Throws `ValidationError`, naming the fields, when `input` is not a valid request of `schema`. */
 export function validateLocally(schema: z.ZodType, input: unknown, what: string): void {
-  const local = schema.safeParse(input);
+  const local = safeParseRequest(schema, input);
   if (local.success) return;
   const details = errorDetailsOf(local.error);
   throw new ValidationError(

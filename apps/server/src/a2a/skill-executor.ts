@@ -26,6 +26,7 @@ import {
   type PaidRouteName,
   type PaymentRequired,
   paidRoutes,
+  safeParseRequest,
 } from "@agent-tools/schema";
 import type { SettleResponse } from "@x402/core/types";
 import type { Logger } from "pino";
@@ -141,7 +142,7 @@ export function createSkillExecutor(deps: SkillExecutorDeps): AgentExecutor {
       return { state: TaskState.TASK_STATE_CANCELED, text: "The payment was declined; nothing was charged." };
     }
     if (!ask) {
-      const parsed = a2aSkillRequestSchema.safeParse(skillRequestOf(message));
+      const parsed = safeParseRequest(a2aSkillRequestSchema, skillRequestOf(message));
       if (!parsed.success) throw validationError(parsed.error);
       ask = parsed.data;
     }
@@ -153,7 +154,8 @@ export function createSkillExecutor(deps: SkillExecutorDeps): AgentExecutor {
     }
     const payment = meta[A2A_PAYMENT_META.payload];
     const signIn = signInHeaderValue(meta[A2A_SIGN_IN_META]);
-    const requestId = message.messageId || context.taskId;
+    // The task id (a UUID the SDK draws) names the call in the ledger and the log; a message id is the client's text.
+    const requestId = context.taskId;
     const admission = await deps.paidCalls.admit({
       route: paidRoutes[routeName],
       input: ask.input,

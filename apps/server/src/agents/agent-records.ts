@@ -9,6 +9,7 @@ import {
   type AgentInfo,
   type BindingStatus,
   type RegistrationFile,
+  safeParseRequest,
   tokenIdParamSchema,
   toolRoutes,
 } from "@agent-tools/schema";
@@ -42,7 +43,7 @@ export function agentName(tokenId: number): string {
 }
 
 export function parseTokenId(raw: string): number {
-  const parsed = tokenIdParamSchema.safeParse(raw);
+  const parsed = safeParseRequest(tokenIdParamSchema, raw);
   if (!parsed.success) throw validationError(parsed.error, "token id");
   return parsed.data;
 }

@@ -19,6 +19,7 @@ import {
   type PaidRouteName,
   type PaymentRequired,
   paidRoutes,
+  safeParseRequest,
 } from "@agent-tools/schema";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
@@ -105,7 +106,7 @@ function mcpServer(deps: McpEndpointDeps, requestId: string): Server {
 }
 
 async function readTool(deps: McpEndpointDeps, name: McpReadToolName, args: unknown): Promise<CallToolResult> {
-  const parsed = mcpReadTools[name].request.safeParse(args);
+  const parsed = safeParseRequest(mcpReadTools[name].request, args);
   if (!parsed.success) throw validationError(parsed.error);
   const { tokenId } = parsed.data;
   const record =

@@ -1,5 +1,5 @@
 /** The steps of a paid call that need no payment: validate the request, and the token policy (./paid-call.ts). */
-import { clearanceMeets, queryToInput, type ToolRoute } from "@agent-tools/schema";
+import { clearanceMeets, queryToInput, safeParseRequest, type ToolRoute } from "@agent-tools/schema";
 import type { Address } from "viem";
 import type { CollectionIndex, IndexedToken } from "../chain/collection-index.js";
 import { HttpError, uncharged, validationError } from "../http/errors.js";
@@ -17,7 +17,7 @@ export function validateCall(request: PaidCallRequest): AdmittedCall["params"] {
       { field: "", message: "expected an object" },
     ]);
   }
-  const parsed = route.request.safeParse(input);
+  const parsed = safeParseRequest(route.request, input);
   if (!parsed.success) throw validationError(parsed.error);
   return parsed.data as AdmittedCall["params"];
 }

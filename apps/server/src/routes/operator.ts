@@ -5,6 +5,7 @@ import {
   ledgerQuerySchema,
   ledgerReportSchema,
   queryToInput,
+  safeParseRequest,
   siwxChallenge,
 } from "@agent-tools/schema";
 import { Router } from "express";
@@ -41,7 +42,10 @@ export function operatorRoutes(deps: { payments: PaymentService; operator: strin
   const challenge = siwxChallenge("agent-tools operator", payments.signInChains);
 
   router.get(LEDGER_PATH, async (req, res) => {
-    const parsed = ledgerQuerySchema.safeParse(queryToInput(ledgerQuerySchema, req.query as Record<string, string>));
+    const parsed = safeParseRequest(
+      ledgerQuerySchema,
+      queryToInput(ledgerQuerySchema, req.query as Record<string, string>),
+    );
     if (!parsed.success) throw validationError(parsed.error, "query");
 
     const header = req.get("sign-in-with-x");
