@@ -38,6 +38,22 @@ const toolNameByRoute = new Map<ToolRoute, string>(
   (Object.keys(paidRoutes) as PaidRouteName[]).map((name) => [paidRoutes[name], mcpPaidToolNames[name]]),
 );
 
+const routeNameByToolName = new Map(
+  (Object.keys(paidRoutes) as PaidRouteName[]).map((name) => [mcpPaidToolNames[name], name]),
+);
+
+/**
+ * The paid route an MCP tool name (or A2A skill id, the same name) stands for; undefined for any other name, own
+ * names only (`__proto__` is not a tool).
+ *
+ * @example
+ * import { paidRouteNameOf } from "@agent-tools/schema";
+ * const name = paidRouteNameOf("drop_radar"); // "dropRadar"
+ */
+export function paidRouteNameOf(toolName: string): PaidRouteName | undefined {
+  return routeNameByToolName.get(toolName);
+}
+
 /** The MCP tool name of a paid route. */
 export function mcpToolNameOf(route: ToolRoute): string {
   const name = toolNameByRoute.get(route);

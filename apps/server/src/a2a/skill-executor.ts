@@ -20,11 +20,10 @@ import {
   A2A_PAYMENT_STATUS,
   A2A_SIGN_IN_META,
   type A2aSkillRequest,
-  a2aSkillIds,
   a2aSkillRequestSchema,
   type ErrorBody,
-  type PaidRouteName,
   type PaymentRequired,
+  paidRouteNameOf,
   paidRoutes,
   safeParseRequest,
 } from "@agent-tools/schema";
@@ -47,8 +46,6 @@ export interface SkillExecutorDeps {
 
 /** Task metadata key of the skill request a task was opened with: the message that pays for it need not repeat it. */
 const SKILL_META = "agent-tools.skill";
-
-const routeBySkill = new Map((Object.keys(paidRoutes) as PaidRouteName[]).map((name) => [a2aSkillIds[name], name]));
 
 const textPart = (text: string): Part => ({
   content: { $case: "text", value: text },
@@ -135,18 +132,14 @@ function paidOutcome(answer: unknown, settlement: SettleResponse): Outcome {
 }
 
 export function createSkillExecutor(deps: SkillExecutorDeps): AgentExecutor {
-  async function outcomeOf(context: RequestContext, ask: A2aSkillRequest | undefined): Promise<Outcome> {
-    const message = context.userMessage;
-    const meta = message.metadata ?? {};
+  /** The outcome of a message asking for `ask`, or carrying a skill request that failed its schema. */
+  async function outcomeOf(context: RequestContext, ask: A2aSkillRequest | HttpError): Promise<Outcome> {
+    const meta = context.userMessage.metadata ?? {};
     if (meta[A2A_PAYMENT_META.status] === A2A_PAYMENT_STATUS.rejected) {
       return { state: TaskState.TASK_STATE_CANCELED, text: "The payment was declined; nothing was charged." };
     }
-    if (!ask) {
-      const parsed = safeParseRequest(a2aSkillRequestSchema, skillRequestOf(message));
-      if (!parsed.success) throw validationError(parsed.error);
-      ask = parsed.data;
-    }
-    const routeName = routeBySkill.get(ask.skill);
+    if (ask instanceof HttpError) throw ask;
+    const routeName = paidRouteNameOf(ask.skill);
     if (!routeName) {
       throw new HttpError("unknown_tool", `There is no skill named ${ask.skill}; the agent card lists them.`, [
         { field: "skill", message: "unknown skill" },
@@ -180,14 +173,11 @@ export function createSkillExecutor(deps: SkillExecutorDeps): AgentExecutor {
       const logger = deps.logger.child({ task: context.taskId });
       // A message on a task waiting for payment pays for the skill the task was opened with.
       const opened = context.task?.metadata?.[SKILL_META] as A2aSkillRequest | undefined;
+      const parsed = opened ? undefined : safeParseRequest(a2aSkillRequestSchema, skillRequestOf(context.userMessage));
+      const ask = opened ?? (parsed?.success ? parsed.data : undefined);
       let outcome: Outcome;
-      let ask = opened;
       try {
-        if (!ask) {
-          const parsed = a2aSkillRequestSchema.safeParse(skillRequestOf(context.userMessage));
-          if (parsed.success) ask = parsed.data;
-        }
-        outcome = await outcomeOf(context, ask);
+        outcome = await outcomeOf(context, ask ?? validationError(parsed!.error!));
       } catch (error) {
         outcome = errorOutcome(error, logger);
       }

@@ -13,11 +13,11 @@ import {
   MCP_PAYMENT_RESPONSE_META,
   MCP_SIGN_IN_META,
   type McpReadToolName,
-  mcpPaidToolNames,
   mcpReadTools,
   mcpToolDescriptions,
   type PaidRouteName,
   type PaymentRequired,
+  paidRouteNameOf,
   paidRoutes,
   safeParseRequest,
 } from "@agent-tools/schema";
@@ -46,9 +46,6 @@ export interface McpEndpointDeps {
   serverInfo: { name: string; version: string };
 }
 
-const paidByToolName = new Map(
-  (Object.keys(paidRoutes) as PaidRouteName[]).map((name) => [mcpPaidToolNames[name], name]),
-);
 /** Built on the first `tools/list`: a server that is never asked over MCP spends nothing on it at start. */
 let toolList: ReturnType<typeof mcpToolDescriptions> | undefined;
 function listedTools(): ReturnType<typeof mcpToolDescriptions> {
@@ -91,7 +88,7 @@ function mcpServer(deps: McpEndpointDeps, requestId: string): Server {
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const { name, arguments: args = {}, _meta: meta } = request.params;
     try {
-      const routeName = paidByToolName.get(name);
+      const routeName = paidRouteNameOf(name);
       if (routeName) return await paidTool(deps, routeName, args, meta, requestId);
       // Own names only: `__proto__`, `constructor` and the like are unknown tools, not properties.
       if (Object.hasOwn(mcpReadTools, name)) return await readTool(deps, name as McpReadToolName, args);
