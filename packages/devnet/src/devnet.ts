@@ -127,7 +127,8 @@ export interface InProcessDevnet extends UnseededInProcessDevnet {
   seedDurationMs: { l1: number; l2: number; total: number };
 }
 
-function inProcessChain(provider: EthereumProvider, chain: Chain): InProcessChain {
+/** Wraps an in-process chain's provider in the viem clients tests use. */
+export function inProcessChain(provider: EthereumProvider, chain: Chain): InProcessChain {
   const transport = custom(provider, { retryCount: 0 });
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 50 });
   return {

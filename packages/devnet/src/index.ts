@@ -5,7 +5,8 @@
  * - L1 (chain 31337): the 6666-token collection, the ERC-8004 identity registry, the ERC-8217 bindings, Multicall3.
  * - L2 (chain 31338): the EIP-3009 USD token (payment asset), Multicall3, the B20 factory surface and 40 B20 tokens.
  *
- * `createInProcessDevnet()` gives a fresh seeded pair of in-process chains (tests); `startDevnet()` serves them
+ * `createInProcessDevnet()` gives a fresh seeded pair of in-process chains (tests), `createInProcessDevnetPool()` lends
+ * seeded pairs to tests run one after another, reverted between borrowers; `startDevnet()` serves them
  * over JSON-RPC on loopback; `spawnDevnetProcess()` does the same in a child process (the embedded default); `seedL1` / `seedL2` seed any fresh Hardhat-compatible node through a viem client.
  */
 export {
@@ -57,6 +58,7 @@ export {
   startDevnet,
   type UnseededInProcessDevnet,
 } from "./devnet.js";
+export { createInProcessDevnetPool, type InProcessDevnetPool } from "./devnet-pool.js";
 export { type DevnetProcess, spawnDevnetProcess } from "./devnet-process.js";
 export { devnetHardhat, devnetNetworkConfig } from "./hardhat.js";
 export {

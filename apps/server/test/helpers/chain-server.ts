@@ -1,4 +1,4 @@
-import { createInProcessDevnet, type InProcessDevnet } from "@agent-tools/devnet";
+import type { InProcessDevnet } from "@agent-tools/devnet";
 import pino from "pino";
 import type { PublicClient } from "viem";
 import { composeService, type Service } from "../../src/compose.js";
@@ -6,6 +6,7 @@ import { loadConfig } from "../../src/config.js";
 import { listen, type RunningServer } from "../../src/server.js";
 import { deploymentEnv } from "./deployment-env.js";
 import { DEVNET_PAYMENTS } from "./devnet-payments.js";
+import { devnets } from "./devnets.js";
 import { createTestClock } from "./test-clock.js";
 import { openTestDatabase } from "./test-database.js";
 
@@ -33,7 +34,7 @@ export async function startChainTestServer(
     env?: Record<string, string>;
   } = {},
 ): Promise<ChainTestServer> {
-  const [devnet, db] = await Promise.all([createInProcessDevnet({ publicUrl: PUBLIC_URL }), openTestDatabase()]);
+  const [devnet, db] = await Promise.all([devnets.borrow({ publicUrl: PUBLIC_URL }), openTestDatabase()]);
   const config = loadConfig({
     PORT: "0",
     PUBLIC_URL,

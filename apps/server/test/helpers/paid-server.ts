@@ -1,4 +1,4 @@
-import { createInProcessDevnet, type InProcessDevnet } from "@agent-tools/devnet";
+import type { InProcessDevnet } from "@agent-tools/devnet";
 import { inputToQuery } from "@agent-tools/schema";
 import { simWalletAccessToken, startUpstreamSims, type UpstreamSims } from "@agent-tools/upstream-sim";
 import type { PaymentRequired } from "@x402/core/types";
@@ -20,6 +20,7 @@ import type { MissionQueue } from "../../src/store/mission-queue.js";
 import type { SettlementLedger } from "../../src/store/settlement-ledger.js";
 import type { ToolDeps, ToolSet } from "../../src/tools/types.js";
 import { deploymentEnv } from "./deployment-env.js";
+import { devnets } from "./devnets.js";
 import { createTestClock } from "./test-clock.js";
 import { openTestDatabase } from "./test-database.js";
 import { paymentHeader, signInHeader } from "./x402-client.js";
@@ -131,7 +132,7 @@ export async function startPaidTestServer(
   } = {},
 ): Promise<PaidTestServer> {
   const [devnet, sims, db] = await Promise.all([
-    createInProcessDevnet({ publicUrl: PUBLIC_URL }),
+    devnets.borrow({ publicUrl: PUBLIC_URL }),
     startUpstreamSims({ latencyMs: options.simLatencyMs ?? 0 }),
     openTestDatabase(),
   ]);
