@@ -244,11 +244,13 @@ export async function seedL1(client: Client, options: SeedL1Options = {}): Promi
   );
   log(`seeding L1: bound ${DEVNET_TOKEN_COUNT} agents to their tokens (${bindBatches.length} transactions)`);
 
-  // Cheap end-to-end checks, so a seeding that went wrong fails here and not in a later test.
-  const [supply, revealed, agents, bindingsOfRegistry, multicallCode] = await Promise.all([
+  // Cheap end-to-end checks, so a seeding that went wrong fails here and not in a later test. They also stand for the
+  // batches' receipts, which are not read (Sender.sendAll): each count is short if one batch failed.
+  const [supply, revealed, agents, ranges, bindingsOfRegistry, multicallCode] = await Promise.all([
     readContract(client, { address: collection, abi: agentCollectionAbi, functionName: "totalSupply" }),
     readContract(client, { address: collection, abi: agentCollectionAbi, functionName: "revealedCount" }),
     readContract(client, { address: identityRegistry, abi: identityRegistryAbi, functionName: "totalAgents" }),
+    readContract(client, { address: agentBindings, abi: agentBindingsAbi, functionName: "rangeCount" }),
     readContract(client, { address: identityRegistry, abi: identityRegistryAbi, functionName: "agentBindings" }),
     getCode(client, { address: MULTICALL3_ADDRESS }),
   ]);
@@ -256,13 +258,14 @@ export async function seedL1(client: Client, options: SeedL1Options = {}): Promi
     supply !== BigInt(DEVNET_TOKEN_COUNT) ||
     revealed !== BigInt(DEVNET_LAST_REVEALED) ||
     agents !== BigInt(DEVNET_TOKEN_COUNT) ||
+    ranges !== BigInt(bindBatches.length) ||
     getAddress(bindingsOfRegistry) !== agentBindings ||
     multicallCode === undefined ||
     multicallCode === "0x"
   ) {
     throw new Error(
       `seeding L1: post-seeding check failed (supply ${supply}, revealed ${revealed}, agents ${agents}, ` +
-        `bindings ${bindingsOfRegistry}, multicall3 code ${multicallCode ? "present" : "missing"})`,
+        `binding ranges ${ranges}, bindings ${bindingsOfRegistry}, multicall3 code ${multicallCode ? "present" : "missing"})`,
     );
   }
   const blockNumber = Number(await getBlockNumber(client, { cacheTime: 0 }));
