@@ -6,9 +6,13 @@ export default defineConfig({
     // The files share one module graph (docs/architecture.md, "What a test run costs"): the chains' runtime, viem
     // and the modules under test load once, not once per file.
     isolate: false,
+    // One embedded default for all files (test/global-setup.ts), and a test compares the ledger's total before and
+    // after a call: the files run one after another, so another file's payments never land in between.
+    globalSetup: ["test/global-setup.ts"],
+    fileParallelism: false,
     testTimeout: 60_000,
-    // A start of the embedded default: about 15 s on an idle 2-core machine, past two minutes on one loaded
-    // beside the other packages' tests. The deadline is for a start that hangs, not for a slow one.
+    // A hook that packs or installs packages can take minutes on a loaded machine: the deadline is for one that
+    // hangs, not for a slow one.
     hookTimeout: 300_000,
   },
 });

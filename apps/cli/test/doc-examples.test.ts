@@ -10,22 +10,22 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
-import { type EmbeddedProcess, spawnEmbeddedService } from "@agent-tools/server";
+import { attachEmbeddedService } from "@agent-tools/server/embedded-process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { machineNode } from "./helpers/machine-node.js";
 
 const repo = fileURLToPath(new URL("../../../", import.meta.url));
 const bin = join(repo, "apps/cli/dist/bin.js");
 const DOC_ORIGIN = "http://127.0.0.1:8402";
-let service: EmbeddedProcess;
+/** The embedded default the package's test files share (test/global-setup.ts). */
+const service = attachEmbeddedService(inject("embeddedService"));
 let work: string;
 
 beforeAll(async () => {
-  service = await spawnEmbeddedService();
   // A user's working directory: `agent-tools` installed on PATH, and the repository's `apps` where the README runs
   // `node apps/cli/dist/bin.js`.
   work = mkdtempSync(join(tmpdir(), "agent-tools-doc-examples-"));
@@ -35,7 +35,6 @@ beforeAll(async () => {
   symlinkSync(join(repo, "apps"), join(work, "apps"));
 }, 120_000);
 afterAll(async () => {
-  await service?.close();
   if (work) rmSync(work, { recursive: true, force: true });
 });
 

@@ -1,21 +1,15 @@
 import { fileURLToPath } from "node:url";
 import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
-import { type EmbeddedProcess, spawnEmbeddedService } from "@agent-tools/server";
+import { attachEmbeddedService } from "@agent-tools/server/embedded-process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { machineNode } from "./helpers/machine-node.js";
 
 const bin = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
-let service: EmbeddedProcess;
-
-beforeAll(async () => {
-  service = await spawnEmbeddedService();
-});
-afterAll(async () => {
-  await service?.close();
-});
+/** The embedded default the package's test files share (test/global-setup.ts). */
+const service = attachEmbeddedService(inject("embeddedService"));
 
 /** `agent-tools mcp` started as Claude Desktop or Cursor start it, driven by the official MCP client over stdio. */
 async function bridge(keyIndex: number, options: string[], mcpOptions: string[] = []): Promise<Client> {

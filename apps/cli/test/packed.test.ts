@@ -12,14 +12,15 @@ import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
 import { paidRoutes } from "@agent-tools/sdk/contracts";
-import { type EmbeddedProcess, spawnEmbeddedService } from "@agent-tools/server";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { attachEmbeddedService } from "@agent-tools/server/embedded-process";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { machineNode } from "./helpers/machine-node.js";
 import { type PackageRegistry, startPackageRegistry } from "./helpers/package-registry.js";
 
 const repo = fileURLToPath(new URL("../../../", import.meta.url));
 const typescript = join(dirname(createRequire(import.meta.url).resolve("typescript/package.json")), "bin", "tsc");
-let service: EmbeddedProcess;
+/** The embedded default the package's test files share (test/global-setup.ts). */
+const service = attachEmbeddedService(inject("embeddedService"));
 let temp: string;
 let registry: PackageRegistry;
 let project: string;
@@ -56,7 +57,6 @@ function installLines(file: string): string[] {
 }
 
 beforeAll(async () => {
-  service = await spawnEmbeddedService();
   temp = mkdtempSync(join(tmpdir(), "agent-tools-packed-"));
   registry = await startPackageRegistry([
     { tarball: pack(join(repo, "packages/sdk")), workspaceDir: join(repo, "packages/sdk") },
@@ -69,7 +69,6 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await registry?.close();
-  await service?.close();
   if (temp) rmSync(temp, { recursive: true, force: true });
 });
 

@@ -11,21 +11,14 @@ import {
   paidRoutes,
   toolRoutes,
 } from "@agent-tools/sdk";
-import { type EmbeddedProcess, spawnEmbeddedService } from "@agent-tools/server";
+import { attachEmbeddedService } from "@agent-tools/server/embedded-process";
 import { startFaultProxy } from "@agent-tools/upstream-sim";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { machineNode } from "./helpers/machine-node.js";
 
 const bin = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
-let service: EmbeddedProcess;
-
-beforeAll(async () => {
-  // Info-level logs: a test waits for the service to say it ran a mission.
-  service = await spawnEmbeddedService({ env: { LOG_LEVEL: "info" } });
-});
-afterAll(async () => {
-  await service?.close();
-});
+/** The embedded default the package's test files share (test/global-setup.ts). */
+const service = attachEmbeddedService(inject("embeddedService"));
 
 /** Runs the built CLI with the machine's Node against the service (or `baseUrl`), key from the environment. */
 function cli(args: string[], keyIndex?: number, baseUrl = service.url) {

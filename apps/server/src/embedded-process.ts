@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, watch } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -89,6 +89,11 @@ export function runNodeScript(script: string, env: Record<string, string>): Scri
   return spawnCollected(process.execPath, [script], env);
 }
 
+/** A pattern as a regular expression: a string matches itself literally. */
+function toRegExp(pattern: string | RegExp): RegExp {
+  return typeof pattern === "string" ? new RegExp(pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")) : pattern;
+}
+
 /**
  * Resolves with the first match of `pattern` in what the process printed, as soon as it prints it (each chunk of
  * output is checked as it arrives). Kills the process and throws with its output when it exits first, or when
@@ -100,7 +105,7 @@ export function waitForOutput(
   timeoutMs: number,
   what: string,
 ): Promise<RegExpExecArray> {
-  const regex = typeof pattern === "string" ? new RegExp(pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")) : pattern;
+  const regex = toRegExp(pattern);
   return new Promise((resolve, reject) => {
     const check = (): boolean => {
       const match = regex.exec(output());
@@ -157,7 +162,13 @@ export interface EmbeddedProcess {
  * OS picks (port 0, read back from what it prints), for tests of the SDK and the CLI; resolves once it serves.
  */
 export async function spawnEmbeddedService(
-  options: { timeoutMs?: number; dataDir?: string; env?: Record<string, string> } = {},
+  options: {
+    timeoutMs?: number;
+    dataDir?: string;
+    env?: Record<string, string>;
+    /** A file everything the process prints is copied to, as it prints it (see attachEmbeddedService). */
+    outputFile?: string;
+  } = {},
 ): Promise<EmbeddedProcess> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "agent-tools-data-"));
   const script = fileURLToPath(new URL("./embedded.js", import.meta.url));
@@ -170,6 +181,12 @@ export async function spawnEmbeddedService(
     ...options.env,
   });
   const { child, output } = started;
+  if (options.outputFile) {
+    const sink = createWriteStream(options.outputFile);
+    child.stdout?.on("data", (chunk: Buffer) => sink.write(chunk));
+    child.stderr?.on("data", (chunk: Buffer) => sink.write(chunk));
+    child.once("close", () => sink.end());
+  }
   // The banner's last line: by then the address, the demo accounts and the tokens of each clearance are printed.
   // The default deadline is for a start that hangs: a loaded machine can take minutes (see the test configs).
   await waitForOutput(started, /^Try: curl /m, options.timeoutMs ?? 240_000, "the embedded service");
@@ -192,5 +209,73 @@ export async function spawnEmbeddedService(
       }
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * Where an embedded service started by another process of a test run (a vitest global setup) is found: its address
+ * and the file its output is copied to. Test files that run one after another share one start of the embedded
+ * default this way instead of starting one each (docs/architecture.md, "What a test run costs").
+ */
+export interface SharedEmbeddedService {
+  url: string;
+  outputFile: string;
+}
+
+/** Starts the embedded default for a test run's files to share; `close()` stops it and removes its files. */
+export async function startSharedEmbeddedService(
+  options: { env?: Record<string, string> } = {},
+): Promise<{ shared: SharedEmbeddedService; close(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), "agent-tools-shared-"));
+  const outputFile = join(dir, "output.log");
+  try {
+    const service = await spawnEmbeddedService({ ...options, dataDir: join(dir, "data"), outputFile });
+    return {
+      shared: { url: service.url, outputFile },
+      async close() {
+        await service.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** What a test file sees of a service another process started: its address and what it printed. */
+export type AttachedEmbeddedService = Pick<EmbeddedProcess, "url" | "output" | "printed">;
+
+/**
+ * The reads of {@link EmbeddedProcess} on a service another process started: what it printed so far, and a wait for
+ * a line it prints (checked each time its output file changes).
+ */
+export function attachEmbeddedService(shared: SharedEmbeddedService): AttachedEmbeddedService {
+  const output = () => readFileSync(shared.outputFile, "utf8");
+  return {
+    url: shared.url,
+    output,
+    printed: (pattern, timeoutMs = 120_000) =>
+      new Promise((resolve, reject) => {
+        const regex = toRegExp(pattern);
+        const watcher = watch(shared.outputFile);
+        const done = () => {
+          clearTimeout(timer);
+          watcher.close();
+        };
+        const check = () => {
+          const match = regex.exec(output());
+          if (match) {
+            done();
+            resolve(match);
+          }
+        };
+        const timer = setTimeout(() => {
+          done();
+          reject(new Error(`the embedded service did not print ${regex} within ${timeoutMs} ms:\n${output()}`));
+        }, timeoutMs);
+        watcher.on("change", check);
+        check();
+      }),
   };
 }

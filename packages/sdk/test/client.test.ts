@@ -1,11 +1,11 @@
 import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
 import { paidRouteNames } from "@agent-tools/schema";
-import { type EmbeddedProcess, spawnEmbeddedService } from "@agent-tools/server";
+import { attachEmbeddedService } from "@agent-tools/server/embedded-process";
 import { startFaultProxy } from "@agent-tools/upstream-sim";
 import { verifyOfferSignatureEIP712, verifyReceiptSignatureEIP712 } from "@x402/extensions/offer-receipt";
 import { validatePaymentIdentifier } from "@x402/extensions/payment-identifier";
 import { privateKeyToAccount } from "viem/accounts";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import {
   createAgentToolsClient,
   ForbiddenError,
@@ -18,16 +18,9 @@ import {
 } from "../src/index.js";
 import { balanceOf } from "./helpers/payment-chain.js";
 
-let service: EmbeddedProcess;
+/** The embedded default the package's test files share (test/global-setup.ts). */
+const service = attachEmbeddedService(inject("embeddedService"));
 const holder = (index: number) => privateKeyToAccount(DEVNET_ACCOUNTS[index]!.privateKey);
-
-beforeAll(async () => {
-  // Info-level logs: the tests wait for the service to say it ran a mission.
-  service = await spawnEmbeddedService({ env: { LOG_LEVEL: "info" } });
-});
-afterAll(async () => {
-  await service?.close();
-});
 
 describe("public routes", () => {
   it("reads health, agent info, registration, binding, catalog and the OpenAPI document", async () => {

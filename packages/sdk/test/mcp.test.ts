@@ -1,21 +1,15 @@
 import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
 import { mcpPaidToolNames } from "@agent-tools/schema";
-import { type EmbeddedProcess, spawnEmbeddedService } from "@agent-tools/server";
+import { attachEmbeddedService } from "@agent-tools/server/embedded-process";
 import { startFaultProxy } from "@agent-tools/upstream-sim";
 import { privateKeyToAccount } from "viem/accounts";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { connectMcpClient, PaymentRequiredError } from "../src/mcp.js";
 import { balanceOf } from "./helpers/payment-chain.js";
 
-let service: EmbeddedProcess;
+/** The embedded default the package's test files share (test/global-setup.ts). */
+const service = attachEmbeddedService(inject("embeddedService"));
 const holder = (index: number) => privateKeyToAccount(DEVNET_ACCOUNTS[index]!.privateKey);
-
-beforeAll(async () => {
-  service = await spawnEmbeddedService();
-});
-afterAll(async () => {
-  await service?.close();
-});
 
 describe("the MCP client", () => {
   it("lists the tools and pays a holder's call at the holder price, signed in on its own", async () => {
