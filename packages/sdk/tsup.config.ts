@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "tsup";
 
 // The wire contracts (@agent-tools/schema) are compiled into the SDK, code and types alike, so the published
@@ -7,6 +8,11 @@ export default defineConfig({
   format: ["esm", "cjs"],
   dts: { resolve: ["@agent-tools/schema"] },
   noExternal: ["@agent-tools/schema"],
+  // From its sources, module by module: the package has no side effects, so what the SDK does not use (the OpenAPI
+  // builder and its generator library) is left out of the bundle, its imports included.
+  esbuildOptions(options) {
+    options.alias = { "@agent-tools/schema": fileURLToPath(new URL("../schema/src/index.ts", import.meta.url)) };
+  },
   sourcemap: true,
   clean: true,
   target: "node20",

@@ -5,7 +5,16 @@
  * packages run with the machine's Node against the embedded default.
  */
 import { execFile, execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
@@ -72,21 +81,56 @@ afterAll(async () => {
   if (temp) rmSync(temp, { recursive: true, force: true });
 });
 
+/** What npm put in `node_modules`: the packages its lockfile lists (their paths), and the bytes of their files. */
+function installedWeight(projectDir: string): { packages: string[]; bytes: number } {
+  const nodeModules = join(projectDir, "node_modules");
+  const lock = JSON.parse(readFileSync(join(nodeModules, ".package-lock.json"), "utf8")) as {
+    packages: Record<string, unknown>;
+  };
+  let bytes = 0;
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isDirectory()) walk(join(dir, entry.name));
+      else if (entry.isFile()) bytes += statSync(join(dir, entry.name)).size;
+    }
+  };
+  walk(nodeModules);
+  return { packages: Object.keys(lock.packages).filter((key) => key.includes("node_modules/")), bytes };
+}
+
+/** The npm environment of an install from the registry on loopback, into `globalPrefix` for -g. */
+const npmEnv = () => ({
+  npm_config_registry: registry.url,
+  npm_config_cache: join(temp, "npm-cache"), // a cache of its own: what npm installs, it fetched here
+  npm_config_prefix: globalPrefix, // where -g installs
+  npm_config_audit: "false",
+  npm_config_fund: "false",
+});
+
 describe("the install lines of the docs", () => {
-  it("run as written in an empty npm project, fetching nothing else of this repository", async () => {
+  it("run as written in an empty npm project, fetching nothing else of this repository; the SDK alone weighs what its README says", async () => {
     const lines = [...installLines("README.md"), ...installLines("packages/sdk/README.md")];
     expect(lines).toEqual(expect.arrayContaining(["npm install @agent-tools/sdk", "npm install -g @agent-tools/cli"]));
-    const npmEnv = {
-      npm_config_registry: registry.url,
-      npm_config_cache: join(temp, "npm-cache"), // a cache of its own: what npm installs, it fetched here
-      npm_config_prefix: globalPrefix, // where -g installs
-      npm_config_audit: "false",
-      npm_config_fund: "false",
-    };
+    let sdkAlone: { packages: string[]; bytes: number } | undefined;
     for (const line of lines) {
-      const result = await run("bash", ["-c", line], { cwd: project, env: npmEnv });
+      const result = await run("bash", ["-c", line], { cwd: project, env: npmEnv() });
       expect(result.status, `${line}\n${result.stderr}`).toBe(0);
+      if (line === "npm install @agent-tools/sdk") sdkAlone ??= installedWeight(project);
     }
+    // The weight `npm install @agent-tools/sdk` adds to an empty project, as the SDK's README states it: no more than
+    // it says, and not so much less that it misleads; what a client does not need is not among it.
+    const stated = /`npm install @agent-tools\/sdk` adds (\d+) packages \((\d+) MB\)/.exec(
+      readFileSync(join(repo, "packages/sdk/README.md"), "utf8"),
+    );
+    const packages = sdkAlone!.packages.length;
+    const megabytes = sdkAlone!.bytes / 1e6;
+    expect(stated, `no weight stated; measured ${packages} packages (${megabytes.toFixed(1)} MB)`).not.toBeNull();
+    expect(packages).toBeLessThanOrEqual(Number(stated![1]));
+    expect(packages).toBeGreaterThan(Number(stated![1]) * 0.9);
+    expect(megabytes).toBeLessThanOrEqual(Number(stated![2]));
+    expect(megabytes).toBeGreaterThan(Number(stated![2]) * 0.9);
+    const unneeded = /node_modules\/(@modelcontextprotocol|@asteasolutions|express|hono)\//;
+    expect(sdkAlone!.packages.filter((path) => unneeded.test(`${path}/`))).toEqual([]);
     expect([...registry.requested].filter((name) => name.startsWith("@agent-tools/")).sort()).toEqual([
       "@agent-tools/cli",
       "@agent-tools/sdk",

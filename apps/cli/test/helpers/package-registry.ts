@@ -9,9 +9,9 @@ import { dirname, join, sep } from "node:path";
  * An npm registry on loopback, standing in for the public one: it serves tarballs packed from this repository as
  * if they were published, and their dependencies from the packages installed in this workspace, so npm installs
  * them as a user's npm would, without leaving the machine. It has the published tarballs and the dependency closure
- * of each (dependencies, optional and non-optional peer dependencies, as installed next to the package in the
- * workspace), nothing else: a name it does not have gets npm's 404, and every name asked for is kept in
- * `requested`, so a test can show what was needed.
+ * of each (dependencies, optional dependencies and required peer dependencies, as installed next to the package in
+ * the workspace; for a published package, its optional peers too), nothing else: a name it does not have gets npm's
+ * 404, and every name asked for is kept in `requested`, so a test can show what was needed.
  */
 export interface PackageRegistry {
   url: string;
@@ -113,7 +113,12 @@ export async function startPackageRegistry(
   const packages = closureOf(
     published.map(({ workspaceDir, manifest }) => ({
       dir: workspaceDir,
-      dependencies: Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies }),
+      // A published package's optional peers too: its README has the user install them beside it.
+      dependencies: Object.keys({
+        ...manifest.dependencies,
+        ...manifest.optionalDependencies,
+        ...manifest.peerDependencies,
+      }),
     })),
   );
   for (const { tarball, manifest } of published) {
