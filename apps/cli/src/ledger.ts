@@ -9,7 +9,7 @@ export function renderLedger(report: LedgerReport, style: Style): string {
   const parts = [
     report.brief,
     `${style.bold("total")} ${total.payments} payment${total.payments === 1 ? "" : "s"} · ${total.usd} USD ${style.dim(
-      `· ${report.from} to ${report.to} · ${report.network}`,
+      `· asked for ${report.from} to ${report.to} · ${report.network}`,
     )}${report.unconfirmed > 0 ? `\n${style.yellow(`${report.unconfirmed} settlement(s) sent, not yet confirmed`)}` : ""}`,
     `${style.bold("by route")}\n${table(
       report.byRoute.map((r) => ({ route: r.route, payments: r.payments, usd: r.usd })),

@@ -102,9 +102,13 @@ export function missionParams(tool: MissionTool, pairs: string[] = [], json?: st
 
 const shortId = (id: string) => id.slice(0, 8);
 
-/** `agent-tools dispatch`: the brief and the queued mission. */
+/** The brief's pointer to the HTTP route that lists missions: the CLI names its own command instead. */
+const HTTP_FOLLOW_UP = /\s*See its result with GET \/dispatch\?tokenId=\d+\.\s*$/;
+
+/** `agent-tools dispatch`: the brief and the queued mission, and the one command that follows it. */
 export function renderDispatch(result: DispatchOutput, style: Style): string {
   const { mission } = result;
+  const brief = result.brief.replace(HTTP_FOLLOW_UP, "");
   const rows: [string, string][] = [
     ["id", mission.id],
     ["tool", mission.tool],
@@ -113,7 +117,7 @@ export function renderDispatch(result: DispatchOutput, style: Style): string {
   ];
   if (Object.keys(mission.params).length > 0) rows.push(["params", JSON.stringify(mission.params)]);
   return (
-    `${result.brief}\n\n` +
+    `${brief}\n\n` +
     `${rows.map(([key, value]) => `${style.dim(key.padEnd(8))} ${value}`).join("\n")}\n\n` +
     `${style.dim(`Follow it with: agent-tools missions --token-id ${mission.tokenId}`)}\n`
   );

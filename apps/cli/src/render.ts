@@ -1,5 +1,5 @@
 /** Human output: the brief, then the result's main list as a table. Colour only on a TTY without NO_COLOR. */
-import type { ToolName } from "@agent-tools/sdk/contracts";
+import { type ToolName, usdAmountText } from "@agent-tools/sdk/contracts";
 import { viewSections } from "./views.js";
 
 export interface Style {
@@ -48,7 +48,7 @@ function cell(value: unknown): string {
   if (typeof value === "object") {
     const v = value as Record<string, unknown>;
     if ("level" in v) return String(v.level); // risk
-    if ("usd" in v && typeof v.usd === "number") return `$${(v.usd as number).toFixed(2)}`; // price
+    if ("usd" in v && typeof v.usd === "number") return usdAmountText(v.usd); // price
     return "…";
   }
   // Addresses in full: they are pasted into --address and --wallet-address.
@@ -114,14 +114,18 @@ export function mainList(result: Record<string, unknown>): [string, Record<strin
   return undefined;
 }
 
-/** Rows already in their view's words (views.ts): every column shown, as is. */
+/**
+ * Rows already in their view's words (views.ts): every column shown. A column is cut at 60 characters, except the
+ * last, which runs to the end of the line: nothing after it needs aligning.
+ */
 export function viewTable(rows: Record<string, string>[], style: Style): string {
   if (rows.length === 0) return style.dim("(none)");
   const columns = Object.keys(rows[0]!);
   const widths = columns.map((c) => Math.min(60, Math.max(c.length, ...rows.map((r) => (r[c] ?? "").length))));
+  const last = columns.length - 1;
   const line = (values: string[]) =>
     values
-      .map((v, i) => (v.length > widths[i]! ? `${v.slice(0, widths[i]! - 1)}…` : v.padEnd(widths[i]!)))
+      .map((v, i) => (i === last ? v : v.length > widths[i]! ? `${v.slice(0, widths[i]! - 1)}…` : v.padEnd(widths[i]!)))
       .join("  ")
       .trimEnd();
   return [style.bold(line(columns)), ...rows.map((r) => line(columns.map((c) => r[c] ?? "")))].join("\n");

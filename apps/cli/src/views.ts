@@ -3,7 +3,7 @@
  * volume, liquidity and risk; a collection's floor, best bid and error code), with full addresses, so that one can be
  * pasted into --address. `--json` is untouched: it prints the response itself.
  */
-import type { ToolName } from "@agent-tools/sdk/contracts";
+import { type ToolName, usdAmountText, usdCompactText, usdPriceText } from "@agent-tools/sdk/contracts";
 
 type Row = Record<string, string>;
 type Item = Record<string, unknown>;
@@ -33,13 +33,11 @@ export function priceText(price: Price | null | undefined): string {
   const scale = 10n ** BigInt(price.decimals);
   const fraction = (units % scale).toString().padStart(price.decimals, "0").replace(/0+$/, "");
   const amount = `${units / scale}${fraction ? `.${fraction.slice(0, 6)}` : ""}`;
-  return `${amount} ${price.currency}${typeof price.usd === "number" ? ` ($${price.usd.toFixed(2)})` : ""}`;
+  return `${amount} ${price.currency}${typeof price.usd === "number" ? ` (${usdAmountText(price.usd)})` : ""}`;
 }
 
-const usd = (value: unknown) =>
-  typeof value === "number"
-    ? `$${value >= 1000 ? Math.round(value).toLocaleString("en-US") : value.toFixed(value < 1 ? 4 : 2)}`
-    : "-";
+/** A USD figure as the briefs write it, "-" when unknown. */
+const usd = (value: unknown, text: (value: number) => string) => (typeof value === "number" ? text(value) : "-");
 const risk = (value: unknown) => {
   const r = value as { level?: string; flags?: string[] } | undefined;
   if (!r?.level) return "-";
@@ -74,7 +72,10 @@ function dropRow(drop: Item, now: number): Row {
   };
 }
 
-/** A radar's token: what it is (and `kind` columns), its price, 24h volume, liquidity and risk, its address in full. */
+/**
+ * A radar's token: what it is (and `kind` columns), its price, 24h volume and liquidity, its address in full, and its
+ * risk with every flag, last, where the table lets it run to the end of the line.
+ */
 function tokenRow(
   token: Item,
   [price, volume, liquidity, tokenRisk]: readonly [unknown, unknown, unknown, unknown],
@@ -84,11 +85,11 @@ function tokenRow(
     symbol: String(token.symbol),
     name: String(token.name),
     ...kind,
-    price: usd(price),
-    "24h volume": usd(volume),
-    liquidity: usd(liquidity),
-    risk: risk(tokenRisk),
+    price: usd(price, usdPriceText),
+    "24h volume": usd(volume, usdCompactText),
+    liquidity: usd(liquidity, usdCompactText),
     address: String(token.address),
+    risk: risk(tokenRisk),
   };
 }
 

@@ -151,7 +151,11 @@ describe("agent-tools dispatch (fake service)", () => {
     expect(delay).toBeGreaterThanOrEqual(before);
     expect(delay).toBeLessThanOrEqual(Date.now());
     const mission = paidRoutes.dispatch.sampleOutput.mission;
-    expect(result.stdout).toContain(paidRoutes.dispatch.sampleOutput.brief);
+    // The brief, and one way to follow the mission: the CLI's command, not the HTTP route the brief names.
+    const [queued] = paidRoutes.dispatch.sampleOutput.brief.split(" See its result");
+    expect(result.stdout).toContain(queued);
+    expect(result.stdout).not.toContain("GET /dispatch");
+    expect(result.stdout.match(/agent-tools missions --token-id 3/g)).toHaveLength(1);
     expect(result.stdout).toMatch(new RegExp(`id\\s+${mission.id}`));
     expect(result.stdout).toMatch(/tool\s+allowlist-scan/);
     expect(result.stdout).toMatch(new RegExp(`runAt\\s+${mission.runAt.replace(/\./g, "\\.")}`));
@@ -258,7 +262,7 @@ describe("agent-tools ledger (fake service)", () => {
     expect(result.status).toBe(0);
     expect(seen.map((r) => r.url)).toEqual(Array(2).fill("/operator/ledger?from=2026-11-01&to=2026-11-22&limit=5"));
     expect(result.stdout).toContain(report.brief);
-    expect(result.stdout).toMatch(/total 2 payments · 1\.01 USD · 2026-11-01 to 2026-11-22/);
+    expect(result.stdout).toMatch(/total 2 payments · 1\.01 USD · asked for 2026-11-01 to 2026-11-22/);
     expect(result.stdout).toMatch(
       /by route\nroute\s+payments\s+usd\s*\n\/intel\s+1\s+1\.00\s*\n\/dispatch\s+1\s+0\.01/,
     );

@@ -56,9 +56,12 @@ describe("agent-tools against the embedded default", () => {
   it("shows each radar in its own view: full addresses, risk with its flags, error codes", async () => {
     const b20 = await cli(["b20-radar", "--token-id", "1", "--limit", "5"], 1);
     expect(b20.status).toBe(0);
-    expect(b20.stdout).toMatch(/^symbol\s+name\s+variant\s+price\s+24h volume\s+liquidity\s+risk\s+address$/m);
-    expect(b20.stdout).toMatch(/\s0x[bB]20[0-9a-fA-F]{37}$/m);
-    expect(b20.stdout).not.toMatch(/0x[0-9a-fA-F]{2,6}…/);
+    expect(b20.stdout).toMatch(/^symbol\s+name\s+variant\s+price\s+24h volume\s+liquidity\s+address\s+risk$/m);
+    expect(b20.stdout).toMatch(/\s0x[bB]20[0-9a-fA-F]{37}\s+(low|elevated|high)/m);
+    // Nothing is cut: the risk runs with all its flags to the end of its line; no price reads as zero.
+    expect(b20.stdout).not.toContain("…");
+    expect(b20.stdout).toMatch(/\s(elevated|high): [^\n;]+(; [^\n;]+)*$/m);
+    expect(b20.stdout).not.toMatch(/\$0\.0+(\s|$)/m);
 
     const offers = await cli(
       ["offer-radar", "--token-id", "5", "--slug", "base-bloomers", "--slug", "no-such-collection"],
@@ -66,7 +69,7 @@ describe("agent-tools against the embedded default", () => {
     );
     expect(offers.status).toBe(0);
     expect(offers.stdout).toMatch(/^no-such-collection\s.*\scollection_not_found$/m);
-    expect(offers.stdout).toMatch(/^base-bloomers\s+[\d.]+ \w+ \(\$[\d.]+\)/m);
+    expect(offers.stdout).toMatch(/^base-bloomers\s+[\d.]+ \w+ \(\$[\d,.]+\)/m);
   });
 
   it("asks no payment for a non-answer: intel about an unrevealed agent, an offer scan of unknown collections", async () => {
@@ -117,17 +120,23 @@ describe("agent-tools against the embedded default", () => {
     const portfolio = await cli(["portfolio", "--token-id", "5"], 5);
     expect(portfolio.status).toBe(0);
     expect(portfolio.stdout).toMatch(/^nfts \(\d+\)\ncollection\s+name\s+token id\s+floor\s+standard\s+contract$/m);
-    expect(portfolio.stdout).toMatch(/^\S+\s+.+\s\d+\s+[\d.]+ \w+ \(\$[\d.]+\)\s+erc\d+\s+0x[0-9a-fA-F]{40}$/m);
+    expect(portfolio.stdout).toMatch(/^\S+\s+.+\s\d+\s+[\d.]+ \w+ \(\$[\d,.]+\)\s+erc\d+\s+0x[0-9a-fA-F]{40}$/m);
     expect(portfolio.stdout).toMatch(
       /^offersReceived \(\d+\)\ncollection\s+kind\s+token id\s+price\s+expires\s+maker$/m,
     );
     expect(portfolio.stdout).toMatch(/\s(item|collection|trait)\s.+\sin \d+[dhm].*\s0x[0-9a-fA-F]{40}$/m);
+    // Every dollar figure, brief and tables alike, is written one way: thousands separated, cents.
+    const figures = portfolio.stdout.match(/\$[\d,.]+\d/g) ?? [];
+    expect(figures.length).toBeGreaterThan(1);
+    for (const figure of figures) expect(figure).toMatch(/^\$(\d{1,3}(,\d{3})*\.\d{2}|0\.\d+)$/);
 
     const scan = await cli(["allowlist-scan", "--token-id", "5"], 5);
     expect(scan.status).toBe(0);
     expect(scan.stdout).toMatch(/^eligible \(\d+\)$/m);
     expect(scan.stdout).toMatch(/^ineligible \(\d+\)\nname\s+chain\s+why\s+next stage\s+slug$/m);
     expect(scan.stdout).toMatch(/\s(not on the allowlist|does not meet the token gate)\s/);
+    // The brief names each drop it may not mint with the same reason as the table.
+    expect(scan.stdout).toMatch(/Not eligible: [^.]+ \((not on the allowlist|does not meet the token gate)\)/);
   });
 
   it("an anonymous run pays the standard price", async () => {
@@ -244,6 +253,13 @@ describe("missions and the ledger against the embedded default", () => {
     expect(mission.requestedBy).toBe(DEVNET_ACCOUNTS[elite.account]!.address);
     expect(paidTx(result.stderr)).toBeDefined();
     missionId = mission.id;
+    // Read by a person: the service's brief, and one way to follow the mission, the CLI's own command.
+    const human = await cli(["dispatch", "intel", "--token-id", String(elite.tokenId)], elite.account);
+    expect(human.status).toBe(0);
+    paidTx(human.stderr);
+    expect(human.stdout).toMatch(new RegExp(`^Mission queued for agent #${elite.tokenId}: intel runs now\\.$`, "m"));
+    expect(human.stdout).not.toContain("GET /dispatch");
+    expect(human.stdout).toContain(`Follow it with: agent-tools missions --token-id ${elite.tokenId}`);
   });
 
   it("missions shows it done once the service has run it", async () => {

@@ -53,6 +53,27 @@ afterAll(async () => {
   await t?.close();
 });
 
+describe("the public examples of the OpenAPI document (the reference page shows them)", () => {
+  /** The 200 example the served document gives for a public route. */
+  const exampleOf = async (path: string) => {
+    const doc = (await get("/openapi.json")).body as {
+      paths: Record<string, { get: { responses: { 200: { content: { "application/json": { example: unknown } } } } } }>;
+    };
+    return doc.paths[path]!.get.responses[200].content["application/json"].example;
+  };
+
+  it("are token 7's real answers on the embedded default's chains, not placeholders", async () => {
+    expect(await exampleOf("/agents/info/{tokenId}")).toEqual((await get("/agents/info/7")).body);
+    expect(await exampleOf("/.well-known/agents/{tokenId}.json")).toEqual(
+      (await get("/.well-known/agents/7.json")).body,
+    );
+    // The block the status was read at moves with the chain.
+    const { blockNumber, ...binding } = (await get("/agents/7/binding")).body as { blockNumber: string };
+    expect(await exampleOf("/agents/{tokenId}/binding")).toEqual({ ...binding, blockNumber: expect.any(String) });
+    expect(blockNumber).toMatch(/^\d+$/);
+  });
+});
+
 describe("GET /agents/info/:tokenId", () => {
   it("answers a revealed agent's identity record from chain", async () => {
     const { status, body } = await get("/agents/info/1");

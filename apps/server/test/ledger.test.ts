@@ -244,7 +244,12 @@ describe("GET /operator/ledger", () => {
     expect(report.byDay.map((d) => [d.day, d.payments]).sort()).toEqual([...days].sort());
     expect(report.entries.length).toBe(Math.min(5, settled.length));
     expect(report.entries[0]?.transaction).toMatch(/^0x[0-9a-f]{64}$/);
-    expect(report.brief).toMatch(new RegExp(`^${settled.length} settled payments from`));
+    // Headlined by the days the payments were made on, not by the 30-day window asked for.
+    const paidDays = [...days.keys()].sort();
+    const when =
+      paidDays.length === 1 ? `on ${paidDays[0]}` : `from ${paidDays[0]} to ${paidDays[paidDays.length - 1]}`;
+    expect(report.brief).toMatch(new RegExp(`^${settled.length} settled payments ${when}, `));
+    expect(report.brief).not.toContain(report.from);
 
     const again = await t.get(path, { "SIGN-IN-WITH-X": signIn });
     expect(again.status).toBe(401);

@@ -178,7 +178,8 @@ export const examples = {
       result: null,
       error: null,
     },
-    brief: "Mission queued for agent #3: allowlist-scan runs at 2026-11-23T08:00:00.000Z (in 20 hours).",
+    brief:
+      "Mission queued for agent #3: allowlist-scan runs at 2026-11-23T08:00:00.000Z (in 20 hours). See its result with GET /dispatch?tokenId=3.",
   },
   missions: {
     tokenId: 3,
@@ -210,5 +211,134 @@ export const examples = {
       },
     ],
     brief: "Agent #3 has 1 mission: 1 done. The latest, allowlist-scan, finished at 2026-11-23T08:00:01.118Z.",
+  },
+} as const;
+
+/**
+ * Public answers about token 7 as the embedded default serves them at http://127.0.0.1:8402 (the devnet's fixed
+ * seeding): the reference page shows real records, and a server test compares each with the live answer.
+ */
+export const publicExamples = {
+  agentInfo: {
+    tokenId: 7,
+    name: "Agent #7",
+    edition: "Genesis",
+    owner: "0x14dC79964da2C08b23698B3D3cc7Ca32193d9955",
+    image: "http://127.0.0.1:8402/agents/7/image.svg",
+    traits: {
+      Class: "Scout",
+      Core: "Copper",
+      Signal: "Mid-band",
+      Mission: "Liquidity",
+      Visor: "Mirror",
+      Aura: "Frost",
+    },
+    rarity: {
+      tier: "Common",
+      score: 14.9853,
+      rank: 3056,
+      of: 6000,
+    },
+    clearance: "Holder",
+    registration: {
+      agentId: "7",
+      agentRegistry: "eip155:31337:0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512",
+      registrationFile: "http://127.0.0.1:8402/.well-known/agents/7.json",
+      binding: {
+        bound: true,
+        standard: "ERC-8217",
+        statusUrl: "http://127.0.0.1:8402/agents/7/binding",
+      },
+    },
+  },
+  registrationFile: {
+    type: "https://eips.ethereum.org/EIPS/eip-8004#registration-v1",
+    name: "Agent #7",
+    description:
+      "Agent #7 is a Common token-bound agent of the Agent Tools collection: a Scout on Liquidity missions, rarity rank 3056. Clearance Holder.",
+    image: "http://127.0.0.1:8402/agents/7/image.svg",
+    services: [
+      {
+        name: "web",
+        endpoint: "http://127.0.0.1:8402/agents/info/7",
+      },
+      {
+        name: "OpenAPI",
+        endpoint: "http://127.0.0.1:8402/openapi.json",
+        version: "3.1.0",
+      },
+      {
+        name: "MCP",
+        endpoint: "http://127.0.0.1:8402/mcp",
+        version: "2025-06-18",
+      },
+      {
+        name: "A2A",
+        endpoint: "http://127.0.0.1:8402/.well-known/agent-card.json",
+        version: "1.0",
+      },
+      {
+        name: "x402",
+        endpoint: "http://127.0.0.1:8402/.well-known/x402",
+        version: "2",
+      },
+      {
+        name: "serviceIntel",
+        endpoint: "http://127.0.0.1:8402/intel",
+        version: "1.0.0",
+      },
+      {
+        name: "serviceDropRadar",
+        endpoint: "http://127.0.0.1:8402/drop-radar",
+        version: "1.0.0",
+      },
+      {
+        name: "serviceB20Radar",
+        endpoint: "http://127.0.0.1:8402/b20-radar",
+        version: "1.0.0",
+      },
+      {
+        name: "serviceAltchainRadar",
+        endpoint: "http://127.0.0.1:8402/altchain-radar",
+        version: "1.0.0",
+      },
+      {
+        name: "servicePortfolio",
+        endpoint: "http://127.0.0.1:8402/portfolio",
+        version: "1.0.0",
+      },
+      {
+        name: "serviceAllowlistScan",
+        endpoint: "http://127.0.0.1:8402/allowlist-scan",
+        version: "1.0.0",
+      },
+      {
+        name: "serviceOfferRadar",
+        endpoint: "http://127.0.0.1:8402/offer-radar",
+        version: "1.0.0",
+      },
+    ],
+    x402Support: true,
+    active: true,
+    registrations: [
+      {
+        agentId: 7,
+        agentRegistry: "eip155:31337:0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512",
+      },
+    ],
+    supportedTrust: [],
+  },
+  bindingStatus: {
+    tokenId: 7,
+    agentId: "7",
+    agentRegistry: "eip155:31337:0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512",
+    bound: true,
+    standard: "ERC-8217",
+    bindingContract: "0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0",
+    tokenStandard: "ERC721",
+    tokenContract: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+    boundTokenId: "7",
+    owner: "0x14dC79964da2C08b23698B3D3cc7Ca32193d9955",
+    blockNumber: "53",
   },
 } as const;

@@ -27,4 +27,5 @@ export * from "./tools/drop-radar.js";
 export * from "./tools/intel.js";
 export * from "./tools/offer-radar.js";
 export * from "./tools/portfolio.js";
+export * from "./usd-text.js";
 export * from "./x402.js";

@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import { errorBodySchema } from "./errors.js";
+import { publicExamples } from "./examples.js";
 import { LEDGER_PATH, ledgerQuerySchema, ledgerReportSchema } from "./operator.js";
 import { paidRoutes, type ToolRoute } from "./paid-routes.js";
 import { type PaymentTerms, routePaymentRequirements } from "./payment-terms.js";
@@ -57,6 +58,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     description: string,
     schema: z.ZodType,
     revealedOnly: boolean,
+    example: unknown,
   ) =>
     registry.registerPath({
       method: "get",
@@ -67,7 +69,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
       description,
       request: { params: tokenIdPathParams },
       responses: {
-        200: { description: summary, ...json(schema) },
+        200: { description: summary, ...json(schema, example) },
         400: {
           description: "Malformed token id.",
           ...json(
@@ -93,6 +95,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     "Public identity record of a revealed agent: on-chain trait labels, rarity context and registration-aware metadata.",
     agentInfoSchema,
     true,
+    publicExamples.agentInfo,
   );
   publicTokenRoute(
     "/.well-known/agents/{tokenId}.json",
@@ -101,14 +104,18 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     "ERC-8004 registration file of the token-bound agent, for wallet, registry and agent-discovery flows.",
     registrationFileSchema,
     true,
+    publicExamples.registrationFile,
   );
   publicTokenRoute(
     "/agents/{tokenId}/binding",
     "getAgentBinding",
     "ERC-8217 binding status",
-    "Live ERC-8217 binding status of the token's agent, read from chain on each request.",
+    "ERC-8217 binding status of the token's agent, as of the block in `blockNumber`: the registry's `agent-binding` " +
+      "and the binding contract's `bindingOf` are read from chain once per agent and kept until an event of the " +
+      "registry or of the binding contract names the agent; the owner is followed by the collection's events.",
     bindingStatusSchema,
     false,
+    publicExamples.bindingStatus,
   );
 
   registry.registerPath({

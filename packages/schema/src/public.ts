@@ -80,7 +80,7 @@ export const registrationFileSchema = z
 /** An agent's ERC-8004 registration file (see {@link registrationFileSchema}). */
 export type RegistrationFile = z.infer<typeof registrationFileSchema>;
 
-/** ERC-8217 binding status, read live from chain. */
+/** ERC-8217 binding status, as of a block (see the route's description in the OpenAPI document). */
 export const bindingStatusSchema = z
   .object({
     tokenId: tokenIdSchema,
@@ -97,6 +97,6 @@ export const bindingStatusSchema = z
     owner: addressSchema.meta({ description: "Current owner of the token." }),
     blockNumber: uintStringSchema.meta({ description: "Block the status was read at." }),
   })
-  .meta({ id: "BindingStatus", description: "Live ERC-8217 binding status of the token's agent." });
+  .meta({ id: "BindingStatus", description: "ERC-8217 binding status of the token's agent, as of `blockNumber`." });
 /** An agent's live ERC-8217 binding status (see {@link bindingStatusSchema}). */
 export type BindingStatus = z.infer<typeof bindingStatusSchema>;

@@ -1,6 +1,6 @@
 /**
- * `@agent-tools/sdk/contracts`: the route table, the request and response contracts, the error classes and USD
- * units, without the client's signing and payment code (viem, x402). For code that only needs to know the tools:
+ * `@agent-tools/sdk/contracts`: the route table, the request and response contracts, the error classes, USD units
+ * and the service's way of writing USD figures, without the client's signing and payment code (viem, x402). For code that only needs to know the tools:
  * the CLI builds its commands from it and loads the client when a command runs.
  */
 export {
@@ -31,6 +31,9 @@ export {
   type ToolName,
   type TypedMission,
   toolRoutes,
+  usdAmountText,
+  usdCompactText,
+  usdPriceText,
 } from "@agent-tools/schema";
 export type { CallToolParameters, CallToolReturnType, ToolResult } from "./actions/call-tool.js";
 export type { GetLedgerParameters, GetLedgerReturnType } from "./actions/ledger.js";

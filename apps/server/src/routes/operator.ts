@@ -35,6 +35,29 @@ function groupBy(rows: LedgerTotals[], key: "day" | "route") {
  * The operator's views. `GET /operator/ledger`: totals of settled payments per route and per UTC day, and the
  * latest entries. Signed in (`SIGN-IN-WITH-X`) as the operator address; never paid.
  */
+/**
+ * The report's headline: the days the payments were settled on ("on 2026-11-25", "from 2026-11-20 to 2026-11-25"),
+ * not the window asked for, which the report gives in `from` and `to` (and names only when it holds no payment).
+ */
+function ledgerBrief(
+  sum: LedgerReport["total"],
+  busiest: LedgerReport["byRoute"][number] | undefined,
+  days: string[],
+  window: { from: string; to: string },
+  unconfirmed: number,
+): string {
+  if (sum.payments === 0) return `No settled payments from ${window.from} to ${window.to}.`;
+  const sorted = [...new Set(days)].sort();
+  const first = sorted[0]!;
+  const last = sorted[sorted.length - 1]!;
+  const when = first === last ? `on ${first}` : `from ${first} to ${last}`;
+  return (
+    `${sum.payments} settled payment${sum.payments === 1 ? "" : "s"} ${when}, ${sum.usd} USD` +
+    (busiest ? `; busiest route ${busiest.route} (${busiest.payments}, ${busiest.usd} USD)` : "") +
+    (unconfirmed > 0 ? `; ${unconfirmed} settlement${unconfirmed === 1 ? "" : "s"} awaiting confirmation.` : ".")
+  );
+}
+
 export function operatorRoutes(deps: { payments: PaymentService; operator: string }): Router {
   const router = Router();
   const { payments } = deps;
@@ -100,7 +123,6 @@ export function operatorRoutes(deps: { payments: PaymentService; operator: strin
     ]);
     const byRoute = groupBy(rows, "route").sort((a, b) => b.payments - a.payments) as LedgerReport["byRoute"];
     const sum = total(rows);
-    const busiest = byRoute[0];
     const report: LedgerReport = {
       generatedAt: now.toISOString(),
       from,
@@ -119,14 +141,13 @@ export function operatorRoutes(deps: { payments: PaymentService; operator: strin
         asset: getAddress(entry.asset),
         settledAt: entry.settledAt.toISOString(),
       })),
-      brief:
-        sum.payments === 0
-          ? `No settled payments from ${from} to ${to}.`
-          : `${sum.payments} settled payment${sum.payments === 1 ? "" : "s"} from ${from} to ${to}, ${sum.usd} USD` +
-            (busiest ? `; busiest route ${busiest.route} (${busiest.payments}, ${busiest.usd} USD)` : "") +
-            (unconfirmed > 0
-              ? `; ${unconfirmed} settlement${unconfirmed === 1 ? "" : "s"} awaiting confirmation.`
-              : "."),
+      brief: ledgerBrief(
+        sum,
+        byRoute[0],
+        rows.map((row) => row.day),
+        { from, to },
+        unconfirmed,
+      ),
     };
     res.json(ledgerReportSchema.parse(report));
   });

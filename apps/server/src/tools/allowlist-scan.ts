@@ -43,6 +43,15 @@ function entry(scanned: Scanned, now: Date): Entry {
 /*                                                    Brief                                                     */
 /* ----------------------------------------------------------------------------------------------------------- */
 
+/**
+ * "Copper Sunrise (does not meet the token gate)": why the wallet may mint in none of the drop's restricted stages,
+ * each reason once, in the words of the answer's `stages[].reason` (the CLI's "why" column shows the same).
+ */
+function ineligiblePhrase(scanned: Scanned): string {
+  const reasons = [...new Set(scanned.stages.filter((s) => !s.eligible).map((s) => s.reason ?? s.stage.name))];
+  return reasons.length > 0 ? `${scanned.drop.name} (${reasons.join("; ")})` : scanned.drop.name;
+}
+
 /** "Quiet Orbit on Ethereum (Allowlist stage at 0.096 ETH opens in 2 days)": the first stage it may mint in. */
 function eligiblePhrase(scanned: Scanned, now: Date): string {
   const stage = scanned.stages.find((s) => s.eligible)?.stage ?? scanned.drop.stage;
@@ -76,7 +85,7 @@ function brief(
   }
   const sentences = [
     `Scanned ${plural(scanned, "live or upcoming drop")} with allowlist or token-gated stages in ${feeds}${where} ` +
-      `for ${shortAddress(wallet)}: eligible for ${eligible.length}${ineligible.length > 0 ? `, not listed on ${ineligible.length}` : ""}.`,
+      `for ${shortAddress(wallet)}: eligible for ${eligible.length}${ineligible.length > 0 ? `, not eligible for ${ineligible.length}` : ""}.`,
     eligible.length > 0
       ? `Eligible: ${someOf(
           eligible.map((s) => eligiblePhrase(s, now)),
@@ -86,11 +95,8 @@ function brief(
     ineligible.length === 0
       ? undefined
       : params.eligibleOnly
-        ? `The ${plural(ineligible.length, "drop")} it is not listed on ${ineligible.length === 1 ? "is" : "are"} left out of the answer (eligibleOnly).`
-        : `Not listed: ${someOf(
-            ineligible.map((s) => s.drop.name),
-            4,
-          )}.`,
+        ? `The ${plural(ineligible.length, "drop")} it is not eligible for ${ineligible.length === 1 ? "is" : "are"} left out of the answer (eligibleOnly).`
+        : `Not eligible: ${someOf(ineligible.map(ineligiblePhrase), 4)}.`,
     publicOnly,
     excluded ? `${excluded}.` : undefined,
   ];

@@ -6,11 +6,11 @@
  * token that copies a stablecoin's symbol (an "impostor") is ranked as the ordinary token it is and flagged high
  * risk. The rule is documented in ../upstream/market-data/known-tokens.ts.
  */
-import type { ToolOutput } from "@agent-tools/schema";
+import { type ToolOutput, usdCompactText, usdPriceText } from "@agent-tools/schema";
 import { HttpError, uncharged } from "../http/errors.js";
 import { chainProfile, classifyToken, type TokenClass } from "../upstream/market-data/known-tokens.js";
 import { marketOfToken, mostActiveTokens, type TokenMarket } from "../upstream/market-data/pairs.js";
-import { move, price, riskSentence, usd } from "./market-format.js";
+import { move, riskSentence } from "./market-format.js";
 import { assessRisk, type Risk } from "./risk.js";
 import type { Tool, ToolDeps } from "./types.js";
 import { count, plural, shortAddress } from "./wording.js";
@@ -66,8 +66,9 @@ function entryOf(chainId: string, market: TokenMarket, now: number): Entry {
 
 /** "$9.85M traded on $412k of liquidity, +2,150.4% in 24h". */
 function figures(t: RadarToken): string {
-  const volume = t.volume24hUsd !== null ? `${usd(t.volume24hUsd)} traded` : "unknown volume";
-  const liquidity = t.liquidityUsd !== null ? `on ${usd(t.liquidityUsd)} of liquidity` : "on unknown liquidity";
+  const volume = t.volume24hUsd !== null ? `${usdCompactText(t.volume24hUsd)} traded` : "unknown volume";
+  const liquidity =
+    t.liquidityUsd !== null ? `on ${usdCompactText(t.liquidityUsd)} of liquidity` : "on unknown liquidity";
   const change = t.priceChange24h !== null ? `, ${move(t.priceChange24h)} in 24h` : "";
   return `${volume} ${liquidity}${change}`;
 }
@@ -77,7 +78,7 @@ function impostorSentence(entries: Entry[]): string | undefined {
   if (impostors.length === 0) return undefined;
   const named = impostors.map((e) => {
     const real = (e.class as Extract<TokenClass, { kind: "impostor" }>).imitates;
-    const at = e.token.priceUsd !== null ? ` (trading at ${price(e.token.priceUsd)})` : "";
+    const at = e.token.priceUsd !== null ? ` (trading at ${usdPriceText(e.token.priceUsd)})` : "";
     return `"${e.token.symbol}" at ${shortAddress(e.token.address)}${at} is not ${real.name} (${shortAddress(real.address)})`;
   });
   return `Beware: ${named.join("; ")}.`;
@@ -105,7 +106,7 @@ function scanBrief(
     sentences.push(`Leader: ${leader.token.name} (${leader.token.symbol}), ${figures(leader.token)}.`);
   }
   const total = shown.reduce((sum, e) => sum + (e.token.volume24hUsd ?? 0), 0);
-  if (shown.length > 1) sentences.push(`Together they traded ${usd(total)} in 24h.`);
+  if (shown.length > 1) sentences.push(`Together they traded ${usdCompactText(total)} in 24h.`);
   const risk = riskSentence(shown.map((e) => ({ symbol: e.token.symbol, risk: e.token.risk })));
   if (risk) sentences.push(risk);
   const beware = impostorSentence(shown);
@@ -127,12 +128,13 @@ function noMarket(chainName: string, address: string): HttpError {
 
 function inspectBrief(chainName: string, entry: Entry): string {
   const t = entry.token;
-  const at = t.priceUsd !== null ? ` at ${price(t.priceUsd)}` : " without a USD price";
+  const at = t.priceUsd !== null ? ` at ${usdPriceText(t.priceUsd)}` : " without a USD price";
   const change = t.priceChange24h !== null ? ` (${move(t.priceChange24h)} in 24h)` : "";
-  const volume = t.volume24hUsd !== null ? `${usd(t.volume24hUsd)} traded in 24h` : "24h volume unknown";
+  const volume = t.volume24hUsd !== null ? `${usdCompactText(t.volume24hUsd)} traded in 24h` : "24h volume unknown";
   const trades = t.txns24 !== null ? ` in ${plural(t.txns24, "trade")}` : "";
-  const liquidity = t.liquidityUsd !== null ? ` on ${usd(t.liquidityUsd)} of liquidity` : " on unknown liquidity";
-  const cap = t.marketCapUsd !== null ? `; market cap ${usd(t.marketCapUsd)}` : "";
+  const liquidity =
+    t.liquidityUsd !== null ? ` on ${usdCompactText(t.liquidityUsd)} of liquidity` : " on unknown liquidity";
+  const cap = t.marketCapUsd !== null ? `; market cap ${usdCompactText(t.marketCapUsd)}` : "";
   const sentences = [
     `${t.name} (${t.symbol}) on ${chainName} trades${at}${change}: ${volume}${trades}${liquidity}${cap}.`,
   ];

@@ -7,12 +7,12 @@
  * `0xB20f000000000000000000000000000000000000` (the "0xB20f" the spec mentions) is the factory precompile itself.
  */
 import { B20_FACTORY_ADDRESS, isB20Address } from "@agent-tools/contracts";
-import type { ToolOutput } from "@agent-tools/schema";
+import { type ToolOutput, usdCompactText, usdPriceText } from "@agent-tools/schema";
 import type { Address } from "viem";
 import type { B20Scan, B20TokenRecord } from "../chain/b20-scanner.js";
 import { HttpError, uncharged } from "../http/errors.js";
 import { marketOfToken, marketsOfTokens, type TokenMarket } from "../upstream/market-data/pairs.js";
-import { blockSpan, move, price, riskSentence, usd } from "./market-format.js";
+import { blockSpan, move, riskSentence } from "./market-format.js";
 import { assessRisk, type Risk } from "./risk.js";
 import type { Tool, ToolDeps } from "./types.js";
 import { count, listOf, plural, someOf } from "./wording.js";
@@ -98,8 +98,9 @@ function variantsPhrase(records: readonly B20TokenRecord[]): string {
 
 /** "$1.92M traded in 24h on $88k of liquidity (+1,240.5%)". */
 function tradeFigures(m: TokenMarket): string {
-  const volume = m.volumeH24 !== null ? `${usd(m.volumeH24)} traded in 24h` : "no 24h volume known";
-  const liquidity = m.liquidityUsd !== null ? `on ${usd(m.liquidityUsd)} of liquidity` : "on unknown liquidity";
+  const volume = m.volumeH24 !== null ? `${usdCompactText(m.volumeH24)} traded in 24h` : "no 24h volume known";
+  const liquidity =
+    m.liquidityUsd !== null ? `on ${usdCompactText(m.liquidityUsd)} of liquidity` : "on unknown liquidity";
   const change = m.priceChangeH24 !== null ? ` (${move(m.priceChangeH24)})` : "";
   return `${volume} ${liquidity}${change}`;
 }
@@ -149,13 +150,16 @@ function inspectBrief(entry: Entry): string {
   if (!market) {
     sentences.push("It has no trading pair yet: no price, volume or liquidity.");
   } else {
-    const at = market.priceUsd !== null ? `at ${price(market.priceUsd)}` : "without a USD price";
+    const at = market.priceUsd !== null ? `at ${usdPriceText(market.priceUsd)}` : "without a USD price";
     const change = market.priceChangeH24 !== null ? ` (${move(market.priceChangeH24)} in 24h)` : "";
-    const volume = market.volumeH24 !== null ? `${usd(market.volumeH24)} traded in 24h` : "24h volume unknown";
+    const volume =
+      market.volumeH24 !== null ? `${usdCompactText(market.volumeH24)} traded in 24h` : "24h volume unknown";
     const trades = market.txns24 !== null ? ` in ${plural(market.txns24, "trade")}` : "";
     const liquidity =
-      market.liquidityUsd !== null ? ` on ${usd(market.liquidityUsd)} of liquidity` : " on unknown liquidity";
-    const cap = market.marketCap !== null ? `; market cap ${usd(market.marketCap)}` : "";
+      market.liquidityUsd !== null
+        ? ` on ${usdCompactText(market.liquidityUsd)} of liquidity`
+        : " on unknown liquidity";
+    const cap = market.marketCap !== null ? `; market cap ${usdCompactText(market.marketCap)}` : "";
     sentences.push(`It trades ${at}${change}: ${volume}${trades}${liquidity}${cap}.`);
   }
   const risk = token.market.risk!;

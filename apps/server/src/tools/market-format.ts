@@ -1,35 +1,6 @@
-/** Wording of the market radars' briefs: USD amounts, moves, block spans and risk summaries. */
+/** Wording of the market radars' briefs: moves, block spans and risk summaries (USD figures: @agent-tools/schema). */
 import type { Risk } from "./risk.js";
 import { count, listOf, plural } from "./wording.js";
-
-/** "$1.2B", "$9.85M", "$412k", "$2.4k", "$950", "$0.0004821". */
-export function usd(value: number): string {
-  const abs = Math.abs(value);
-  const sign = value < 0 ? "-" : "";
-  const sig = (n: number) => Number(n.toPrecision(3)).toString();
-  if (abs >= 1e9) return `${sign}$${sig(abs / 1e9)}B`;
-  if (abs >= 1e6) return `${sign}$${sig(abs / 1e6)}M`;
-  if (abs >= 1e4) return `${sign}$${Math.round(abs / 1e3)}k`;
-  if (abs >= 1e3) return `${sign}$${sig(abs / 1e3)}k`;
-  if (abs >= 1) return `${sign}$${sig(abs)}`;
-  if (abs === 0) return "$0";
-  return `${sign}$${small(abs)}`;
-}
-
-/** A number below 1 with four significant digits and no exponent: "0.0004821", "0.00000041". */
-function small(abs: number): string {
-  const digits = Math.min(20, 3 - Math.floor(Math.log10(abs)));
-  return Number(abs.toPrecision(4))
-    .toFixed(digits)
-    .replace(/\.?0+$/, "");
-}
-
-/** A price: up to four significant digits, never an exponent ("$0.0004821", "$612.4", "$97,250"). */
-export function price(value: number): string {
-  if (value >= 1000) return `$${Math.round(value).toLocaleString("en-US")}`;
-  if (value >= 1) return `$${Number(value.toPrecision(4))}`;
-  return value <= 0 ? "$0" : `$${small(value)}`;
-}
 
 /** "+1,240.5%", "-96.1%", "0%". */
 export function move(pct: number): string {

@@ -1,4 +1,4 @@
-import type { priceSchema } from "@agent-tools/schema";
+import { type priceSchema, usdAmountText } from "@agent-tools/schema";
 import { formatUnits } from "viem";
 import type { z } from "zod";
 import { type Amount, type Currency, usdValue } from "../upstream/marketplace/amounts.js";
@@ -34,17 +34,7 @@ export function formatPrice(price: Price): string {
   return `${units.toLocaleString("en-US", { maximumSignificantDigits: 6 })} ${price.currency}`;
 }
 
-/** "$7,403.49"; small amounts keep two significant digits ("$0.0042"). */
-export function usdText(value: number): string {
-  const small = value !== 0 && Math.abs(value) < 1;
-  return value.toLocaleString("en-US", {
-    style: "currency",
-    currency: "USD",
-    ...(small ? { maximumSignificantDigits: 2 } : {}),
-  });
-}
-
 /** "2.35 ETH ($7,403.49)", or the amount alone when its USD value is unknown. */
 export function formatPriceWithUsd(price: Price): string {
-  return price.usd === null ? formatPrice(price) : `${formatPrice(price)} (${usdText(price.usd)})`;
+  return price.usd === null ? formatPrice(price) : `${formatPrice(price)} (${usdAmountText(price.usd)})`;
 }

@@ -1,4 +1,4 @@
-import type { ToolOutput } from "@agent-tools/schema";
+import { type ToolOutput, usdAmountText } from "@agent-tools/schema";
 import type { Address } from "viem";
 import { HttpError, uncharged } from "../http/errors.js";
 import { type AccountNft, getAccountNfts, getOffersReceived } from "../upstream/marketplace/accounts.js";
@@ -11,7 +11,7 @@ import {
   getCollectionWithFloor,
 } from "../upstream/marketplace/collections.js";
 import { isLive, type MarketOffer } from "../upstream/marketplace/orders.js";
-import { formatPriceWithUsd, type Price, roundUsd, toPrice, usdText } from "./market-prices.js";
+import { formatPriceWithUsd, type Price, roundUsd, toPrice } from "./market-prices.js";
 import type { Tool, ToolDeps } from "./types.js";
 import { requireWallet } from "./wallet.js";
 import { plural, shortAddress } from "./wording.js";
@@ -183,9 +183,9 @@ function estimateSentence({ nfts, estimate: e, names }: BriefInput): string | un
   const rule = "the sum of each listed NFT's collection floor in USD, every NFT counted once";
   const unpriced = e.unpriced > 0 ? `; ${plural(e.unpriced, "NFT")} without a floor in USD count as $0` : "";
   const top = e.top
-    ? ` The largest share is ${names(e.top.slug)} (${plural(e.top.count, "NFT")}, ${usdText(e.top.valueUsd)}).`
+    ? ` The largest share is ${names(e.top.slug)} (${plural(e.top.count, "NFT")}, ${usdAmountText(e.top.valueUsd)}).`
     : "";
-  return `Estimated value ${usdText(e.valueUsd)}: ${rule}${unpriced}.${top}`;
+  return `Estimated value ${usdAmountText(e.valueUsd)}: ${rule}${unpriced}.${top}`;
 }
 
 function offerTarget(offer: ReceivedOffer, input: BriefInput): string {

@@ -9,6 +9,8 @@
  * | 24h price move (either way) | 20% or more | 50% or more |
  * | age of the oldest pair | under 7 days | under 24 hours |
  */
+import { usdCompactText } from "@agent-tools/schema";
+
 export type RiskLevel = "low" | "elevated" | "high";
 
 export interface RiskInput {
@@ -36,13 +38,6 @@ export const RISK_THRESHOLDS = {
   ageHighMs: 24 * 3600_000,
 } as const;
 
-const usd = (value: number) =>
-  value >= 1e6
-    ? `$${(value / 1e6).toFixed(1)}M`
-    : value >= 1e3
-      ? `$${(value / 1e3).toFixed(0)}k`
-      : `$${value.toFixed(0)}`;
-
 export function assessRisk(input: RiskInput, now: number): Risk {
   const t = RISK_THRESHOLDS;
   let level: RiskLevel = "low";
@@ -54,8 +49,9 @@ export function assessRisk(input: RiskInput, now: number): Risk {
 
   const { liquidityUsd, volumeH24, priceChangeH24, pairCreatedAt } = input;
   if (liquidityUsd === null || liquidityUsd <= 0) raise("high", "no liquidity known");
-  else if (liquidityUsd < t.liquidityHighUsd) raise("high", `thin liquidity (${usd(liquidityUsd)})`);
-  else if (liquidityUsd < t.liquidityElevatedUsd) raise("elevated", `shallow liquidity (${usd(liquidityUsd)})`);
+  else if (liquidityUsd < t.liquidityHighUsd) raise("high", `thin liquidity (${usdCompactText(liquidityUsd)})`);
+  else if (liquidityUsd < t.liquidityElevatedUsd)
+    raise("elevated", `shallow liquidity (${usdCompactText(liquidityUsd)})`);
 
   const volToLiq =
     liquidityUsd && liquidityUsd > 0 && volumeH24 !== null ? Math.round((volumeH24 / liquidityUsd) * 100) / 100 : null;
