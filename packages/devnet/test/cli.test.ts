@@ -1,12 +1,14 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 
 const packageDir = fileURLToPath(new URL("..", import.meta.url));
 
-function startCli(args: string[]) {
+/** The command from its sources, or from `entry` (the file its package.json `bin` names). */
+function startCli(args: string[], entry: string[] = ["--import", "tsx", "src/cli.ts"]) {
   // The real node binary (not a shell wrapper), so signals reach the CLI itself.
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], {
+  const child = spawn(process.execPath, [...entry, ...args], {
     cwd: packageDir,
     env: { ...process.env, L1_PORT: "", L2_PORT: "", PUBLIC_URL: "" },
     stdio: ["ignore", "pipe", "pipe"],
@@ -77,6 +79,19 @@ describe("agent-tools-devnet command", () => {
     running = cli.child;
     expect(await cli.exited).toBe(2);
     expect(cli.output()).toMatch(/--l1-port must be a port number/);
+    expect(cli.output()).toMatch(/Usage: agent-tools-devnet/);
+  });
+
+  it("is linked by pnpm at install, before any build: its bin is a file of the checkout that runs the built command", async () => {
+    const { bin } = JSON.parse(readFileSync(`${packageDir}/package.json`, "utf8")) as { bin: Record<string, string> };
+    const path = bin["agent-tools-devnet"]!;
+    // Tracked by git: a fresh clone has it when pnpm links the bins (a dist/ file would not exist yet).
+    expect(execFileSync("git", ["ls-files", "--error-unmatch", path], { cwd: packageDir, encoding: "utf8" })).toContain(
+      path.replace(/^\.\//, ""),
+    );
+    const cli = startCli(["--l1-port", "http"], [path]);
+    running = cli.child;
+    expect(await cli.exited).toBe(2);
     expect(cli.output()).toMatch(/Usage: agent-tools-devnet/);
   });
 });

@@ -1,4 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { startUpstreamSims } from "../src/index.js";
@@ -6,9 +7,14 @@ import { API_KEY, getJson } from "./helpers.js";
 
 const packageDir = fileURLToPath(new URL("..", import.meta.url));
 
-function startCli(args: string[], env: Record<string, string> = {}) {
+/** The command from its sources, or from `entry` (the file its package.json `bin` names). */
+function startCli(
+  args: string[],
+  env: Record<string, string> = {},
+  entry: string[] = ["--import", "tsx", "src/cli.ts"],
+) {
   // The real node binary (not a shell wrapper), so signals reach the CLI itself.
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], {
+  const child = spawn(process.execPath, [...entry, ...args], {
     cwd: packageDir,
     env: { ...process.env, MARKETPLACE_SIM_PORT: "", MARKET_DATA_SIM_PORT: "", UPSTREAM_SIM_LATENCY_MS: "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -69,6 +75,18 @@ describe("agent-tools-upstream-sim command", () => {
     const bad = startCli(["--latency-ms", "soon"]);
     expect(await bad.exited).toBe(2);
     expect(bad.output()).toMatch(/--latency-ms must be an integer/);
+  });
+
+  it("is linked by pnpm at install, before any build: its bin is a file of the checkout that runs the built command", async () => {
+    const { bin } = JSON.parse(readFileSync(`${packageDir}/package.json`, "utf8")) as { bin: Record<string, string> };
+    const path = bin["agent-tools-upstream-sim"]!;
+    // Tracked by git: a fresh clone has it when pnpm links the bins (a dist/ file would not exist yet).
+    expect(execFileSync("git", ["ls-files", "--error-unmatch", path], { cwd: packageDir, encoding: "utf8" })).toContain(
+      path.replace(/^\.\//, ""),
+    );
+    const help = startCli(["--help"], {}, [path]);
+    expect(await help.exited).toBe(0);
+    expect(help.output()).toMatch(/Usage: agent-tools-upstream-sim/);
   });
 });
 
