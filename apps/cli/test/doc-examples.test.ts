@@ -1,5 +1,5 @@
 /**
- * Every example of README.md, packages/sdk/README.md and the CLI's --help, run as written against the embedded
+ * Every example of README.md, docs/api.md, packages/sdk/README.md and the CLI's --help, run as written against the embedded
  * default (`pnpm start`), with the key the text names: the shell blocks as one terminal session (`agent-tools` on
  * PATH, the service's address for http://127.0.0.1:8402), the TypeScript blocks as scripts next to the SDK, the help
  * examples as the built binary. Each must exit 0.
@@ -74,9 +74,9 @@ function run(command: string, args: string[], options: { cwd: string; env: Recor
   });
 }
 
-describe("the README's shell examples", () => {
+describe("the shell examples of the README and docs/api.md", () => {
   it("run as written, in order, as one terminal session", async () => {
-    const blocks = blocksOf("README.md").filter(
+    const blocks = [...blocksOf("README.md"), ...blocksOf("docs/api.md")].filter(
       (b) => (b.lang === "sh" || b.lang === "console") && !/npm run setup|pnpm |npm install/.test(b.body), // set-up, and the install lines (packed.test.ts)
     );
     expect(blocks.length).toBeGreaterThanOrEqual(4);
@@ -104,7 +104,9 @@ describe("the README's shell examples", () => {
 });
 
 describe("the TypeScript examples", () => {
-  const blocks = [...blocksOf("README.md"), ...blocksOf("packages/sdk/README.md")].filter((b) => b.lang === "ts");
+  const blocks = [...blocksOf("README.md"), ...blocksOf("docs/api.md"), ...blocksOf("packages/sdk/README.md")].filter(
+    (b) => b.lang === "ts",
+  );
   it.each(blocks.map((b) => [`${b.file}:${b.line}`, b] as const))("%s runs as written", async (_where, block) => {
     // Next to the SDK, so that `@agent-tools/sdk` resolves to it as an installed package would.
     const dir = mkdtempSync(join(repo, "packages/sdk/.doc-example-"));
@@ -194,8 +196,8 @@ describe("the CLI's --help examples", () => {
   }, 600_000);
 });
 
-describe("the README's MCP client set-ups", () => {
-  const blocks = blocksOf("README.md");
+describe("the MCP client set-ups of docs/api.md", () => {
+  const blocks = blocksOf("docs/api.md");
   const intelOf = async (client: Client) =>
     (await client.callTool({ name: "intel", arguments: { tokenId: 1 } })) as CallToolResult;
 

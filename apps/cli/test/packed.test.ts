@@ -13,6 +13,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { createRequire } from "node:module";
@@ -107,7 +108,44 @@ const npmEnv = () => ({
   npm_config_fund: "false",
 });
 
+/** The README's lines that install from this checkout: its sh block that packs the packages. */
+function checkoutLines(): string[] {
+  const text = readFileSync(join(repo, "README.md"), "utf8");
+  const block = [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!).find((b) => b.includes("npm pack"));
+  return (block ?? "")
+    .split("\n")
+    .map((line) => line.replace(/#.*$/, "").trim())
+    .filter(Boolean);
+}
+
 describe("the install lines of the docs", () => {
+  it("from this checkout run as written today: the CLI on PATH, the SDK in the project, nothing from a registry of ours", async () => {
+    const lines = checkoutLines();
+    expect(lines[0]).toMatch(/^npm pack \.\/packages\/sdk \.\/apps\/cli$/);
+    // Run where the lines say, beside the checkout's packages (linked, so nothing is written into the checkout).
+    const beside = join(temp, "checkout-project");
+    mkdirSync(join(beside, "packages"), { recursive: true });
+    mkdirSync(join(beside, "apps"));
+    symlinkSync(join(repo, "packages/sdk"), join(beside, "packages/sdk"));
+    symlinkSync(join(repo, "apps/cli"), join(beside, "apps/cli"));
+    execFileSync("npm", ["init", "-y"], { cwd: beside, encoding: "utf8" });
+    const prefix = join(temp, "checkout-global");
+    const before = registry.requested.size;
+    for (const line of lines) {
+      const result = await run("bash", ["-c", line], { cwd: beside, env: { ...npmEnv(), npm_config_prefix: prefix } });
+      expect(result.status, `${line}\n${result.stderr}`).toBe(0);
+    }
+    const requested = [...registry.requested].slice(before);
+    expect(requested.filter((name) => name.startsWith("@agent-tools/"))).toEqual([]);
+    const version = JSON.parse(readFileSync(join(repo, "apps/cli/package.json"), "utf8")).version as string;
+    const env = { PATH: `${dirname(machineNode)}${delimiter}${process.env.PATH ?? ""}` };
+    expect((await run(join(prefix, "bin", "agent-tools"), ["--version"], { cwd: beside, env })).stdout.trim()).toBe(
+      version,
+    );
+    const sdk = JSON.parse(readFileSync(join(beside, "node_modules/@agent-tools/sdk/package.json"), "utf8"));
+    expect(sdk.version).toBe(JSON.parse(readFileSync(join(repo, "packages/sdk/package.json"), "utf8")).version);
+  }, 300_000);
+
   it("run as written in an empty npm project, fetching nothing else of this repository; the SDK alone weighs what its README says", async () => {
     const lines = [...installLines("README.md"), ...installLines("packages/sdk/README.md")];
     expect(lines).toEqual(expect.arrayContaining(["npm install @agent-tools/sdk", "npm install -g @agent-tools/cli"]));

@@ -1,7 +1,7 @@
 /**
  * The environment variables the server reads, as a Zod schema: each variable's form and its default where one is
  * safe everywhere. The devnet's addresses, RPC ports and simulators are not defaults here: config-rules.ts fills
- * them in on local chains only, and requires the variables elsewhere. Each is documented in README.md, "Configuration".
+ * them in on local chains only, and requires the variables elsewhere. Each is documented in docs/configuration.md.
  */
 import { z } from "zod";
 import type { LimitSettings } from "./limits/call-limiter.js";

@@ -1,6 +1,6 @@
 /**
  * The configuration of the service, read from environment variables (config-env.ts) under the rules of real
- * networks (config-rules.ts). See README.md, "Configuration".
+ * networks (config-rules.ts). See docs/configuration.md.
  */
 import { type Env, envSchema } from "./config-env.js";
 import { ConfigError, valueAsTold } from "./config-error.js";

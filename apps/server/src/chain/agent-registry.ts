@@ -31,7 +31,7 @@ export interface LiveBinding {
 type RegistryBinding = Omit<LiveBinding, "owner" | "blockNumber">;
 
 export interface AgentRegistryReader {
-  /** Agent id of the collection's token: agent t is registered for token t (see README, "Agents"). */
+  /** Agent id of the collection's token: agent t is registered for token t (see docs/api.md, "Agents, rarity and clearance"). */
   agentIdOf(tokenId: number): bigint;
   agentRegistry(): string;
   /**

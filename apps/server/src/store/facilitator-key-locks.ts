@@ -7,7 +7,7 @@ export class FacilitatorKeyInUseError extends Error {
     super(
       `The facilitator key of ${addresses.join(", ")} is in use by another instance on this database. Each instance ` +
         "numbers its own settlement transactions, so two instances on one key would collide: give each instance its " +
-        'own FACILITATOR_PRIVATE_KEY or FACILITATOR_PRIVATE_KEYS (README, "Running several instances").',
+        'own FACILITATOR_PRIVATE_KEY or FACILITATOR_PRIVATE_KEYS (docs/testing.md, "Running several instances").',
     );
     this.name = "FacilitatorKeyInUseError";
   }

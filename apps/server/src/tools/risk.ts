@@ -1,6 +1,6 @@
 /**
  * Market risk of a token for both radars. Each rule raises the level to `elevated` or `high` and adds a flag
- * a person can read; the level is the highest any rule gives. Thresholds (also in README.md):
+ * a person can read; the level is the highest any rule gives. Thresholds (also in docs/api.md):
  *
  * | signal | elevated | high |
  * | --- | --- | --- |
