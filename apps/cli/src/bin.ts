@@ -128,6 +128,8 @@ const program = new Command()
     "Agent Tools from a terminal: radar scans, agent intel and missions, paid per call with x402; the operator's ledger.",
   )
   .version(version)
+  // Each command's help lists the flags every command takes too (--base-url, --key-file, --max-price, ...).
+  .configureHelp({ showGlobalOptions: true })
   .showHelpAfterError("(agent-tools --help lists the commands; agent-tools <command> --help shows its flags)")
   // Usage mistakes exit 2 (commander's own default is 1); --help and --version exit 0.
   .exitOverride((error) => process.exit(error.exitCode === 0 ? ExitCode.ok : ExitCode.usage))

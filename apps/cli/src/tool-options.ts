@@ -14,13 +14,29 @@ export const listFields = new Set(
   ),
 );
 
-/** Adds a flag per request field of the tool, named from the contract (tokenId -> --token-id). */
+/**
+ * Adds a flag per request field of the tool, named from the contract (tokenId -> --token-id), described with the
+ * values it takes and the default the service applies. A boolean the service turns on by default is turned off with
+ * its --no- flag, which the help then shows.
+ */
 export function addToolOptions(command: Command, name: ToolName): Command {
-  for (const { name: key, kind, description } of requestFields(toolRoutes[name].request)) {
-    const text = description ?? key;
+  for (const field of requestFields(toolRoutes[name].request)) {
+    const { name: key, kind, description, values, defaultValue, example } = field;
+    const shownDefault = defaultValue !== undefined && kind !== "boolean" && String(defaultValue) !== "";
+    const about = [
+      values
+        ? `one of ${values.join(", ")}`
+        : kind === "string" && example !== undefined
+          ? `for example ${example}`
+          : "",
+      shownDefault ? `default ${defaultValue}` : "",
+    ].filter(Boolean);
+    const text = `${description ?? key}${about.length > 0 ? ` (${about.join("; ")})` : ""}`;
     if (kind === "boolean") {
-      command.addOption(new Option(`--${kebab(key)}`, text));
-      command.addOption(new Option(`--no-${kebab(key)}`, `turn ${kebab(key)} off`).hideHelp());
+      const on = defaultValue === true;
+      command.addOption(new Option(`--${kebab(key)}`, on ? `${text} (on by default)` : text));
+      const off = new Option(`--no-${kebab(key)}`, `turn --${kebab(key)} off`);
+      command.addOption(on ? off : off.hideHelp());
     } else if (kind === "array") {
       command.addOption(
         new Option(`--${kebab(singular(key))} <value>`, `${text} (repeat the flag for several)`).argParser(

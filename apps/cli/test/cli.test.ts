@@ -2,17 +2,31 @@ import { execFile, spawnSync } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
+import { requestFields, toolRoutes } from "@agent-tools/sdk/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const bin = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
 let server: Server;
 let baseUrl: string;
+/** The bodies of the tool calls the fake service received. */
+const posted: unknown[] = [];
 
 beforeAll(async () => {
   server = createServer((req, res) => {
     if (req.url === "/healthz")
       res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true,"service":"agent-tools"}');
-    else res.writeHead(404).end();
+    else if (req.method === "POST") {
+      let body = "";
+      req.on("data", (chunk) => {
+        body += chunk;
+      });
+      req.on("end", () => {
+        posted.push(JSON.parse(body));
+        res
+          .writeHead(400, { "content-type": "application/json" })
+          .end('{"error":{"code":"invalid_request","message":"seen","details":[]}}');
+      });
+    } else res.writeHead(404).end();
   });
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -88,6 +102,35 @@ describe("messages and exit codes", () => {
     const scan = await cli(["allowlist-scan", "--help"]);
     expect(scan.stdout).not.toMatch(/specification|inverted/);
     expect(scan.stdout).toMatch(/--scan-chains\s+Also query each known chain/);
+  });
+
+  it("each tool's help gives every value a field takes, its default, how to turn a default off, and the global flags", async () => {
+    for (const [name, route] of Object.entries(toolRoutes)) {
+      const help = (await cli([route.path.slice(1), "--help"])).stdout.replace(/\s+/g, " ");
+      for (const field of requestFields(route.request)) {
+        const flag = field.name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+        if (field.values) expect(help, `${name} --${flag}`).toContain(`one of ${field.values.join(", ")}`);
+        if (field.kind === "boolean" && field.defaultValue === true) {
+          expect(help, `${name} --no-${flag}`).toContain(`--no-${flag} turn --${flag} off`);
+        }
+      }
+      expect(help, name).toMatch(/Global Options: .*--base-url <url>.*--max-price <usd>.*--json/);
+    }
+  });
+
+  it("turns a field that is on by default off with its --no- flag", async () => {
+    posted.length = 0;
+    const result = await cli([
+      "drop-radar",
+      "--base-url",
+      baseUrl,
+      "--token-id",
+      "1",
+      "--no-scan-chains",
+      "--anonymous",
+    ]);
+    expect(result.status).toBe(2);
+    expect(posted).toEqual([expect.objectContaining({ tokenId: 1, scanChains: false })]);
   });
 
   it("dispatch's help gives an example time still ahead, so the example schedules rather than runs at once", async () => {

@@ -5,21 +5,48 @@ type QueryValue = string | string[] | undefined;
 type Def = Record<string, unknown> & { type: string };
 const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Def } })._zod.def;
 
-/** The base kind of a field, looking through optional/default/nullable/pipe wrappers, and the first description met. */
-function baseKind(schema: z.ZodType): { kind: string; element?: z.ZodType; description?: string } {
+interface BaseKind {
+  kind: string;
+  element?: z.ZodType;
+  description?: string;
+  values?: readonly string[];
+  defaultValue?: unknown;
+  example?: unknown;
+}
+
+/** The `example` a schema's metadata gives (`.meta({ example })`), if any. */
+const exampleOf = (schema: z.ZodType): unknown => (schema.meta() as { example?: unknown } | undefined)?.example;
+
+/**
+ * The base kind of a field, looking through optional/default/nullable/pipe wrappers: the first description met, the
+ * default a wrapper gives, and an enum's values.
+ */
+function baseKind(schema: z.ZodType): BaseKind {
   let current = schema;
   let description = current.description;
+  let defaultValue: unknown;
+  let example = exampleOf(current);
   for (;;) {
     const def = defOf(current);
+    if (def.type === "default" && defaultValue === undefined) defaultValue = def.defaultValue;
     if (def.type === "optional" || def.type === "default" || def.type === "nullable" || def.type === "prefault") {
       current = def.innerType as z.ZodType;
     } else if (def.type === "pipe") {
       current = def.in as z.ZodType;
     } else {
       const element = def.type === "array" ? (def.element as z.ZodType) : undefined;
-      return { kind: def.type, ...(element ? { element } : {}), ...(description ? { description } : {}) };
+      const values = def.type === "enum" ? Object.values(def.entries as Record<string, string>) : undefined;
+      return {
+        kind: def.type,
+        ...(element ? { element } : {}),
+        ...(description ? { description } : {}),
+        ...(values ? { values } : {}),
+        ...(defaultValue !== undefined ? { defaultValue } : {}),
+        ...(example !== undefined ? { example } : {}),
+      };
     }
     description ??= current.description;
+    example ??= exampleOf(current);
   }
 }
 
@@ -33,6 +60,12 @@ export interface RequestField {
   itemKind?: string;
   /** The field's description in the contract, when it has one. */
   description?: string;
+  /** The values an enum field takes (`type`: "featured", "upcoming", ...). */
+  values?: readonly string[];
+  /** The value the contract gives the field when the request leaves it out. */
+  defaultValue?: unknown;
+  /** An example value from the contract's metadata. */
+  example?: unknown;
 }
 
 /**
@@ -54,9 +87,9 @@ function fieldsOf(schema: z.ZodObject): ReadonlyMap<string, RequestField> {
   if (!fields) {
     fields = new Map(
       Object.entries(schema.shape as Record<string, z.ZodType>).map(([name, field]) => {
-        const { kind, element, description } = baseKind(field);
+        const { element, ...about } = baseKind(field);
         const itemKind = element ? baseKind(element).kind : undefined;
-        return [name, { name, kind, ...(itemKind ? { itemKind } : {}), ...(description ? { description } : {}) }];
+        return [name, { name, ...about, ...(itemKind ? { itemKind } : {}) }];
       }),
     );
     fieldsCache.set(schema, fields);
