@@ -9,11 +9,16 @@
  * Both are what `createInProcessDevnet` gives, one L1 block further.
  */
 import type { Client } from "viem";
-import { DEFAULT_PUBLIC_URL, devnetL1Chain, devnetL2Chain } from "./constants.js";
-import { devnetDeployment, type InProcessChain, type InProcessDevnet, inProcessChain } from "./devnet.js";
-import { devnetHardhat } from "./hardhat.js";
+import { DEFAULT_PUBLIC_URL, devnetL1Chain } from "./constants.js";
+import {
+  devnetDeployment,
+  type InProcessChain,
+  type InProcessDevnet,
+  inProcessChain,
+  openInProcessChain,
+} from "./devnet.js";
 import { type L1SeedResult, normalizePublicUrl, seedL1 } from "./seed-l1.js";
-import { devnetL2InitialDate, seedL2 } from "./seed-l2.js";
+import { seedL2 } from "./seed-l2.js";
 import { rpc } from "./tx.js";
 
 interface SeededL1 {
@@ -44,15 +49,13 @@ export function createInProcessDevnetPool(): InProcessDevnetPool {
   let closed = false;
 
   async function seededL1(publicUrl: string): Promise<SeededL1> {
-    const hre = await devnetHardhat();
-    const connection = await hre.network.create({ network: "l1" });
+    const { chain, close } = await openInProcessChain("l1");
     try {
-      const chain = inProcessChain(connection.provider, devnetL1Chain);
       const seed = await seedL1(chain.publicClient, { publicUrl });
       const snapshot = (await rpc(chain.publicClient, "evm_snapshot")) as string;
-      return { chain, seed, snapshot, close: () => connection.close() };
+      return { chain, seed, snapshot, close };
     } catch (error) {
-      await connection.close();
+      await close();
       throw error;
     }
   }
@@ -79,7 +82,6 @@ export function createInProcessDevnetPool(): InProcessDevnetPool {
       if (closed) throw new Error("the devnet pool is closed");
       const publicUrl = normalizePublicUrl(options.publicUrl ?? DEFAULT_PUBLIC_URL);
       const started = performance.now();
-      const hre = await devnetHardhat();
       const takeL1 = async () => {
         const l1 = idle.get(publicUrl)?.pop() ?? (await seededL1(publicUrl));
         try {
@@ -91,15 +93,11 @@ export function createInProcessDevnetPool(): InProcessDevnetPool {
         return { l1, ms: Math.round(performance.now() - started) };
       };
       const makeL2 = async () => {
-        const connection = await hre.network.create({
-          network: "l2",
-          override: { initialDate: devnetL2InitialDate() },
-        });
+        const { chain, close } = await openInProcessChain("l2");
         try {
-          const chain = inProcessChain(connection.provider, devnetL2Chain);
-          return { chain, seed: await seedL2(chain.publicClient), close: () => connection.close() };
+          return { chain, seed: await seedL2(chain.publicClient), close };
         } catch (error) {
-          await connection.close();
+          await close();
           throw error;
         }
       };

@@ -163,16 +163,15 @@ export async function createInProcessDevnet(
 export async function createInProcessDevnet(
   options: InProcessDevnetOptions = {},
 ): Promise<InProcessDevnet | UnseededInProcessDevnet> {
-  const hre = await devnetHardhat();
-  const l1Connection = await hre.network.create({ network: "l1" });
-  let l2Connection: Awaited<ReturnType<typeof hre.network.create>> | undefined;
+  const l1Chain = await openInProcessChain("l1");
+  let l2Chain: OpenedChain | undefined;
   const close = async () => {
-    await Promise.allSettled([l1Connection.close(), l2Connection?.close()]);
+    await Promise.allSettled([l1Chain.close(), l2Chain?.close()]);
   };
   try {
-    l2Connection = await hre.network.create({ network: "l2", override: { initialDate: devnetL2InitialDate() } });
-    const l1 = inProcessChain(l1Connection.provider, devnetL1Chain);
-    const l2 = inProcessChain(l2Connection.provider, devnetL2Chain);
+    l2Chain = await openInProcessChain("l2");
+    const { chain: l1 } = l1Chain;
+    const { chain: l2 } = l2Chain;
     if (options.seed === false) return { l1, l2, close };
     const publicUrl = normalizePublicUrl(options.publicUrl ?? DEFAULT_PUBLIC_URL);
     const started = performance.now();
@@ -191,6 +190,27 @@ export async function createInProcessDevnet(
     await close();
     throw error;
   }
+}
+
+/** A fresh, unseeded in-process chain of the devnet, and how to close it. */
+export interface OpenedChain {
+  chain: InProcessChain;
+  close(): Promise<void>;
+}
+
+/**
+ * A fresh in-process chain: L1, or L2 with its genesis early enough that its seeded B20 schedule ends near the wall
+ * clock (devnetL2InitialDate).
+ */
+export async function openInProcessChain(network: "l1" | "l2"): Promise<OpenedChain> {
+  const hre = await devnetHardhat();
+  const connection = await hre.network.create(
+    network === "l1" ? { network } : { network, override: { initialDate: devnetL2InitialDate() } },
+  );
+  return {
+    chain: inProcessChain(connection.provider, network === "l1" ? devnetL1Chain : devnetL2Chain),
+    close: () => connection.close(),
+  };
 }
 
 /* -------------------------------------------------------------------------- */

@@ -14,6 +14,7 @@ export * from "./primitives.js";
 export * from "./public.js";
 export * from "./query.js";
 export * from "./refusals.js";
+export * from "./registration.js";
 export * from "./routes.js";
 export * from "./service.js";
 export * from "./sign-in.js";

@@ -38,6 +38,9 @@ const toolNameByRoute = new Map<ToolRoute, string>(
   (Object.keys(paidRoutes) as PaidRouteName[]).map((name) => [paidRoutes[name], mcpPaidToolNames[name]]),
 );
 
+/** The MCP protocol revision the service's `/mcp` endpoint speaks (named in the registration file's services). */
+export const MCP_PROTOCOL_VERSION = "2025-06-18";
+
 const routeNameByToolName = new Map(
   (Object.keys(paidRoutes) as PaidRouteName[]).map((name) => [mcpPaidToolNames[name], name]),
 );

@@ -1,12 +1,12 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import { errorBodySchema } from "./errors.js";
-import { publicExamples } from "./examples.js";
 import { LEDGER_PATH, ledgerQuerySchema, ledgerReportSchema } from "./operator.js";
 import { paidRoutes, type ToolRoute } from "./paid-routes.js";
 import { type PaymentTerms, routePaymentRequirements } from "./payment-terms.js";
 import { clearanceWording, formatUsd, pricePoints } from "./pricing.js";
 import { agentInfoSchema, bindingStatusSchema, healthSchema, registrationFileSchema } from "./public.js";
+import { publicExamples } from "./public-examples.js";
 import { API_VERSION } from "./service.js";
 import { toolManifestSchema } from "./tool-manifest.js";
 import { paymentCatalogSchema, paymentRequiredSchema } from "./x402.js";

@@ -4,14 +4,12 @@
  * revealed yet).
  */
 import {
-  A2A_AGENT_CARD_PATH,
-  A2A_PROTOCOL_VERSION,
   type AgentInfo,
   type BindingStatus,
   type RegistrationFile,
+  registrationServices,
   safeParseRequest,
   tokenIdParamSchema,
-  toolRoutes,
 } from "@agent-tools/schema";
 import type { AgentRegistryReader, LiveBinding } from "../chain/agent-registry.js";
 import type { CollectionIndex, IndexedToken } from "../chain/collection-index.js";
@@ -32,9 +30,6 @@ export interface AgentRecords {
   /** The token as of the snapshot; 404 when it was never minted. */
   existingToken(tokenId: number): Promise<IndexedToken>;
 }
-
-/** The MCP protocol revision the `/mcp` endpoint speaks (named in the registration file's services). */
-export const MCP_PROTOCOL_VERSION = "2025-06-18";
 
 export const EDITION = "Genesis";
 
@@ -139,19 +134,7 @@ export function createAgentRecords(deps: AgentRecordsDeps): AgentRecords {
         name: agentName(tokenId),
         description: describe(token),
         image: `${publicUrl}/agents/${tokenId}/image.svg`,
-        services: [
-          { name: "web", endpoint: `${publicUrl}/agents/info/${tokenId}` },
-          { name: "OpenAPI", endpoint: `${publicUrl}/openapi.json`, version: "3.1.0" },
-          { name: "MCP", endpoint: `${publicUrl}/mcp`, version: MCP_PROTOCOL_VERSION },
-          // ERC-8004 names an A2A service by its agent card.
-          { name: "A2A", endpoint: `${publicUrl}${A2A_AGENT_CARD_PATH}`, version: A2A_PROTOCOL_VERSION },
-          { name: "x402", endpoint: `${publicUrl}/.well-known/x402`, version: "2" },
-          ...Object.values(toolRoutes).map((route) => ({
-            name: route.operationId,
-            endpoint: `${publicUrl}${route.path}`,
-            version: "1.0.0",
-          })),
-        ],
+        services: registrationServices(publicUrl, tokenId),
         x402Support: true,
         active: true,
         registrations: [{ agentId: Number(registry.agentIdOf(tokenId)), agentRegistry: registry.agentRegistry() }],

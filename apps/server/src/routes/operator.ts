@@ -42,14 +42,14 @@ function groupBy(rows: LedgerTotals[], key: "day" | "route") {
 function ledgerBrief(
   sum: LedgerReport["total"],
   busiest: LedgerReport["byRoute"][number] | undefined,
-  days: string[],
+  byDay: LedgerReport["byDay"],
   window: { from: string; to: string },
   unconfirmed: number,
 ): string {
   if (sum.payments === 0) return `No settled payments from ${window.from} to ${window.to}.`;
-  const sorted = [...new Set(days)].sort();
-  const first = sorted[0]!;
-  const last = sorted[sorted.length - 1]!;
+  const days = byDay.map((d) => d.day).sort();
+  const first = days[0]!;
+  const last = days[days.length - 1]!;
   const when = first === last ? `on ${first}` : `from ${first} to ${last}`;
   return (
     `${sum.payments} settled payment${sum.payments === 1 ? "" : "s"} ${when}, ${sum.usd} USD` +
@@ -123,6 +123,7 @@ export function operatorRoutes(deps: { payments: PaymentService; operator: strin
     ]);
     const byRoute = groupBy(rows, "route").sort((a, b) => b.payments - a.payments) as LedgerReport["byRoute"];
     const sum = total(rows);
+    const byDay = groupBy(rows, "day") as LedgerReport["byDay"];
     const report: LedgerReport = {
       generatedAt: now.toISOString(),
       from,
@@ -131,7 +132,7 @@ export function operatorRoutes(deps: { payments: PaymentService; operator: strin
       network: payments.terms.network,
       total: sum,
       byRoute,
-      byDay: groupBy(rows, "day") as LedgerReport["byDay"],
+      byDay,
       byDayAndRoute: rows.map((row) => ({ ...row, usd: formatUsd(row.amount) })),
       unconfirmed,
       entries: entries.map((entry) => ({
@@ -141,13 +142,7 @@ export function operatorRoutes(deps: { payments: PaymentService; operator: strin
         asset: getAddress(entry.asset),
         settledAt: entry.settledAt.toISOString(),
       })),
-      brief: ledgerBrief(
-        sum,
-        byRoute[0],
-        rows.map((row) => row.day),
-        { from, to },
-        unconfirmed,
-      ),
+      brief: ledgerBrief(sum, byRoute[0], byDay, { from, to }, unconfirmed),
     };
     res.json(ledgerReportSchema.parse(report));
   });
