@@ -99,6 +99,7 @@ export function createApp(deps: AppDeps): Express {
           now: deps.payments.now,
           logger: deps.logger.child({ component: "mcp" }),
           serverInfo: { name: "agent-tools", version: API_VERSION },
+          publicUrl: deps.config.publicUrl,
         }),
       );
       app.get(MCP_PATH, sameSite, mcpMethodNotAllowed);

@@ -21,6 +21,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { PaymentRequired } from "@x402/core/types";
 import { extractDiscoveryInfo, validateDiscoveryExtension } from "@x402/extensions/bazaar";
+import { Client as Client2025 } from "mcp-sdk-2025-06-18/client/index.js";
+import { StreamableHTTPClientTransport as StreamableHTTPClientTransport2025 } from "mcp-sdk-2025-06-18/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HttpError } from "../src/http/errors.js";
 import { errorBodyIn, paymentRequiredIn } from "./helpers/mcp-results.js";
@@ -72,11 +74,31 @@ async function paymentPayload(index: number, paymentRequired: PaymentRequired): 
   return JSON.parse(Buffer.from(await t.pay(index, paymentRequired), "base64").toString("utf8"));
 }
 
-/** The conformance suite's server scenarios that apply to this server: they run and pass (below). */
-const APPLIED_SCENARIOS = ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"];
+/**
+ * The conformance suite's server scenarios that apply to this server, at the protocol revision each runs at: they run
+ * and pass (below). 0.2 is the suite's first line to test 2026-07-28; its 2025 scenarios are those of 0.1.
+ */
+const APPLIED_SCENARIOS = {
+  "2025-11-25": ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"],
+  "2026-07-28": [
+    "server-stateless",
+    "tools-list",
+    "caching",
+    "http-header-validation",
+    "server-sse-multiple-streams",
+    "dns-rebinding-protection",
+  ],
+} as const;
+/** The checks of applied scenarios that do not apply, each with its reason in the file. */
+const EXPECTED_FAILURES = join(import.meta.dirname, "mcp-conformance-baseline.yaml");
 const OWN_TEST_TOOL = "calls a test tool of the suite's own reference server, which this server does not have";
+const NO_RESOURCES = "the server offers tools only, no resources";
+const NO_PROMPTS = "the server offers tools only, no prompts";
+const NO_INPUT_REQUESTS =
+  "the server never asks the client for input (elicitation, sampling, roots): a call's input is its arguments";
 /** The others, with the reason each does not apply (docs/architecture.md, "MCP"). */
 const SCENARIOS_NOT_APPLYING: Record<string, string> = {
+  "server-session-lifecycle": "the endpoint is stateless: it opens no session to resume or end (2025 sessions)",
   "logging-set-level": "the server declares no logging capability: its log goes to the operator, not the client",
   "completion-complete": "the server offers no prompts or resource templates to complete arguments of",
   "tools-call-simple-text": OWN_TEST_TOOL,
@@ -90,23 +112,63 @@ const SCENARIOS_NOT_APPLYING: Record<string, string> = {
   "tools-call-sampling": OWN_TEST_TOOL,
   "tools-call-elicitation": OWN_TEST_TOOL,
   "json-schema-2020-12": OWN_TEST_TOOL,
-  "elicitation-sep1034-defaults":
-    "the server never asks the client for input (elicitation): a call's input is its arguments",
-  "elicitation-sep1330-enums":
-    "the server never asks the client for input (elicitation): a call's input is its arguments",
+  "http-custom-header-server-validation": `${OWN_TEST_TOOL} (one whose arguments travel in x-mcp-header headers)`,
+  "elicitation-sep1034-defaults": NO_INPUT_REQUESTS,
+  "elicitation-sep1330-enums": NO_INPUT_REQUESTS,
+  ...Object.fromEntries(
+    [
+      "basic-elicitation",
+      "basic-sampling",
+      "basic-list-roots",
+      "request-state",
+      "multiple-input-requests",
+      "multi-round",
+      "missing-input-response",
+      "non-tool-request",
+      "result-type",
+      "unsupported-methods",
+      "tampered-state",
+      "capability-check",
+      "ignore-extra-params",
+      "validate-input",
+    ].map((name) => [`input-required-result-${name}`, NO_INPUT_REQUESTS]),
+  ),
   "server-sse-polling": "the endpoint is stateless and answers JSON: it opens no SSE stream to poll (GET is 405)",
-  "server-sse-multiple-streams": "the endpoint is stateless and answers JSON: it opens no SSE streams (GET is 405)",
-  "resources-list": "the server offers tools only, no resources",
-  "resources-read-text": "the server offers tools only, no resources",
-  "resources-read-binary": "the server offers tools only, no resources",
-  "resources-templates-read": "the server offers tools only, no resources",
-  "resources-subscribe": "the server offers tools only, no resources",
-  "resources-unsubscribe": "the server offers tools only, no resources",
-  "prompts-list": "the server offers tools only, no prompts",
-  "prompts-get-simple": "the server offers tools only, no prompts",
-  "prompts-get-with-args": "the server offers tools only, no prompts",
-  "prompts-get-embedded-resource": "the server offers tools only, no prompts",
-  "prompts-get-with-image": "the server offers tools only, no prompts",
+  "resources-list": NO_RESOURCES,
+  "resources-read-text": NO_RESOURCES,
+  "resources-read-binary": NO_RESOURCES,
+  "resources-templates-read": NO_RESOURCES,
+  "resources-subscribe": NO_RESOURCES,
+  "resources-unsubscribe": NO_RESOURCES,
+  "sep-2164-resource-not-found": NO_RESOURCES,
+  "prompts-list": NO_PROMPTS,
+  "prompts-get-simple": NO_PROMPTS,
+  "prompts-get-with-args": NO_PROMPTS,
+  "prompts-get-embedded-resource": NO_PROMPTS,
+  "prompts-get-with-image": NO_PROMPTS,
+  ...Object.fromEntries(
+    ["directory", "enumeration", "manifest"].map((name) => [
+      `sep-2640-skills-${name}`,
+      "an extension (skills) the server does not offer",
+    ]),
+  ),
+  ...Object.fromEntries(
+    [
+      "lifecycle",
+      "capability-negotiation",
+      "wire-fields",
+      "request-state-removal",
+      "mrtr-input",
+      "request-headers",
+      "dispatch-and-envelope",
+      "status-notifications",
+      "required-task-error",
+      "mrtr-composition",
+    ].map((name) => [
+      `tasks-${name}`,
+      "an extension (tasks) the server does not offer: a tool answers in one response, long work goes to /dispatch",
+    ]),
+  ),
 };
 
 describe("the MCP endpoint", () => {
@@ -197,7 +259,7 @@ describe("the MCP endpoint", () => {
     expect((registration.structuredContent as { services: unknown[] }).services).toContainEqual({
       name: "MCP",
       endpoint: "http://127.0.0.1:8402/mcp",
-      version: "2025-06-18",
+      version: "2026-07-28",
     });
     expect(errorBodyIn(await call("no_such_tool", {}))).toMatchObject({ error: { code: "unknown_tool" } });
   });
@@ -233,21 +295,36 @@ describe("the MCP endpoint", () => {
     expect(JSON.parse(res.body)).toMatchObject({ error: { code: "forbidden_origin" } });
   });
 
-  it("passes the official MCP conformance suite's server scenarios that apply to it", async () => {
-    for (const scenario of APPLIED_SCENARIOS) {
-      const run = await conformance(["server", "--url", `${t.server.url}/mcp`, "--scenario", scenario]);
-      expect(run.code, `${scenario}:\n${run.output}`).toBe(0);
-      expect(run.output, scenario).toMatch(/Passed: (\d+)\/\1, 0 failed/);
-    }
-  }, 120_000);
+  it.each(Object.keys(APPLIED_SCENARIOS) as (keyof typeof APPLIED_SCENARIOS)[])(
+    "passes the official MCP conformance suite's server scenarios that apply to it, at %s",
+    async (revision) => {
+      for (const scenario of APPLIED_SCENARIOS[revision]) {
+        const run = await conformance([
+          ...["server", "--url", `${t.server.url}/mcp`, "--scenario", scenario, "--spec-version", revision],
+          ...["--expected-failures", EXPECTED_FAILURES],
+        ]);
+        expect(run.code, `${scenario} at ${revision}:\n${run.output}`).toBe(0);
+        // Checks ran (a scenario of another revision would be skipped) and none failed but those of the baseline.
+        expect(run.output, scenario).toMatch(/Passed: [1-9]\d*\/\d+/);
+        expect(run.output, scenario).toMatch(/Baseline check passed|Passed: (\d+)\/\1, 0 failed/);
+      }
+    },
+    120_000,
+  );
 
   it("has a reason for each of the suite's other server scenarios: none is left unsorted", async () => {
     const listed = await conformance(["list", "--server"]);
     expect(listed.code, listed.output).toBe(0);
-    const names = [...listed.output.matchAll(/^ {2}- (\S+) \[/gm)].map((m) => m[1]!);
-    expect(names.length).toBeGreaterThan(20);
+    const revisionsOf = new Map(
+      [...listed.output.matchAll(/^ {2}- (\S+) \[([^\]]*)\]/gm)].map((m) => [m[1]!, m[2]!.split(",")]),
+    );
+    expect(revisionsOf.size).toBeGreaterThan(40);
+    const applied = new Set(Object.values(APPLIED_SCENARIOS).flat());
     // A scenario a new version of the suite adds fails here until it runs above or has its reason below.
-    expect(names.toSorted()).toEqual([...APPLIED_SCENARIOS, ...Object.keys(SCENARIOS_NOT_APPLYING)].toSorted());
+    expect([...revisionsOf.keys()].toSorted()).toEqual([...applied, ...Object.keys(SCENARIOS_NOT_APPLYING)].toSorted());
+    for (const [revision, scenarios] of Object.entries(APPLIED_SCENARIOS)) {
+      for (const scenario of scenarios) expect(revisionsOf.get(scenario), scenario).toContain(revision);
+    }
   });
 
   it("refuses GET with 405: the endpoint is stateless", async () => {
@@ -257,41 +334,177 @@ describe("the MCP endpoint", () => {
   });
 });
 
-describe("a stock client of the MCP SDK 2.x (@modelcontextprotocol/client)", () => {
-  it("reads a price, a refused payment, an invalid input and an upstream failure with a plain callTool, and pays", async () => {
-    const v2 = new ClientV2({ name: "mcp-test-v2", version: "1.0.0" });
-    await v2.connect(new StreamableHTTPClientTransportV2(new URL(`${t.server.url}/mcp`)));
-    // The 2.x client asks for 2026-07-28 first and falls back to the newest 2025 protocol the endpoint serves.
-    expect(v2.getNegotiatedProtocolVersion()).toBe("2025-11-25");
-    const callV2 = (name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) =>
-      v2.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) }) as Promise<CallToolResult>;
-    try {
-      const quote = paymentRequiredIn(await callV2("intel", { tokenId: 9 }));
-      expect(quote.error).toMatch(/^payment_required: /);
-      const payment = await paymentPayload(5, quote);
-      const before = await t.balance(address(5));
-      const paid = await callV2("intel", { tokenId: 9 }, { [MCP_PAYMENT_META]: payment });
-      expect(paid.isError).toBeFalsy();
-      expect(paid.structuredContent).toMatchObject({ tokenId: 9 });
-      expect(settlementResponseSchema.parse(paid._meta?.[MCP_PAYMENT_RESPONSE_META])).toMatchObject({ success: true });
-      expect(before - (await t.balance(address(5)))).toBe(1_000_000n);
+/** What a stock client does with a plain `listTools` and `callTool`, whichever SDK and protocol revision it speaks. */
+interface StockClient {
+  listTools(): Promise<{ tools: { name: string }[] }>;
+  callTool(name: string, args: Record<string, unknown>, meta?: Record<string, unknown>): Promise<CallToolResult>;
+}
 
-      const replay = await callV2("intel", { tokenId: 9 }, { [MCP_PAYMENT_META]: payment });
-      expect(paymentRequiredIn(replay).error).toMatch(/^payment_already_used: /);
-      const invalid = await callV2("intel", { tokenId: 0 }, { [MCP_PAYMENT_META]: await paymentPayload(5, quote) });
-      expect(errorBodyIn(invalid)).toMatchObject({
-        error: { code: "invalid_request", details: [{ field: "tokenId" }] },
-      });
-      const portfolioQuote = paymentRequiredIn(await callV2("portfolio", { tokenId: 9, walletAddress: address(5) }));
-      const failed = await callV2(
-        "portfolio",
-        { tokenId: 9, walletAddress: address(5) },
-        { [MCP_PAYMENT_META]: await paymentPayload(5, portfolioQuote) },
+/**
+ * A stock client's session: it lists the tools, reads a free one, reads a price, pays it (the payer's balance moves by
+ * exactly the price), and reads a replayed payment, an invalid input and an upstream failure, none of them charged.
+ */
+async function stockClientSession(mcp: StockClient, payer: number, tokenId: number): Promise<void> {
+  const { tools } = await mcp.listTools();
+  expect(tools.map((tool) => tool.name)).toEqual([...Object.values(mcpPaidToolNames), ...Object.keys(mcpReadTools)]);
+  const free = await mcp.callTool("agent_binding", { tokenId });
+  expect(free.structuredContent).toMatchObject({ tokenId, standard: "ERC-8217" });
+
+  const quote = paymentRequiredIn(await mcp.callTool("intel", { tokenId }));
+  expect(quote.error).toMatch(/^payment_required: /);
+  const payment = await paymentPayload(payer, quote);
+  const before = await t.balance(address(payer));
+  const paid = await mcp.callTool("intel", { tokenId }, { [MCP_PAYMENT_META]: payment });
+  expect(paid.isError).toBeFalsy();
+  expect(paid.structuredContent).toMatchObject({ tokenId });
+  expect(settlementResponseSchema.parse(paid._meta?.[MCP_PAYMENT_RESPONSE_META])).toMatchObject({ success: true });
+  expect(before - (await t.balance(address(payer)))).toBe(1_000_000n);
+
+  const replay = await mcp.callTool("intel", { tokenId }, { [MCP_PAYMENT_META]: payment });
+  expect(paymentRequiredIn(replay).error).toMatch(/^payment_already_used: /);
+  const invalid = await mcp.callTool(
+    "intel",
+    { tokenId: 0 },
+    { [MCP_PAYMENT_META]: await paymentPayload(payer, quote) },
+  );
+  expect(errorBodyIn(invalid)).toMatchObject({ error: { code: "invalid_request", details: [{ field: "tokenId" }] } });
+  const portfolio = { tokenId, walletAddress: address(payer) };
+  const portfolioQuote = paymentRequiredIn(await mcp.callTool("portfolio", portfolio));
+  const failed = await mcp.callTool("portfolio", portfolio, {
+    [MCP_PAYMENT_META]: await paymentPayload(payer, portfolioQuote),
+  });
+  expect(errorBodyIn(failed)).toMatchObject({ error: { code: "upstream_unavailable" } });
+  expect(before - (await t.balance(address(payer)))).toBe(1_000_000n);
+}
+
+/** The per-request envelope of MCP 2026-07-28, as a client sends it in every request's `_meta`. */
+const envelope2026 = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1.0.0" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+describe("stock clients of every protocol revision the endpoint serves", () => {
+  it("a 2026-07-28 client (MCP SDK 2.x, @modelcontextprotocol/client): no handshake, and a whole session", async () => {
+    const v2 = new ClientV2({ name: "mcp-test-v2", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
+    await v2.connect(new StreamableHTTPClientTransportV2(new URL(`${t.server.url}/mcp`)));
+    try {
+      // The client probed with server/discover and found the current revision: no initialize was sent.
+      expect(v2.getNegotiatedProtocolVersion()).toBe("2026-07-28");
+      await stockClientSession(
+        {
+          listTools: () => v2.listTools(),
+          callTool: (name, args, meta) =>
+            v2.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) }) as Promise<CallToolResult>,
+        },
+        5,
+        9,
       );
-      expect(errorBodyIn(failed)).toMatchObject({ error: { code: "upstream_unavailable" } });
-      expect(before - (await t.balance(address(5)))).toBe(1_000_000n);
     } finally {
       await v2.close();
+    }
+  });
+
+  it("a 2026-07-28 request names its revision on every message, and the answer says it is complete", async () => {
+    const res = await fetch(`${t.server.url}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/list",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: envelope2026 } }),
+    });
+    expect(res.status).toBe(200);
+    const { result } = (await res.json()) as { result: Record<string, unknown> };
+    // The tool list may be kept an hour by anyone: it is the same for every caller.
+    expect(result).toMatchObject({ resultType: "complete", ttlMs: 3_600_000, cacheScope: "public" });
+    expect(result._meta).toMatchObject({ "io.modelcontextprotocol/serverInfo": { name: "agent-tools" } });
+  });
+
+  it("refuses a payment spent at 2026-07-28 when it comes back at 2025-11-25, and charges it once", async () => {
+    const v2 = new ClientV2({ name: "mcp-test-v2", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
+    await v2.connect(new StreamableHTTPClientTransportV2(new URL(`${t.server.url}/mcp`)));
+    try {
+      const quote = paymentRequiredIn((await v2.callTool({ name: "intel", arguments: { tokenId: 12 } })) as never);
+      const payment = await paymentPayload(8, quote);
+      const before = await t.balance(address(8));
+      const paid = await v2.callTool({
+        name: "intel",
+        arguments: { tokenId: 12 },
+        _meta: { [MCP_PAYMENT_META]: payment },
+      });
+      expect(paid.isError).toBeFalsy();
+      const replay = await call("intel", { tokenId: 12 }, { [MCP_PAYMENT_META]: payment });
+      expect(paymentRequiredIn(replay).error).toMatch(/^payment_already_used: /);
+      expect(before - (await t.balance(address(8)))).toBe(1_000_000n);
+    } finally {
+      await v2.close();
+    }
+  });
+
+  it("acknowledges a 2026-07-28 subscriptions/listen and completes it at once: no stream is held open", async () => {
+    const res = await fetch(`${t.server.url}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "subscriptions/listen",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "subscriptions/listen",
+        params: { notifications: { toolsListChanged: true }, _meta: envelope2026 },
+      }),
+    });
+    expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    // The whole body arrives: the stream ends by itself.
+    const events = (await res.text()).split("\n").filter((line) => line.startsWith("data: "));
+    expect(events.map((line) => JSON.parse(line.slice(6)))).toMatchObject([
+      { method: "notifications/subscriptions/acknowledged", params: { notifications: {} } },
+      { id: 7, result: { resultType: "complete" } },
+    ]);
+  });
+
+  it("a 2025-11-25 client (MCP SDK 2.x without negotiation): the handshake, and a whole session", async () => {
+    const v2 = new ClientV2({ name: "mcp-test-v2-legacy", version: "1.0.0" });
+    await v2.connect(new StreamableHTTPClientTransportV2(new URL(`${t.server.url}/mcp`)));
+    try {
+      expect(v2.getNegotiatedProtocolVersion()).toBe("2025-11-25");
+      await stockClientSession(
+        {
+          listTools: () => v2.listTools(),
+          callTool: (name, args, meta) =>
+            v2.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) }) as Promise<CallToolResult>,
+        },
+        6,
+        10,
+      );
+    } finally {
+      await v2.close();
+    }
+  });
+
+  it("a 2025-06-18 client (MCP SDK 1.24.0, the last to ask for it): the handshake, and a whole session", async () => {
+    const old = new Client2025({ name: "mcp-test-2025-06-18", version: "1.0.0" });
+    const transport = new StreamableHTTPClientTransport2025(new URL(`${t.server.url}/mcp`));
+    await old.connect(transport);
+    try {
+      expect(transport.protocolVersion).toBe("2025-06-18");
+      await stockClientSession(
+        {
+          listTools: () => old.listTools(),
+          callTool: (name, args, meta) =>
+            old.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) }) as Promise<CallToolResult>,
+        },
+        7,
+        11,
+      );
+    } finally {
+      await old.close();
     }
   });
 });

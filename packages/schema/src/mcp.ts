@@ -38,8 +38,11 @@ const toolNameByRoute = new Map<ToolRoute, string>(
   (Object.keys(paidRoutes) as PaidRouteName[]).map((name) => [paidRoutes[name], mcpPaidToolNames[name]]),
 );
 
-/** The MCP protocol revision the service's `/mcp` endpoint speaks (named in the registration file's services). */
-export const MCP_PROTOCOL_VERSION = "2025-06-18";
+/**
+ * The newest MCP protocol revision the service's `/mcp` endpoint speaks (named in the registration file's services);
+ * it answers the 2025 revisions too (docs/api.md, "MCP").
+ */
+export const MCP_PROTOCOL_VERSION = "2026-07-28";
 
 const routeNameByToolName = new Map(
   (Object.keys(paidRoutes) as PaidRouteName[]).map((name) => [mcpPaidToolNames[name], name]),
@@ -97,17 +100,21 @@ export interface McpToolDescription {
   name: string;
   title: string;
   description: string;
-  inputSchema: JsonSchema;
-  outputSchema: JsonSchema;
+  inputSchema: McpObjectSchema;
+  outputSchema: McpObjectSchema;
 }
+
+/** MCP takes a tool's input and output schemas only as JSON Schemas of objects. */
+export type McpObjectSchema = JsonSchema & { type: "object" };
 
 /**
  * MCP wants a tool's schemas as JSON Schema objects; its clients validate with the dialect of their validator, so
  * the `$schema` line is left out and references are inlined (json-schema.ts).
  */
-function withoutDialect(schema: JsonSchema): JsonSchema {
+function withoutDialect(schema: JsonSchema): McpObjectSchema {
   const { $schema: _, ...rest } = schema;
-  return rest;
+  if (rest.type !== "object") throw new Error("An MCP tool's schemas describe objects.");
+  return { ...rest, type: "object" };
 }
 
 /** The MCP description of a paid route: its summary, how it is paid, and its contracts. */

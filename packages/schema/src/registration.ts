@@ -11,7 +11,7 @@ import { toolRoutes } from "./routes.js";
  * @param tokenId The agent's token.
  * @example
  * import { registrationServices } from "@agent-tools/schema";
- * const mcp = registrationServices("http://127.0.0.1:8402", 7).find((s) => s.name === "MCP"); // version "2025-06-18"
+ * const mcp = registrationServices("http://127.0.0.1:8402", 7).find((s) => s.name === "MCP"); // version "2026-07-28"
  */
 export function registrationServices(publicUrl: string, tokenId: number): RegistrationFile["services"] {
   return [

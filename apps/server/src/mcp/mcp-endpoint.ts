@@ -1,169 +1,29 @@
 /**
- * `POST /mcp`: the tools over the Model Context Protocol (Streamable HTTP, stateless: every request stands alone, so
- * any instance answers any request). A paid tool is the same paid call as its HTTP route (payment/paid-call.ts):
- * the x402 `PaymentPayload` comes in the call's `_meta["x402/payment"]` and the holder's sign-in in
- * `_meta["sign-in-with-x"]`; a refusal is an `isError` result carrying x402's `PaymentRequired`, a success carries
- * the `SettlementResponse` in `_meta["x402/payment-response"]` (coinbase/x402 `specs/transports-v2/mcp.md`;
- * docs/architecture.md, "MCP").
+ * `POST /mcp`: the tools over the Model Context Protocol, Streamable HTTP and stateless (every request stands alone,
+ * so any instance answers any request). Two protocol eras are served side by side (docs/architecture.md, "MCP"):
+ * - 2026-07-28, where every request carries its protocol version, client and capabilities in a `_meta` envelope and
+ *   there is no handshake: the official SDK's per-request handler (`createMcpHandler`) answers it;
+ * - the 2025 revisions (2025-11-25, 2025-06-18, 2025-03-26), with their `initialize` handshake: one SDK transport per
+ *   request answers it, in one JSON body.
+ * Both build the same MCP server (mcp-server.ts), so the tools, prices and refusals cannot drift between eras.
  */
 import {
-  type ErrorBody,
-  MCP_PAYMENT_ERROR,
-  MCP_PAYMENT_META,
-  MCP_PAYMENT_RESPONSE_META,
-  MCP_SIGN_IN_META,
-  type McpReadToolName,
-  mcpReadTools,
-  mcpToolDescriptions,
-  type PaidRouteName,
-  type PaymentRequired,
-  paidRouteNameOf,
-  paidRoutes,
-  safeParseRequest,
-} from "@agent-tools/schema";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { SettleResponse } from "@x402/core/types";
+  createMcpHandler,
+  isJsonContentType,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
 import type { RequestHandler } from "express";
-import type { Logger } from "pino";
-import type { AgentRecords } from "../agents/agent-records.js";
-import type { CollectionIndex } from "../chain/collection-index.js";
-import { HttpError, uncharged, validationError } from "../http/errors.js";
-import type { PaidCalls } from "../payment/paid-call-types.js";
-import { signInHeaderValue } from "../payment/sign-in-value.js";
-import { runPaidCall, toolFor } from "../tools/run-paid-call.js";
-import type { ToolSet } from "../tools/types.js";
+import { createMcpServer, type McpServerDeps } from "./mcp-server.js";
+import { sendWebResponse, webRequestOf } from "./web-exchange.js";
 
-export interface McpEndpointDeps {
-  paidCalls: PaidCalls;
-  tools: ToolSet;
-  collection: CollectionIndex;
-  records: AgentRecords;
-  now: () => Date;
-  logger: Logger;
-  /** The service's name and version, as `initialize` answers them. */
-  serverInfo: { name: string; version: string };
+export interface McpEndpointDeps extends McpServerDeps {
+  /** The service's public URL: the base of the web request each MCP request is handed to the SDK as. */
+  publicUrl: string;
 }
 
-/** Built on the first `tools/list`: a server that is never asked over MCP spends nothing on it at start. */
-let toolList: ReturnType<typeof mcpToolDescriptions> | undefined;
-function listedTools(): ReturnType<typeof mcpToolDescriptions> {
-  toolList ??= mcpToolDescriptions();
-  return toolList;
-}
-
-/**
- * A refused payment: x402's `PaymentRequired` in the `x402/error` wrapper, as the result's text, the form x402's MCP
- * transport requires. Error results carry no `structuredContent`: stock MCP clients check it against the tool's
- * output schema, even on an error, and throw (docs/architecture.md, "MCP").
- */
-function paymentRequiredResult(paymentRequired: PaymentRequired, settlement?: unknown): CallToolResult {
-  const data = settlement ? { ...paymentRequired, [MCP_PAYMENT_RESPONSE_META]: settlement } : paymentRequired;
-  return {
-    isError: true,
-    content: [
-      {
-        type: "text",
-        text: JSON.stringify({ [MCP_PAYMENT_ERROR]: { code: 402, message: paymentRequired.error, data } }),
-      },
-    ],
-  };
-}
-
-/**
- * A call no payment can make right (bad input, unknown token, upstream failure): the error body of the HTTP API as
- * the result's text, with the offending fields, and no `structuredContent` (see paymentRequiredResult).
- */
-function errorResult(error: unknown, logger: Logger): CallToolResult {
-  const known = error instanceof HttpError ? error : new HttpError("internal_error", uncharged("The tool failed."));
-  if (!(error instanceof HttpError)) logger.error({ err: error }, "MCP tool call failed");
-  const body: ErrorBody = { error: { code: known.code, message: known.message, details: known.details } };
-  return { isError: true, content: [{ type: "text", text: JSON.stringify(body) }] };
-}
-
-function mcpServer(deps: McpEndpointDeps, requestId: string): Server {
-  const server = new Server(deps.serverInfo, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listedTools() }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const { name, arguments: args = {}, _meta: meta } = request.params;
-    try {
-      const routeName = paidRouteNameOf(name);
-      if (routeName) return await paidTool(deps, routeName, args, meta, requestId);
-      // Own names only: `__proto__`, `constructor` and the like are unknown tools, not properties.
-      if (Object.hasOwn(mcpReadTools, name)) return await readTool(deps, name as McpReadToolName, args);
-      throw new HttpError("unknown_tool", `There is no tool named ${name.slice(0, 80)}; tools/list names them.`, [
-        { field: "name", message: "unknown tool" },
-      ]);
-    } catch (error) {
-      return errorResult(error, deps.logger.child({ requestId, tool: name }));
-    }
-  });
-  return server;
-}
-
-async function readTool(deps: McpEndpointDeps, name: McpReadToolName, args: unknown): Promise<CallToolResult> {
-  const parsed = safeParseRequest(mcpReadTools[name].request, args);
-  if (!parsed.success) throw validationError(parsed.error);
-  const { tokenId } = parsed.data;
-  const record =
-    name === "agent_info"
-      ? await deps.records.info(tokenId)
-      : name === "agent_registration"
-        ? await deps.records.registration(tokenId)
-        : await deps.records.binding(tokenId);
-  return {
-    structuredContent: record as unknown as Record<string, unknown>,
-    content: [{ type: "text", text: JSON.stringify(record) }],
-  };
-}
-
-async function paidTool(
-  deps: McpEndpointDeps,
-  routeName: PaidRouteName,
-  args: unknown,
-  meta: Record<string, unknown> | undefined,
-  requestId: string,
-): Promise<CallToolResult> {
-  const route = paidRoutes[routeName];
-  const payment = meta?.[MCP_PAYMENT_META];
-  const signIn = signInHeaderValue(meta?.[MCP_SIGN_IN_META]);
-  const admission = await deps.paidCalls.admit({
-    route,
-    input: args,
-    inputFrom: "body",
-    ...(signIn !== undefined ? { signIn } : {}),
-    ...(payment !== undefined ? { payment: payment as Record<string, unknown> } : {}),
-    method: "MCP",
-    requestId,
-  });
-  if (!admission.admitted) {
-    // The same payment and request under a payment identifier: the answer it was paid for, again.
-    if ("answered" in admission) return paidResult(admission.answered.output, admission.answered.settlement);
-    return paymentRequiredResult(admission.refusal.paymentRequired);
-  }
-  const { call } = admission;
-  const outcome = await runPaidCall(call, toolFor(deps.tools, routeName), deps);
-  if (!outcome.settled) {
-    return paymentRequiredResult(outcome.refusal.paymentRequired, {
-      success: false,
-      errorReason: outcome.refusal.reason,
-      transaction: "",
-      network: call.price.requirements.network,
-    });
-  }
-  return paidResult(outcome.output, outcome.settlement);
-}
-
-/** A paid tool's answer: the output as structured content, its brief as text, the settlement in `_meta`. */
-function paidResult(answer: unknown, settlement: SettleResponse): CallToolResult {
-  const output = answer as { brief?: unknown } & Record<string, unknown>;
-  return {
-    structuredContent: output,
-    content: [{ type: "text", text: typeof output.brief === "string" ? output.brief : JSON.stringify(output) }],
-    _meta: { [MCP_PAYMENT_RESPONSE_META]: settlement },
-  };
-}
+/** The header that carries the HTTP request's id to the server built for it. */
+const REQUEST_ID_HEADER = "x-request-id";
 
 /**
  * A JSON-RPC batch: refused. MCP 2025-06-18 removed batching, and the per-address limits count HTTP requests, so a
@@ -178,22 +38,68 @@ const BATCH_REFUSAL = {
   },
 };
 
-/** The Express handler of `POST /mcp`: one stateless MCP server and transport per request. */
+const NOT_JSON_REFUSAL = {
+  jsonrpc: "2.0",
+  id: null,
+  error: {
+    code: -32000,
+    message: "Unsupported Media Type: send the JSON-RPC message with Content-Type application/json.",
+  },
+};
+
+/** The Express handler of `POST /mcp`: routes each request to its protocol era, one MCP server per request. */
 export function mcpEndpoint(deps: McpEndpointDeps): RequestHandler {
+  const logger = deps.logger;
+  const modern = createMcpHandler(
+    ({ requestInfo }) => createMcpServer(deps, requestInfo?.headers.get(REQUEST_ID_HEADER) ?? ""),
+    {
+      legacy: "reject",
+      // Requests the SDK refuses before any tool runs (an unknown revision, a malformed envelope): the caller gets
+      // the JSON-RPC error, the log the reason.
+      onerror: (error) => logger.debug({ err: error.message }, "MCP request refused"),
+    },
+  );
   return async (req, res) => {
     if (Array.isArray(req.body)) {
       res.status(400).json(BATCH_REFUSAL);
       return;
     }
-    const server = mcpServer(deps, String(req.id ?? ""));
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on("close", () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
+    // Both eras read the body parsed already by express.json(), which parses only JSON.
+    if (!isJsonContentType(req.get("content-type") ?? "")) {
+      res.status(415).json(NOT_JSON_REFUSAL);
+      return;
+    }
+    const requestId = String(req.id ?? "");
+    const { request, closed } = webRequestOf(req, res, deps.publicUrl, { [REQUEST_ID_HEADER]: requestId });
+    const response = (await isLegacyRequest(request, req.body))
+      ? await serveLegacy(deps, request, req.body, requestId)
+      : await modern.fetch(request, { parsedBody: req.body });
+    await sendWebResponse(response, res, closed);
   };
+}
+
+/**
+ * A 2025-era request: a fresh server on a stateless transport that answers in one JSON body (no stream: the tools
+ * send no notifications), closed once the answer is written.
+ */
+async function serveLegacy(
+  deps: McpServerDeps,
+  request: Request,
+  parsedBody: unknown,
+  requestId: string,
+): Promise<Response> {
+  const server = createMcpServer(deps, requestId);
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request, { parsedBody });
+  } finally {
+    void transport.close();
+    void server.close();
+  }
 }
 
 /** `GET` and `DELETE /mcp`: a stateless endpoint has no stream to open and no session to end (405, as MCP says). */
