@@ -1,6 +1,9 @@
-import { readFileSync } from "node:fs";
+import { createWriteStream, readFileSync } from "node:fs";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import {
   type DispatchInput,
+  LEDGER_EXPORT_FORMATS,
   type MissionStatus,
   type MissionTool,
   missionStatuses,
@@ -300,6 +303,8 @@ interface LedgerOptions {
   from?: string;
   to?: string;
   limit?: number;
+  format?: (typeof LEDGER_EXPORT_FORMATS)[number];
+  output?: string;
 }
 
 async function runLedger(options: LedgerOptions): Promise<void> {
@@ -314,6 +319,13 @@ async function runLedger(options: LedgerOptions): Promise<void> {
       );
       process.exit(ExitCode.forbidden);
     }
+    if (options.output && !options.format)
+      throw new UsageError("--output writes an export: add --format csv or jsonl.");
+    if (options.format) {
+      if (options.limit !== undefined) throw new UsageError("--limit is the report's; an export has every payment.");
+      await exportLedgerTo(await clientFor(opts), options);
+      return;
+    }
     const stop = startSpinner("Reading the ledger…");
     const report = await (await clientFor(opts))
       .ledger({
@@ -326,6 +338,34 @@ async function runLedger(options: LedgerOptions): Promise<void> {
   } catch (error) {
     fail(error);
   }
+}
+
+/**
+ * `ledger --format`: every payment of the window, as the service streams it, to stdout or `--output`; the payments
+ * written so far counted on stderr (a file's are also named when done).
+ */
+async function exportLedgerTo(client: Awaited<ReturnType<typeof clientFor>>, options: LedgerOptions): Promise<void> {
+  const stream = await client.exportLedger({
+    ...(options.from ? { from: options.from } : {}),
+    ...(options.to ? { to: options.to } : {}),
+    format: options.format!,
+  });
+  const target = options.output ? createWriteStream(options.output) : out;
+  let lines = 0;
+  const stop = startSpinner("Exporting the ledger…");
+  const counted = Readable.fromWeb(stream as import("node:stream/web").ReadableStream<Uint8Array>).on(
+    "data",
+    (chunk) => {
+      for (const byte of chunk as Buffer) if (byte === 10) lines += 1;
+    },
+  );
+  try {
+    await pipeline(counted, target, { end: target !== out });
+  } finally {
+    stop();
+  }
+  const payments = options.format === "csv" ? Math.max(0, lines - 1) : lines;
+  if (options.output) err.write(`Wrote ${payments} payment${payments === 1 ? "" : "s"} to ${options.output}.\n`);
 }
 
 program
@@ -390,6 +430,12 @@ program
   .addOption(new Option("--from <day>", "first UTC day, YYYY-MM-DD (default 30 days before --to)").argParser(parseDay))
   .addOption(new Option("--to <day>", "last UTC day, YYYY-MM-DD (default today)").argParser(parseDay))
   .addOption(new Option("--limit <n>", "latest entries to list, 0 to 500 (default 20)").argParser(parseCount))
+  .addOption(
+    new Option("--format <format>", "export every payment of the window instead of the report").choices(
+      LEDGER_EXPORT_FORMATS,
+    ),
+  )
+  .addOption(new Option("--output <file>", "write the export to a file (default stdout)"))
   .addHelpText(
     "after",
     `
@@ -398,6 +444,7 @@ Signs in with the operator's key (AGENT_TOOLS_PRIVATE_KEY or --key-file); any ot
 Examples:
   $ agent-tools ledger --key-file operator.key
   $ agent-tools ledger --from 2026-11-01 --to 2026-11-22 --limit 50
+  $ agent-tools ledger --from 2026-11-01 --to 2026-11-30 --format csv --output ledger-2026-11.csv
   $ agent-tools ledger --json`,
   )
   .action((options: LedgerOptions) => runLedger(options));

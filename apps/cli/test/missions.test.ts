@@ -226,6 +226,7 @@ const report: LedgerReport = {
   ],
   byDay: [{ day: "2026-11-22", payments: 2, amount: "1010000", usd: "1.01" }],
   byDayAndRoute: [],
+  byDayRouteAndPricePoint: [],
   unconfirmed: 0,
   entries: [
     {

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,6 +13,7 @@ import {
 } from "@agent-tools/sdk";
 import { attachEmbeddedService } from "@agent-tools/server/embedded-process";
 import { startFaultProxy } from "@agent-tools/upstream-sim";
+import { parse } from "csv-parse/sync";
 import { describe, expect, inject, it } from "vitest";
 import { machineNode } from "./helpers/machine-node.js";
 
@@ -300,6 +301,36 @@ describe("missions and the ledger against the embedded default", () => {
     expect(human.stdout).toMatch(/by route\nroute\s+payments\s+usd/);
     expect(human.stdout).toMatch(/\/dispatch\s+\d+\s+\d+\.\d{2}/);
     expect(human.stdout + human.stderr).not.toContain(DEVNET_ACCOUNTS[0]!.privateKey.slice(2));
+  });
+
+  it("the ledger exports every payment as CSV to a file, and as JSON Lines to stdout: the same payments", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "agent-tools-ledger-"));
+    try {
+      const file = join(dir, "ledger.csv");
+      const csv = await cli(["ledger", "--format", "csv", "--output", file], 0);
+      expect(csv.status, csv.stderr).toBe(0);
+      const records: Record<string, string>[] = parse(readFileSync(file, "utf8"), { columns: true });
+      expect(csv.stderr).toContain(`Wrote ${records.length} payments to ${file}.`);
+      const exported = new Set(records.map((r) => r.transaction));
+      for (const tx of transactions) expect(exported).toContain(tx);
+
+      const jsonl = await cli(["ledger", "--format", "jsonl"], 0);
+      expect(jsonl.status, jsonl.stderr).toBe(0);
+      const lines = jsonl.stdout.trimEnd().split("\n");
+      expect(lines.map((line) => JSON.parse(line).transaction)).toEqual(records.map((r) => r.transaction));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("the ledger's export takes no --limit, and --output needs a --format: usage errors, exit 2", async () => {
+    for (const args of [
+      ["ledger", "--format", "csv", "--limit", "5"],
+      ["ledger", "--output", "x.csv"],
+    ]) {
+      const result = await cli(args, 0);
+      expect(result.status, args.join(" ")).toBe(2);
+    }
   });
 
   it("the ledger with a key that is not the operator's exits 4", async () => {

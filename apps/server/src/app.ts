@@ -120,7 +120,11 @@ export function createApp(deps: AppDeps): Express {
         app.use(A2A_PATH, sameSite, ipLimits(perIp), a2a.jsonRpc);
       }
       app.use(
-        operatorRoutes({ payments: deps.payments, operator: deps.config.operatorAddress ?? deps.config.payment.payTo }),
+        operatorRoutes({
+          payments: deps.payments,
+          operator: deps.config.operatorAddress ?? deps.config.payment.payTo,
+          logger: deps.logger.child({ component: "operator" }),
+        }),
       );
     }
   }

@@ -1,7 +1,16 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import { errorBodySchema } from "./errors.js";
-import { LEDGER_PATH, ledgerQuerySchema, ledgerReportSchema } from "./operator.js";
+import {
+  LEDGER_ENTRIES_PATH,
+  LEDGER_EXPORT_PATH,
+  LEDGER_PATH,
+  ledgerExportQuerySchema,
+  ledgerPageQuerySchema,
+  ledgerPageSchema,
+  ledgerQuerySchema,
+  ledgerReportSchema,
+} from "./operator.js";
 import { paidRoutes, type ToolRoute } from "./paid-routes.js";
 import { type PaymentTerms, routePaymentRequirements } from "./payment-terms.js";
 import { clearanceWording, formatUsd, pricePoints } from "./pricing.js";
@@ -323,6 +332,53 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
         description: "Signed in, but not as the operator (`not_operator`).",
         ...json(errorBodySchema, errorExample("not_operator", "0x7099... is not the operator of this service.")),
       },
+    },
+  });
+
+  const operatorRefusals = {
+    400: { description: "Invalid query, naming the field.", ...json(errorBodySchema) },
+    401: {
+      description: "No or invalid sign-in (`sign_in_required`); the sign-in is made for this path.",
+      ...json(errorBodySchema, errorExample("sign_in_required", "Sign in as the operator with SIGN-IN-WITH-X.")),
+    },
+    403: {
+      description: "Signed in, but not as the operator (`not_operator`).",
+      ...json(errorBodySchema, errorExample("not_operator", "0x7099... is not the operator of this service.")),
+    },
+  };
+  registry.registerPath({
+    method: "get",
+    path: LEDGER_ENTRIES_PATH,
+    operationId: "listLedgerEntries",
+    tags: ["operator"],
+    summary: "Every settled payment, page by page (operator)",
+    description:
+      "Every settled payment of a window of UTC days, oldest first, a page at a time: pass a page's `next` as " +
+      "`after` for the next. Payments settled while you page appear in later pages. Signed in as the operator " +
+      "(`SIGN-IN-WITH-X`, one sign-in per page). No payment.",
+    request: { query: ledgerPageQuerySchema },
+    responses: { 200: { description: "A page of the book.", ...json(ledgerPageSchema) }, ...operatorRefusals },
+  });
+  registry.registerPath({
+    method: "get",
+    path: LEDGER_EXPORT_PATH,
+    operationId: "exportLedger",
+    tags: ["operator"],
+    summary: "The book as CSV or JSON Lines (operator)",
+    description:
+      "Every settled payment of a window of UTC days as one download, oldest first, streamed as it is read: CSV " +
+      "(RFC 4180, a header line; `usd` is exact to the asset's last unit) or JSON Lines (one LedgerEntry per " +
+      "line). Signed in as the operator (`SIGN-IN-WITH-X`). No payment.",
+    request: { query: ledgerExportQuerySchema },
+    responses: {
+      200: {
+        description: "The export, as an attachment named `ledger-<from>-<to>.<format>`.",
+        content: {
+          "text/csv": { schema: { type: "string" } },
+          "application/x-ndjson": { schema: { type: "string" } },
+        },
+      },
+      ...operatorRefusals,
     },
   });
 

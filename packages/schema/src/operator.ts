@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { exactUsd } from "./pricing.js";
 import { addressSchema, caip2Schema, isoDateTimeSchema, tokenIdSchema, uintStringSchema } from "./primitives.js";
 import { briefField, generatedAtField } from "./tools/common.js";
 
@@ -11,15 +12,61 @@ const daySchema = z
   .refine((day) => !Number.isNaN(Date.parse(`${day}T00:00:00Z`)), { error: "must be a real calendar day" })
   .meta({ description: "A UTC day, YYYY-MM-DD.", example: "2026-11-22" });
 
+/** Every settled payment of a window, page by page, oldest first: `GET /operator/ledger/entries`. */
+export const LEDGER_ENTRIES_PATH = "/operator/ledger/entries";
+/** Every settled payment of a window as one CSV or JSON Lines file, streamed: `GET /operator/ledger/export`. */
+export const LEDGER_EXPORT_PATH = "/operator/ledger/export";
+
+/** A window of UTC days, as each operator route takes it. */
+const windowFields = {
+  from: daySchema.optional().meta({ description: "First UTC day included; 30 days before `to` by default." }),
+  to: daySchema.optional().meta({ description: "Last UTC day included; today by default." }),
+};
+const fromNotAfterTo: [
+  (q: { from?: string | undefined; to?: string | undefined }) => boolean,
+  { error: string; path: string[] },
+] = [(q) => !q.from || !q.to || q.from <= q.to, { error: "from must not be after to", path: ["from"] }];
+
 /** The query of `GET /operator/ledger`: a range of UTC days. */
 export const ledgerQuerySchema = z
   .object({
-    from: daySchema.optional().meta({ description: "First UTC day included; 30 days before `to` by default." }),
-    to: daySchema.optional().meta({ description: "Last UTC day included; today by default." }),
+    ...windowFields,
     limit: z.number().int().min(0).max(500).default(20).meta({ description: "Latest entries listed, 0 to 500." }),
   })
-  .refine((q) => !q.from || !q.to || q.from <= q.to, { error: "from must not be after to", path: ["from"] })
+  .refine(...fromNotAfterTo)
   .meta({ id: "LedgerQuery" });
+
+/** The query of `GET /operator/ledger/entries`: a window, and where the previous page ended. */
+export const ledgerPageQuerySchema = z
+  .object({
+    ...windowFields,
+    after: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,512}$/, { error: "must be the `next` of a previous page" })
+      .optional()
+      .meta({ description: "The `next` of the previous page; the first page without it." }),
+    limit: z.number().int().min(1).max(1000).default(500).meta({ description: "Entries per page, 1 to 1000." }),
+  })
+  .refine(...fromNotAfterTo)
+  .meta({ id: "LedgerPageQuery" });
+/** The query of `GET /operator/ledger/entries`, as a caller writes it (see {@link ledgerPageQuerySchema}). */
+export type LedgerPageQuery = z.input<typeof ledgerPageQuerySchema>;
+
+/** The formats of `GET /operator/ledger/export`. */
+export const LEDGER_EXPORT_FORMATS = ["csv", "jsonl"] as const;
+/** The query of `GET /operator/ledger/export`: a window and a format. */
+export const ledgerExportQuerySchema = z
+  .object({
+    ...windowFields,
+    format: z
+      .enum(LEDGER_EXPORT_FORMATS)
+      .default("csv")
+      .meta({ description: "`csv` (RFC 4180, a header line) or `jsonl` (one LedgerEntry per line)." }),
+  })
+  .refine(...fromNotAfterTo)
+  .meta({ id: "LedgerExportQuery" });
+/** The query of `GET /operator/ledger/export`, as a caller writes it (see {@link ledgerExportQuerySchema}). */
+export type LedgerExportQuery = z.input<typeof ledgerExportQuerySchema>;
 
 /** Which price a settled call was paid at: `standard` or `discounted`. */
 export const pricePointNameSchema = z.enum(["standard", "discounted"]);
@@ -67,6 +114,9 @@ export const ledgerReportSchema = z
     byRoute: z.array(totalSchema.extend({ route: z.string() })).meta({ description: "Busiest route first." }),
     byDay: z.array(totalSchema.extend({ day: daySchema })).meta({ description: "Oldest day first." }),
     byDayAndRoute: z.array(totalSchema.extend({ day: daySchema, route: z.string() })),
+    byDayRouteAndPricePoint: z
+      .array(totalSchema.extend({ day: daySchema, route: z.string(), pricePoint: pricePointNameSchema }))
+      .meta({ description: "Revenue per UTC day, route and price point, oldest day first." }),
     unconfirmed: z
       .number()
       .int()
@@ -84,3 +134,56 @@ export const ledgerReportSchema = z
 export type LedgerReport = z.infer<typeof ledgerReportSchema>;
 /** The query of `GET /operator/ledger`, as a caller writes it (see {@link ledgerQuerySchema}). */
 export type LedgerQuery = z.input<typeof ledgerQuerySchema>;
+
+/** A page of `GET /operator/ledger/entries`: settled payments oldest first, and where the next page starts. */
+export const ledgerPageSchema = z
+  .object({
+    from: daySchema,
+    to: daySchema,
+    entries: z.array(ledgerEntrySchema).meta({ description: "Settled payments, oldest first." }),
+    next: z.string().nullable().meta({ description: "Pass it as `after` for the next page; null on the last page." }),
+  })
+  .meta({ id: "LedgerPage" });
+/** A page of `GET /operator/ledger/entries` (see {@link ledgerPageSchema}). */
+export type LedgerPage = z.infer<typeof ledgerPageSchema>;
+
+/** The columns of the ledger's CSV export, in order: a {@link LedgerEntry}'s fields, and its amount in USD. */
+export const LEDGER_CSV_COLUMNS = [
+  "settledAt",
+  "route",
+  "method",
+  "tokenId",
+  "payer",
+  "caller",
+  "pricePoint",
+  "amount",
+  "usd",
+  "asset",
+  "network",
+  "transaction",
+  "requestId",
+] as const;
+
+/**
+ * One field of a CSV line (RFC 4180): quoted when it holds a comma, a quote or a line break. A text a spreadsheet
+ * would run as a formula (`=`, `+`, `-`, `@` first) is quoted behind an apostrophe; only the request id, which a
+ * caller may choose, can hold one.
+ */
+function csvField(value: string): string {
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+}
+
+/** The CSV export's header line, with its line break. */
+export const ledgerCsvHeader = `${LEDGER_CSV_COLUMNS.join(",")}\r\n`;
+
+/** An entry as a line of the CSV export (`usd` is its amount in USD to the last unit), with its line break. */
+export function ledgerCsvLine(entry: LedgerEntry): string {
+  const fields: Record<(typeof LEDGER_CSV_COLUMNS)[number], string> = {
+    ...entry,
+    tokenId: String(entry.tokenId),
+    caller: entry.caller ?? "",
+    usd: exactUsd(entry.amount),
+  };
+  return `${LEDGER_CSV_COLUMNS.map((column) => csvField(fields[column])).join(",")}\r\n`;
+}

@@ -21,6 +21,13 @@ export function formatUsd(amount: string): string {
   return `${cents / 100n}.${(cents % 100n).toString().padStart(2, "0")}`;
 }
 
+/** An amount in the asset's smallest unit as USD to the last unit ("0.010000"): what books add up exactly. */
+export function exactUsd(amount: string): string {
+  const value = BigInt(amount);
+  const unit = 10n ** BigInt(PAYMENT_ASSET_DECIMALS);
+  return `${value / unit}.${(value % unit).toString().padStart(PAYMENT_ASSET_DECIMALS, "0")}`;
+}
+
 /** Who the discounted price point is for, by the route's minimum clearance. */
 export const clearanceWording = {
   Holder: "any holder of the collection",

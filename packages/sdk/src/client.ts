@@ -1,7 +1,17 @@
 import { type PaidRouteName, type ToolName, toolRoutes } from "@agent-tools/schema";
 import type { LocalAccount } from "viem";
 import { type CallToolParameters, type CallToolReturnType, callTool } from "./actions/call-tool.js";
-import { type GetLedgerParameters, type GetLedgerReturnType, getLedger } from "./actions/ledger.js";
+import {
+  type ExportLedgerParameters,
+  type ExportLedgerReturnType,
+  exportLedger,
+  type GetLedgerPageParameters,
+  type GetLedgerPageReturnType,
+  type GetLedgerParameters,
+  type GetLedgerReturnType,
+  getLedger,
+  getLedgerPage,
+} from "./actions/ledger.js";
 import {
   type DispatchParameters,
   type DispatchReturnType,
@@ -91,6 +101,27 @@ export interface AgentToolsClient extends ToolMethods {
    */
   ledger(query?: GetLedgerParameters): Promise<GetLedgerReturnType>;
   /**
+   * `GET /operator/ledger/entries`: every settled payment of `from`..`to`, a page at a time, oldest first; pass a
+   * page's `next` as `after` for the next one (null on the last). Signs in as {@link AgentToolsClient.ledger} does.
+   * @example
+   * let after: string | undefined;
+   * do {
+   *   const page = await operatorClient.ledgerEntries({ from: "2026-11-01", ...(after ? { after } : {}) });
+   *   for (const entry of page.entries) console.log(entry.settledAt, entry.route, entry.amount);
+   *   after = page.next ?? undefined;
+   * } while (after);
+   */
+  ledgerEntries(query?: GetLedgerPageParameters): Promise<GetLedgerPageReturnType>;
+  /**
+   * `GET /operator/ledger/export`: every settled payment of `from`..`to` as CSV (a header line, then one line per
+   * payment, oldest first) or JSON Lines (`format: "jsonl"`), as the service streams it. Signs in as
+   * {@link AgentToolsClient.ledger} does.
+   * @example
+   * const csv = await operatorClient.exportLedger({ from: "2026-11-01", to: "2026-11-30", format: "csv" });
+   * const text = await new Response(csv).text(); // or pipe it to a file as it arrives
+   */
+  exportLedger(query?: ExportLedgerParameters): Promise<ExportLedgerReturnType>;
+  /**
    * `GET /healthz`: whether the service is up.
    * @example
    * const { ok } = await client.health(); // true
@@ -159,6 +190,8 @@ export function createAgentToolsClient(options: AgentToolsClientOptions): AgentT
     dispatch: (input) => dispatch(context, input),
     missions: (input) => listMissions(context, input),
     ledger: (query) => getLedger(context, query),
+    ledgerEntries: (query) => getLedgerPage(context, query),
+    exportLedger: (query) => exportLedger(context, query),
     health: () => getHealth(context),
     agentInfo: (tokenId) => getAgent(context, { tokenId }),
     registration: (tokenId) => getRegistration(context, { tokenId }),

@@ -10,6 +10,9 @@ export {
   type ErrorBody,
   type Health,
   inputToQuery,
+  LEDGER_EXPORT_FORMATS,
+  type LedgerEntry,
+  type LedgerPage,
   type LedgerReport,
   type Mission,
   type MissionParams,
@@ -36,7 +39,14 @@ export {
   usdPriceText,
 } from "@agent-tools/schema";
 export type { CallToolParameters, CallToolReturnType, ToolResult } from "./actions/call-tool.js";
-export type { GetLedgerParameters, GetLedgerReturnType } from "./actions/ledger.js";
+export type {
+  ExportLedgerParameters,
+  ExportLedgerReturnType,
+  GetLedgerPageParameters,
+  GetLedgerPageReturnType,
+  GetLedgerParameters,
+  GetLedgerReturnType,
+} from "./actions/ledger.js";
 export type {
   DispatchInput,
   DispatchOutput,

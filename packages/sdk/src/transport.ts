@@ -24,34 +24,55 @@ export interface Transport {
   readonly baseUrl: string;
   /** One request and its whole answer; a failure of either on the network is a `NetworkError`. */
   send(url: string, init: RequestInit): Promise<Answer>;
+  /**
+   * One request whose answer is read as it arrives (a large export): a 200's body is handed over unread; any other
+   * answer is read in full, as `send` reads it.
+   */
+  open(url: string, init: RequestInit): Promise<Answer | StreamedAnswer>;
+}
+
+/** A 200 whose body the caller reads as it arrives. */
+export interface StreamedAnswer {
+  status: 200;
+  headers: Headers;
+  stream: ReadableStream<Uint8Array>;
 }
 
 /** A transport over `fetch` (the global one by default). */
 export function createTransport(options: { baseUrl: string; fetch?: typeof globalThis.fetch }): Transport {
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
   const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const reach = async (url: string, init: RequestInit, read: (res: Response) => Promise<string>) => {
+    try {
+      const res = await fetchImpl(url, init);
+      return { res, text: await read(res) };
+    } catch (error) {
+      throw new NetworkError(`Could not reach ${baseUrl}: ${(error as Error).message}`, { cause: error });
+    }
+  };
+  const answerOf = (res: Response, text: string): Answer => {
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      throw new UnexpectedResponseError(
+        `The service answered ${res.status} with a body that is not JSON.`,
+        res.status,
+        text,
+      );
+    }
+    return { status: res.status, headers: res.headers, body };
+  };
   return {
     baseUrl,
     async send(url, init) {
-      let res: Response;
-      let text: string;
-      try {
-        res = await fetchImpl(url, init);
-        text = await res.text();
-      } catch (error) {
-        throw new NetworkError(`Could not reach ${baseUrl}: ${(error as Error).message}`, { cause: error });
-      }
-      let body: unknown;
-      try {
-        body = text ? JSON.parse(text) : undefined;
-      } catch {
-        throw new UnexpectedResponseError(
-          `The service answered ${res.status} with a body that is not JSON.`,
-          res.status,
-          text,
-        );
-      }
-      return { status: res.status, headers: res.headers, body };
+      const { res, text } = await reach(url, init, (r) => r.text());
+      return answerOf(res, text);
+    },
+    async open(url, init) {
+      const { res, text } = await reach(url, init, async (r) => (r.status === 200 && r.body ? "" : r.text()));
+      if (res.status === 200 && res.body) return { status: 200, headers: res.headers, stream: res.body };
+      return answerOf(res, text);
     },
   };
 }

@@ -222,6 +222,33 @@ describe("missions and the operator ledger", () => {
     for (const tx of paid) expect(settled).toContain(tx);
   });
 
+  it("the operator pages through the book and exports it: the same payments, the ones made among them", async () => {
+    const operator = createAgentToolsClient({ baseUrl: service.url, account: holder(0) });
+    const paged: string[] = [];
+    let after: string | undefined;
+    let pages = 0;
+    do {
+      const page = await operator.ledgerEntries({ limit: 2, ...(after ? { after } : {}) });
+      paged.push(...page.entries.map((e) => e.transaction));
+      after = page.next ?? undefined;
+      pages += 1;
+    } while (after);
+    expect(pages).toBeGreaterThan(1);
+    for (const tx of paid) expect(paged).toContain(tx);
+
+    const jsonl = await new Response(await operator.exportLedger({ format: "jsonl" })).text();
+    const exported = jsonl
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line).transaction);
+    expect(exported).toEqual(paged);
+    const csv = await new Response(await operator.exportLedger()).text();
+    expect(csv.split("\r\n")[0]).toMatch(/^settledAt,route,method,/);
+    await expect(
+      createAgentToolsClient({ baseUrl: service.url, account: holder(1) }).exportLedger(),
+    ).rejects.toBeInstanceOf(ForbiddenError);
+  });
+
   it("another account gets ForbiddenError not_operator; no account, UnauthorizedError", async () => {
     const error = await createAgentToolsClient({ baseUrl: service.url, account: holder(1) })
       .ledger()

@@ -93,6 +93,9 @@ const ledgerReport: LedgerReport = {
   byRoute: [{ route: "/intel", payments: 1, amount: "10000", usd: "0.01" }],
   byDay: [{ day: "2026-11-22", payments: 1, amount: "10000", usd: "0.01" }],
   byDayAndRoute: [{ day: "2026-11-22", route: "/intel", payments: 1, amount: "10000", usd: "0.01" }],
+  byDayRouteAndPricePoint: [
+    { day: "2026-11-22", route: "/intel", pricePoint: "discounted", payments: 1, amount: "10000", usd: "0.01" },
+  ],
   unconfirmed: 0,
   entries: [
     {

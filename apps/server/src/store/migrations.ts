@@ -133,6 +133,15 @@ export const migrations = [
       "CREATE INDEX a2a_tasks_updated_at ON a2a_tasks (updated_at)",
     ],
   },
+  {
+    version: 7,
+    name: "ledger book order",
+    statements: [
+      // The book is read page after page in (settled_at, payment_key) order (GET /operator/ledger/entries and
+      // /export): an index in that order serves each page from where the last one ended.
+      "CREATE INDEX settlements_book ON settlements (settled_at, payment_key) WHERE status = 'settled'",
+    ],
+  },
 ] as const satisfies readonly { version: number; name: string; statements: readonly string[] }[];
 
 export const LATEST_MIGRATION = migrations.at(-1)!.version;

@@ -77,8 +77,20 @@ export interface SettledRow {
 export interface LedgerTotals {
   day: string;
   route: string;
+  pricePoint: "standard" | "discounted";
   payments: number;
   amount: string;
+}
+
+/** A settled payment with its key: where a page of the book ends (see `SettlementLedger.page`). */
+export interface BookRow extends SettledRow {
+  key: string;
+}
+
+/** Where a page of the book ended: the last row's settlement time and key. */
+export interface BookPosition {
+  settledAt: Date;
+  key: string;
 }
 
 /**
@@ -114,7 +126,13 @@ export interface SettlementLedger {
   pending(options?: { olderThan?: Date; after?: string; limit?: number }): Promise<PendingSettlement[]>;
   /** Settled payments in [from, to) for the asset and network, newest first. */
   entries(range: LedgerRange, limit: number): Promise<SettledRow[]>;
-  /** Count and sum of settled payments per UTC day and route in [from, to). */
+  /**
+   * The book: settled payments in [from, to) for the asset and network, oldest first by (settlement time, key), at
+   * most `limit` after `after`. Reading page after page from no position reaches every payment settled before the
+   * first page was read, once each; one settled later appears further on when its settlement time is later.
+   */
+  page(range: LedgerRange, after: BookPosition | undefined, limit: number): Promise<BookRow[]>;
+  /** Count and sum of settled payments per UTC day, route and price point in [from, to). */
   totals(range: LedgerRange): Promise<LedgerTotals[]>;
   /** How many claims are pending. */
   pendingCount(): Promise<number>;
@@ -130,6 +148,45 @@ export interface LedgerRange {
   to: Date;
   asset: string;
   network: string;
+}
+
+/** A settled row as the database gives it. */
+interface SettledRecord {
+  payment_key: string;
+  route: string;
+  method: "GET" | "POST" | "MCP" | "A2A";
+  token_id: number;
+  payer: string;
+  caller: string | null;
+  price_point: "standard" | "discounted";
+  amount: string;
+  asset: string;
+  network: string;
+  transaction: string;
+  settled_at: Date;
+  request_id: string;
+}
+
+// Settlement times are written from JavaScript dates (milliseconds), so a page's position read back as a Date is
+// exact and no row is read twice.
+const SETTLED_COLUMNS = `payment_key, route, method, token_id, payer, caller, price_point, amount::text AS amount,
+  asset, network, transaction, settled_at, request_id`;
+
+function settledRowOf(row: SettledRecord): SettledRow {
+  return {
+    route: row.route,
+    method: row.method,
+    tokenId: row.token_id,
+    payer: row.payer,
+    caller: row.caller,
+    pricePoint: row.price_point,
+    amount: row.amount,
+    asset: row.asset,
+    network: row.network,
+    transaction: row.transaction,
+    settledAt: new Date(row.settled_at),
+    requestId: row.request_id,
+  };
 }
 
 export function createSettlementLedger(db: Database): SettlementLedger {
@@ -270,49 +327,31 @@ export function createSettlementLedger(db: Database): SettlementLedger {
       }));
     },
     async entries(range, limit) {
-      const rows = await db.query<{
-        route: string;
-        method: "GET" | "POST" | "MCP" | "A2A";
-        token_id: number;
-        payer: string;
-        caller: string | null;
-        price_point: "standard" | "discounted";
-        amount: string;
-        asset: string;
-        network: string;
-        transaction: string;
-        settled_at: Date;
-        request_id: string;
-      }>(
-        `SELECT route, method, token_id, payer, caller, price_point, amount::text AS amount, asset, network,
-           transaction, settled_at, request_id
-         FROM settlements
+      const rows = await db.query<SettledRecord>(
+        `SELECT ${SETTLED_COLUMNS} FROM settlements
          WHERE status = 'settled' AND settled_at >= $1 AND settled_at < $2 AND lower(asset) = lower($3) AND network = $4
          ORDER BY settled_at DESC, payment_key LIMIT $5`,
         [range.from, range.to, range.asset, range.network, limit],
       );
-      return rows.map((row) => ({
-        route: row.route,
-        method: row.method,
-        tokenId: row.token_id,
-        payer: row.payer,
-        caller: row.caller,
-        pricePoint: row.price_point,
-        amount: row.amount,
-        asset: row.asset,
-        network: row.network,
-        transaction: row.transaction,
-        settledAt: new Date(row.settled_at),
-        requestId: row.request_id,
-      }));
+      return rows.map(settledRowOf);
+    },
+    async page(range, after, limit) {
+      const rows = await db.query<SettledRecord>(
+        `SELECT ${SETTLED_COLUMNS} FROM settlements
+         WHERE status = 'settled' AND settled_at >= $1 AND settled_at < $2 AND lower(asset) = lower($3) AND network = $4
+           AND ($5::timestamptz IS NULL OR (settled_at, payment_key) > ($5::timestamptz, $6::text))
+         ORDER BY settled_at, payment_key LIMIT $7`,
+        [range.from, range.to, range.asset, range.network, after?.settledAt ?? null, after?.key ?? "", limit],
+      );
+      return rows.map((row) => ({ ...settledRowOf(row), key: row.payment_key }));
     },
     async totals(range) {
       return db.query<LedgerTotals>(
-        `SELECT to_char(settled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, route,
+        `SELECT to_char(settled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, route, price_point AS "pricePoint",
            count(*)::int AS payments, sum(amount)::text AS amount
          FROM settlements
          WHERE status = 'settled' AND settled_at >= $1 AND settled_at < $2 AND lower(asset) = lower($3) AND network = $4
-         GROUP BY 1, 2 ORDER BY 1, 2`,
+         GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
         [range.from, range.to, range.asset, range.network],
       );
     },

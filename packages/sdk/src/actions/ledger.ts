@@ -1,16 +1,32 @@
 import {
   inputToQuery,
+  LEDGER_ENTRIES_PATH,
+  LEDGER_EXPORT_PATH,
   LEDGER_PATH,
+  type LedgerExportQuery,
+  type LedgerPage,
+  type LedgerPageQuery,
   type LedgerQuery,
   type LedgerReport,
+  ledgerExportQuerySchema,
+  ledgerPageQuerySchema,
+  ledgerPageSchema,
   ledgerQuerySchema,
   ledgerReportSchema,
   siwxChallengeChains,
 } from "@agent-tools/schema";
+import type { z } from "zod";
 import type { ClientContext } from "../context.js";
 import { UnauthorizedError } from "../errors.js";
 import { signInHeader } from "../sign-in.js";
-import { errorFromAnswer, parseAnswer, validateLocally, withRetries } from "../transport.js";
+import {
+  type Answer,
+  errorFromAnswer,
+  parseAnswer,
+  type StreamedAnswer,
+  validateLocally,
+  withRetries,
+} from "../transport.js";
 
 /** What an operator's sign-in says. */
 const OPERATOR_STATEMENT = "Sign in as the operator to read the settlement ledger.";
@@ -20,12 +36,27 @@ export type GetLedgerParameters = LedgerQuery;
 /** What `client.ledger()` resolves with: the operator's ledger report. */
 export type GetLedgerReturnType = LedgerReport;
 
+/** Parameters of `client.ledgerEntries()`: a range of UTC days, where the last page ended, entries per page. */
+export type GetLedgerPageParameters = LedgerPageQuery;
+/** What `client.ledgerEntries()` resolves with: a page of the book, oldest first, and the next page's `after`. */
+export type GetLedgerPageReturnType = LedgerPage;
+/** Parameters of `client.exportLedger()`: a range of UTC days and a format (`csv` or `jsonl`). */
+export type ExportLedgerParameters = LedgerExportQuery;
+/** What `client.exportLedger()` resolves with: the export's bytes, as the service sends them. */
+export type ExportLedgerReturnType = ReadableStream<Uint8Array>;
+
 /**
- * The operator's ledger: a GET signed in with a fresh SIWX header per request, on the first chain the service's
+ * A GET of an operator path signed in with a fresh SIWX header per request, on the first chain the service's
  * `WWW-Authenticate` names (learnt from an unsigned request's 401, then remembered). Not paid, so the whole
- * exchange is retried on network errors.
+ * exchange is retried on network errors. `streamed` hands a 200's body over unread.
  */
-export async function getLedger(context: ClientContext, query: GetLedgerParameters = {}): Promise<GetLedgerReturnType> {
+async function operatorGet(
+  context: ClientContext,
+  path: string,
+  schema: z.ZodType,
+  query: Record<string, unknown>,
+  streamed = false,
+): Promise<Answer | StreamedAnswer> {
   const { transport, account, learnt } = context;
   if (!account) {
     throw new UnauthorizedError(
@@ -34,16 +65,18 @@ export async function getLedger(context: ClientContext, query: GetLedgerParamete
       "sign_in_required",
     );
   }
-  validateLocally(ledgerQuerySchema, query, "ledger");
-  const url = `${transport.baseUrl}${LEDGER_PATH}${inputToQuery(query as Record<string, unknown>)}`;
-  const ask = async (chain: string | undefined) =>
-    transport.send(url, {
+  validateLocally(schema, query, "ledger");
+  const url = `${transport.baseUrl}${path}${inputToQuery(query)}`;
+  const ask = async (chain: string | undefined) => {
+    const init = {
       headers: {
-        accept: "application/json",
+        accept: streamed ? "*/*" : "application/json",
         ...(chain ? { "SIGN-IN-WITH-X": await signInHeader(account, url, chain, OPERATOR_STATEMENT) } : {}),
       },
-    });
-  const exchange = async (): Promise<LedgerReport> => {
+    };
+    return streamed ? transport.open(url, init) : transport.send(url, init);
+  };
+  const exchange = async () => {
     let res = await ask(learnt.operatorChain);
     if (res.status === 401 && !learnt.operatorChain) {
       const chain = siwxChallengeChains(res.headers.get("www-authenticate"))[0];
@@ -57,8 +90,38 @@ export async function getLedger(context: ClientContext, query: GetLedgerParamete
       learnt.operatorChain = chain;
       res = await ask(learnt.operatorChain);
     }
-    if (res.status !== 200) throw errorFromAnswer(res);
-    return parseAnswer(ledgerReportSchema, res, LEDGER_PATH);
+    if (res.status !== 200 || !("stream" in res) === streamed) throw errorFromAnswer(res as Answer);
+    return res;
   };
   return withRetries(exchange);
+}
+
+/** The operator's ledger report (`GET /operator/ledger`). */
+export async function getLedger(context: ClientContext, query: GetLedgerParameters = {}): Promise<GetLedgerReturnType> {
+  const answer = (await operatorGet(context, LEDGER_PATH, ledgerQuerySchema, query)) as Answer;
+  return parseAnswer(ledgerReportSchema, answer, LEDGER_PATH);
+}
+
+/** A page of the operator's book (`GET /operator/ledger/entries`). */
+export async function getLedgerPage(
+  context: ClientContext,
+  query: GetLedgerPageParameters = {},
+): Promise<GetLedgerPageReturnType> {
+  const answer = (await operatorGet(context, LEDGER_ENTRIES_PATH, ledgerPageQuerySchema, query)) as Answer;
+  return parseAnswer(ledgerPageSchema, answer, LEDGER_ENTRIES_PATH);
+}
+
+/** The operator's book of a window as CSV or JSON Lines, as it arrives (`GET /operator/ledger/export`). */
+export async function exportLedger(
+  context: ClientContext,
+  query: ExportLedgerParameters = {},
+): Promise<ExportLedgerReturnType> {
+  const answer = (await operatorGet(
+    context,
+    LEDGER_EXPORT_PATH,
+    ledgerExportQuerySchema,
+    query,
+    true,
+  )) as StreamedAnswer;
+  return answer.stream;
 }

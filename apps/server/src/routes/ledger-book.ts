@@ -1,0 +1,81 @@
+/**
+ * The ledger's book as the operator routes hand it out (routes/operator.ts): entries in their wire form, the opaque
+ * position where a page ends, and an export written page after page at the pace the caller reads it.
+ */
+import { once } from "node:events";
+import type { Writable } from "node:stream";
+import type { LedgerEntry } from "@agent-tools/schema";
+import { getAddress } from "viem";
+import { HttpError } from "../http/errors.js";
+import type { BookPosition, BookRow, SettledRow } from "../store/settlement-ledger.js";
+
+/** Rows of the book per page of an export: a bounded amount in memory whatever the window holds. */
+export const EXPORT_PAGE_ROWS = 1000;
+
+/** A settled row as the wire writes it. */
+export function ledgerEntryOf(row: SettledRow): LedgerEntry {
+  return {
+    route: row.route,
+    method: row.method,
+    tokenId: row.tokenId,
+    payer: getAddress(row.payer),
+    caller: row.caller ? getAddress(row.caller) : null,
+    pricePoint: row.pricePoint,
+    amount: row.amount,
+    asset: getAddress(row.asset),
+    network: row.network,
+    transaction: row.transaction,
+    settledAt: row.settledAt.toISOString(),
+    requestId: row.requestId,
+  };
+}
+
+/** A page's `next`: the last row's position, opaque to the caller. */
+export function cursorOf(position: BookPosition): string {
+  return Buffer.from(`${position.settledAt.toISOString()}|${position.key}`).toString("base64url");
+}
+
+/** The position a page's `next` names; a 400 naming `after` when it names none. */
+export function positionOf(cursor: string): BookPosition {
+  const text = Buffer.from(cursor, "base64url").toString("utf8");
+  const bar = text.indexOf("|");
+  const settledAt = new Date(text.slice(0, bar));
+  if (bar < 0 || Number.isNaN(settledAt.getTime()) || bar === text.length - 1) {
+    throw new HttpError("invalid_request", "The query is invalid: after: must be the `next` of a previous page.", [
+      { field: "after", message: "must be the `next` of a previous page" },
+    ]);
+  }
+  return { settledAt, key: text.slice(bar + 1) };
+}
+
+export interface WriteBookParameters {
+  out: Writable;
+  /** A page of the book: at most `limit` rows after `after`, in book order. */
+  readPage: (after: BookPosition | undefined, limit: number) => Promise<BookRow[]>;
+  /** The text of a page's rows. */
+  render: (rows: BookRow[]) => string;
+  pageRows?: number;
+}
+
+/**
+ * Writes the book page after page. The next page is read only once the caller has taken the last one (the socket
+ * drained), so memory holds one page whatever the window holds; a caller gone away stops the reading.
+ */
+export async function writeBook({
+  out,
+  readPage,
+  render,
+  pageRows = EXPORT_PAGE_ROWS,
+}: WriteBookParameters): Promise<void> {
+  let after: BookPosition | undefined;
+  for (;;) {
+    if (out.destroyed) return;
+    const rows = await readPage(after, pageRows);
+    if (rows.length > 0 && !out.write(render(rows))) {
+      await Promise.race([once(out, "drain"), once(out, "close")]);
+    }
+    const last = rows.at(-1);
+    if (!last || rows.length < pageRows) return;
+    after = last;
+  }
+}
