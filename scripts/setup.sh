@@ -3,19 +3,22 @@
 #   pnpm 10, the workspace's dependencies (including the Node 24 runtime the scripts run on), a build of every
 #   package; with --with-browser Debian's Chromium for the browser tests, with --with-postgres Debian's
 #   PostgreSQL server for the tests that run the store on Postgres too (they start their own throwaway cluster), and
-#   with --with-nginx Debian's nginx for `pnpm test:scale` (it starts its own, on loopback ports of its own).
+#   with --with-nginx Debian's nginx for `pnpm test:scale` (it starts its own, on loopback ports of its own), and
+#   with --with-prometheus Debian's prometheus for its promtool, which checks the alert rules in deploy/prometheus.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 with_browser=false
 with_postgres=false
 with_nginx=false
+with_prometheus=false
 for arg in "$@"; do
   case "$arg" in
     --with-browser) with_browser=true ;;
     --with-postgres) with_postgres=true ;;
     --with-nginx) with_nginx=true ;;
-    *) echo "setup: unknown option $arg (known: --with-browser, --with-postgres, --with-nginx)" >&2; exit 2 ;;
+    --with-prometheus) with_prometheus=true ;;
+    *) echo "setup: unknown option $arg (known: --with-browser, --with-postgres, --with-nginx, --with-prometheus)" >&2; exit 2 ;;
   esac
 done
 
@@ -45,10 +48,14 @@ fi
 if $with_nginx && ! command -v nginx >/dev/null 2>&1 && [[ ! -x /usr/sbin/nginx ]]; then
   apt_packages+=(nginx)
 fi
+if $with_prometheus && ! command -v promtool >/dev/null 2>&1; then
+  apt_packages+=(prometheus)
+fi
 if (( ${#apt_packages[@]} > 0 )); then
   if [[ "$(id -u)" == "0" ]] && command -v apt-get >/dev/null 2>&1; then
     echo "setup: installing Debian's ${apt_packages[*]} for the tests"
-    # The packages' own services (a Postgres cluster, nginx on port 80) are not started: the tests start theirs.
+    # The packages' own services (a Postgres cluster, nginx on port 80, Prometheus) are not started: the tests start
+    # theirs, and use Prometheus's promtool only.
     no_services=false
     if [[ ! -e /usr/sbin/policy-rc.d ]]; then
       printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d && no_services=true

@@ -11,7 +11,7 @@ import type { Config } from "./config.js";
 import { postgresRateCounter, type RateCounter } from "./limits/call-limiter.js";
 import { createRequestBudget } from "./limits/request-budget.js";
 import { type MetricsServer, startMetricsServer } from "./metrics/metrics-server.js";
-import { createServiceMetrics, type ServiceMetrics } from "./metrics/service-metrics.js";
+import { createServiceMetrics, PENDING_CLAIM_STALE_MS, type ServiceMetrics } from "./metrics/service-metrics.js";
 import { createMissionWorker, type MissionWorker } from "./missions/mission-worker.js";
 import type { RecoverTypedDataSigner } from "./payment/authorization-signer.js";
 import type { PaymentService } from "./payment/payment-service.js";
@@ -205,6 +205,7 @@ export async function composeService(config: Config, logger: Logger, clients: Se
           missionQueue: () => queue.depth(),
           collectionLagBlocks: async () =>
             Number((await l1.getBlockNumber({ cacheTime: 0 })) - chain.collection.syncedBlock()),
+          pendingSettlements: () => ledger.pendingByAge(new Date(Date.now() - PENDING_CLAIM_STALE_MS)),
         })
       : undefined;
   const payments = await paymentDeps(

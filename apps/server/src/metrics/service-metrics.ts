@@ -21,13 +21,25 @@ export interface ServiceMetrics {
   upstream(name: string): UpstreamObserver;
 }
 
-/** Reads taken at scrape time: the mission queue by status, and the collection snapshot's lag in blocks. */
+/**
+ * Reads taken at scrape time: the mission queue by status, the collection snapshot's lag in blocks, and the payment
+ * claims pending, by age.
+ */
 export interface ScrapeReads {
   missionQueue(): Promise<Record<string, number>>;
   collectionLagBlocks(): Promise<number>;
+  /** Pending claims younger and older than {@link PENDING_CLAIM_STALE_MS}. */
+  pendingSettlements(): Promise<{ recent: number; older: number }>;
 }
 
 const PREFIX = "agent_tools_";
+
+/**
+ * When a pending payment claim counts as unresolved: a call holds its claim for the length of the call, and the
+ * reconciler resolves a claim left by a call cut short within a minute or two (a claim whose authorization has not
+ * expired yet waits for it, at most the quote's timeout). Ten minutes is past all of these.
+ */
+export const PENDING_CLAIM_STALE_MS = 10 * 60_000;
 
 export function createServiceMetrics(reads: ScrapeReads): ServiceMetrics {
   const registry = new Registry();
@@ -65,6 +77,18 @@ export function createServiceMetrics(reads: ScrapeReads): ServiceMetrics {
     async collect() {
       const counts = (await reads.missionQueue().catch(() => undefined)) ?? {};
       for (const [status, n] of Object.entries(counts)) this.set({ status }, n);
+    },
+  });
+  new Gauge({
+    name: `${PREFIX}pending_settlements`,
+    help: "Payment claims pending: age=under_10m (calls running, or cut short and being resolved), age=over_10m (cut short and not resolved: the reconciler is stuck).",
+    labelNames: ["age"] as const,
+    registers,
+    async collect() {
+      const pending = await reads.pendingSettlements().catch(() => undefined);
+      if (!pending) return;
+      this.set({ age: "under_10m" }, pending.recent);
+      this.set({ age: "over_10m" }, pending.older);
     },
   });
   new Gauge({

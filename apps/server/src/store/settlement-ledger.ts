@@ -136,6 +136,8 @@ export interface SettlementLedger {
   totals(range: LedgerRange): Promise<LedgerTotals[]>;
   /** How many claims are pending. */
   pendingCount(): Promise<number>;
+  /** Pending claims made since `since`, and those older: a call cut short and not resolved yet. */
+  pendingByAge(since: Date): Promise<{ recent: number; older: number }>;
 }
 
 export type ClaimResult =
@@ -354,6 +356,14 @@ export function createSettlementLedger(db: Database): SettlementLedger {
          GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
         [range.from, range.to, range.asset, range.network],
       );
+    },
+    async pendingByAge(since) {
+      const [row] = await db.query<{ recent: number; older: number }>(
+        `SELECT count(*) FILTER (WHERE claimed_at >= $1)::int AS recent, count(*) FILTER (WHERE claimed_at < $1)::int AS older
+         FROM settlements WHERE status = 'pending'`,
+        [since],
+      );
+      return { recent: row?.recent ?? 0, older: row?.older ?? 0 };
     },
     async pendingCount() {
       const [row] = await db.query<{ n: number }>(
