@@ -22,6 +22,7 @@ import { discoveryRoutes } from "./routes/discovery.js";
 import { answerHealth, healthRoutes } from "./routes/health.js";
 import { openApiRoutes } from "./routes/openapi.js";
 import { operatorRoutes } from "./routes/operator.js";
+import type { OperatorConsoleDeps } from "./routes/operator-console.js";
 import { referenceRoutes } from "./routes/reference.js";
 import { toolRoutesRouter } from "./routes/tools.js";
 import type { A2aTaskStore } from "./store/a2a-tasks.js";
@@ -43,6 +44,8 @@ export interface AppDeps {
   rates?: RateCounter;
   /** The A2A endpoint's tasks; with `payments`, they enable the agent card and `/a2a`. */
   a2aTasks?: A2aTaskStore;
+  /** What the operator console reads beside the ledger; with `payments`, they enable `/operator`. */
+  console?: OperatorConsoleDeps;
 }
 
 /** Builds the Express app from its collaborators; no module-level state. */
@@ -124,6 +127,8 @@ export function createApp(deps: AppDeps): Express {
           payments: deps.payments,
           operator: deps.config.operatorAddress ?? deps.config.payment.payTo,
           logger: deps.logger.child({ component: "operator" }),
+          publicUrl: deps.config.publicUrl,
+          ...(deps.console ? { console: deps.console } : {}),
         }),
       );
     }

@@ -26,6 +26,7 @@ import type { Database } from "./store/database.js";
 import { lockFacilitatorKeys } from "./store/facilitator-key-locks.js";
 import { createMissionQueue, type MissionQueue } from "./store/mission-queue.js";
 import { openDatabase } from "./store/open-database.js";
+import { createOperatorSessionStore } from "./store/operator-sessions.js";
 import { createSettlementLedger, type SettlementLedger } from "./store/settlement-ledger.js";
 import { createSignInNonceStore } from "./store/sign-in-nonces.js";
 import { createTools } from "./tools/index.js";
@@ -33,6 +34,7 @@ import type { ToolDeps, ToolSet } from "./tools/types.js";
 import { readEligibilityTokens } from "./upstream/eligibility-tokens.js";
 import { createMarketDataClient } from "./upstream/market-data-client.js";
 import { createMarketplaceClient } from "./upstream/marketplace-client.js";
+import { createUpstreamHealthBoard, type UpstreamHealthBoard } from "./upstream/upstream-health.js";
 
 /** Builds a viem client for a JSON-RPC URL with the configured timeout and a short retry on transient errors. */
 export function rpcClient(url: string, timeoutMs: number): PublicClient {
@@ -76,8 +78,16 @@ export function toolDeps(
   eligibilityToken: ToolDeps["eligibilityToken"] = () => undefined,
   metrics?: ServiceMetrics,
   rates?: RateCounter,
+  health?: UpstreamHealthBoard,
 ): ToolDeps {
   const { upstream } = config;
+  // Each client reports to the console's board (and through it to the metrics), or to the metrics alone.
+  const observerOf = (name: string, budgetPerMinute: number | undefined) => {
+    const next = metrics?.upstream(name);
+    return health ? health.observer(name, budgetPerMinute, next) : next;
+  };
+  const marketplaceObserver = observerOf("marketplace", upstream.marketplaceRequestsPerMinute);
+  const marketDataObserver = observerOf("market-data", upstream.marketDataRequestsPerMinute);
   // Each key's requests a minute, as its plan allows; on Postgres, one count for every instance.
   const marketplaceBudget = createRequestBudget(upstream.marketplaceRequestsPerMinute, {
     name: "marketplace",
@@ -94,13 +104,13 @@ export function toolDeps(
       baseUrl: upstream.marketplaceUrl,
       apiKey: upstream.marketplaceApiKey,
       timeoutMs: upstream.timeoutMs,
-      ...(metrics ? { observer: metrics.upstream("marketplace") } : {}),
+      ...(marketplaceObserver ? { observer: marketplaceObserver } : {}),
       ...(marketplaceBudget ? { budget: marketplaceBudget } : {}),
     }),
     marketData: createMarketDataClient({
       baseUrl: upstream.marketDataUrl,
       timeoutMs: upstream.timeoutMs,
-      ...(metrics ? { observer: metrics.upstream("market-data") } : {}),
+      ...(marketDataObserver ? { observer: marketDataObserver } : {}),
       ...(marketDataBudget ? { budget: marketDataBudget } : {}),
     }),
     b20: createB20Scanner({
@@ -197,7 +207,9 @@ export async function composeService(config: Config, logger: Logger, clients: Se
   const ledger = createSettlementLedger(db);
   const signIns = createSignInNonceStore(db);
   const a2aTasks = createA2aTaskStore(db);
+  const operatorSessions = createOperatorSessionStore(db);
   const queue = createMissionQueue(db);
+  const upstreamHealth = createUpstreamHealthBoard();
   // Metrics only when an operator asked for them (METRICS_PORT): otherwise nothing is counted.
   const metrics =
     config.metricsPort !== undefined
@@ -228,7 +240,7 @@ export async function composeService(config: Config, logger: Logger, clients: Se
     (config.upstream.eligibilityTokensFile
       ? await readEligibilityTokens(config.upstream.eligibilityTokensFile)
       : undefined);
-  const sources = toolDeps(config, l2, eligibilityToken, metrics, rates);
+  const sources = toolDeps(config, l2, eligibilityToken, metrics, rates, upstreamHealth);
   const tools: ToolSet = {
     ...createTools(Object.assign(sources, { missions: { queue, wake: () => wakeWorker() } })),
     ...clients.tools,
@@ -256,6 +268,20 @@ export async function composeService(config: Config, logger: Logger, clients: Se
     ...(metrics ? { metrics } : {}),
     ...(rates ? { rates } : {}),
     a2aTasks,
+    console: {
+      sessions: operatorSessions,
+      missionQueue: () => queue.depth(),
+      pendingSettlements: () => ledger.pendingByAge(new Date(Date.now() - PENDING_CLAIM_STALE_MS)),
+      upstreams: () => upstreamHealth.snapshot(),
+      ...(metrics
+        ? {
+            refusals: async () =>
+              Object.fromEntries(
+                (await metrics.refusals.get()).values.map((sample) => [String(sample.labels.reason), sample.value]),
+              ),
+          }
+        : {}),
+    },
   });
   if (metrics) worker.onOutcome(({ tool, outcome }) => metrics.missions.inc({ tool, outcome }));
   let metricsServer: MetricsServer | undefined = clients.metricsServer;
@@ -293,6 +319,9 @@ export async function composeService(config: Config, logger: Logger, clients: Se
           .sweep(new Date())
           .catch((error: unknown) => logger.warn({ err: error }, "could not sweep sign-in nonces"));
         a2aTasks.sweep(new Date()).catch((error: unknown) => logger.warn({ err: error }, "could not sweep A2A tasks"));
+        operatorSessions
+          .sweep(new Date())
+          .catch((error: unknown) => logger.warn({ err: error }, "could not sweep operator sessions"));
       }, 60_000);
       sweeper.unref();
       worker.start();

@@ -10,6 +10,10 @@ import {
   ledgerPageSchema,
   ledgerQuerySchema,
   ledgerReportSchema,
+  OPERATOR_OVERVIEW_PATH,
+  OPERATOR_SESSION_PATH,
+  operatorOverviewSchema,
+  operatorSessionSchema,
 } from "./operator.js";
 import { paidRoutes, type ToolRoute } from "./paid-routes.js";
 import { type PaymentTerms, routePaymentRequirements } from "./payment-terms.js";
@@ -379,6 +383,47 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
         },
       },
       ...operatorRefusals,
+    },
+  });
+
+  registry.registerPath({
+    method: "post",
+    path: OPERATOR_SESSION_PATH,
+    operationId: "openOperatorSession",
+    tags: ["operator"],
+    summary: "Open an operator console session (operator)",
+    description:
+      "Signed in with `SIGN-IN-WITH-X` made for this path, as the operator address: opens an hour's session of " +
+      "the operator console (`/operator`), held in an HttpOnly cookie sent to `/operator` paths only. The other " +
+      "operator routes that read take the cookie instead of a header. A request without a sign-in gets 401 with " +
+      "the chains it takes.",
+    responses: {
+      200: { description: "The session is open; the cookie is set.", ...json(operatorSessionSchema) },
+      ...Object.fromEntries(Object.entries(operatorRefusals).filter(([status]) => status !== "400")),
+    },
+  });
+  registry.registerPath({
+    method: "delete",
+    path: OPERATOR_SESSION_PATH,
+    operationId: "closeOperatorSession",
+    tags: ["operator"],
+    summary: "End the operator console session",
+    description: "Ends the session the cookie names, and clears the cookie.",
+    responses: { 204: { description: "Signed out." } },
+  });
+  registry.registerPath({
+    method: "get",
+    path: OPERATOR_OVERVIEW_PATH,
+    operationId: "getOperatorOverview",
+    tags: ["operator"],
+    summary: "What the operator console shows (operator)",
+    description:
+      "The ledger's report of the last 30 days with the latest 50 payments, the payment claims pending, the " +
+      "mission queue, the upstreams' circuits and budgets, refusals by reason (with metrics on) and the block " +
+      "explorer of the payment network. Signed in as the operator (session cookie or `SIGN-IN-WITH-X`).",
+    responses: {
+      200: { description: "The overview.", ...json(operatorOverviewSchema) },
+      ...Object.fromEntries(Object.entries(operatorRefusals).filter(([status]) => status !== "400")),
     },
   });
 

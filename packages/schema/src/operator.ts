@@ -12,6 +12,13 @@ const daySchema = z
   .refine((day) => !Number.isNaN(Date.parse(`${day}T00:00:00Z`)), { error: "must be a real calendar day" })
   .meta({ description: "A UTC day, YYYY-MM-DD.", example: "2026-11-22" });
 
+/** The operator console, a page of the service: `GET /operator` (signed in with the operator's wallet). */
+export const OPERATOR_CONSOLE_PATH = "/operator";
+/** Opens the console's session: `POST /operator/session` with a `SIGN-IN-WITH-X` made for it. */
+export const OPERATOR_SESSION_PATH = "/operator/session";
+/** What the console shows, in one answer: `GET /operator/overview`. */
+export const OPERATOR_OVERVIEW_PATH = "/operator/overview";
+
 /** Every settled payment of a window, page by page, oldest first: `GET /operator/ledger/entries`. */
 export const LEDGER_ENTRIES_PATH = "/operator/ledger/entries";
 /** Every settled payment of a window as one CSV or JSON Lines file, streamed: `GET /operator/ledger/export`. */
@@ -187,3 +194,55 @@ export function ledgerCsvLine(entry: LedgerEntry): string {
   };
   return `${LEDGER_CSV_COLUMNS.map((column) => csvField(fields[column])).join(",")}\r\n`;
 }
+
+/** The answer of `POST /operator/session`: who is signed in, until when (the session itself is an HttpOnly cookie). */
+export const operatorSessionSchema = z
+  .object({ address: addressSchema, expiresAt: isoDateTimeSchema })
+  .meta({ id: "OperatorSession" });
+/** The answer of `POST /operator/session` (see {@link operatorSessionSchema}). */
+export type OperatorSession = z.infer<typeof operatorSessionSchema>;
+
+/** What the operator console shows: the ledger's report, the claims pending, the mission queue, upstreams. */
+export const operatorOverviewSchema = z
+  .object({
+    report: ledgerReportSchema,
+    pending: z
+      .object({
+        recent: z
+          .number()
+          .int()
+          .min(0)
+          .meta({ description: "Claims of calls running, or cut short and being resolved." }),
+        older: z
+          .number()
+          .int()
+          .min(0)
+          .meta({ description: "Claims pending for more than ten minutes: the reconciler cannot resolve them." }),
+      })
+      .meta({ description: "Payment claims pending." }),
+    missions: z.record(z.string(), z.number().int().min(0)).meta({ description: "Missions by status." }),
+    upstreams: z
+      .array(
+        z.object({
+          name: z.string(),
+          circuitOpen: z.boolean().meta({ description: "True while its circuit breaker refuses calls." }),
+          budgetPerMinute: z
+            .number()
+            .int()
+            .min(0)
+            .nullable()
+            .meta({ description: "Requests a minute its key allows." }),
+        }),
+      )
+      .meta({ description: "The marketplace and market-data APIs." }),
+    refusals: z.record(z.string(), z.number().int().min(0)).nullable().meta({
+      description:
+        "Payment refusals (402) by reason since this instance started; null when metrics are off (METRICS_PORT).",
+    }),
+    transactionUrl: z.string().nullable().meta({
+      description: "A block explorer's page of a transaction, `{hash}` standing for its hash; null on a local chain.",
+    }),
+  })
+  .meta({ id: "OperatorOverview" });
+/** The answer of `GET /operator/overview` (see {@link operatorOverviewSchema}). */
+export type OperatorOverview = z.infer<typeof operatorOverviewSchema>;

@@ -142,6 +142,20 @@ export const migrations = [
       "CREATE INDEX settlements_book ON settlements (settled_at, payment_key) WHERE status = 'settled'",
     ],
   },
+  {
+    version: 8,
+    name: "operator console sessions",
+    statements: [
+      // A Sign-In-With-X opens an hour's session of the operator console (store/operator-sessions.ts); the token's
+      // digest only is kept.
+      `CREATE TABLE operator_sessions (
+        token_hash text PRIMARY KEY,
+        address text NOT NULL,
+        expires_at timestamptz NOT NULL
+      )`,
+      "CREATE INDEX operator_sessions_expiry ON operator_sessions (expires_at)",
+    ],
+  },
 ] as const satisfies readonly { version: number; name: string; statements: readonly string[] }[];
 
 export const LATEST_MIGRATION = migrations.at(-1)!.version;
