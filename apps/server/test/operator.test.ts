@@ -1,10 +1,16 @@
 /**
- * The operator's whole book: every settled payment of a window, page by page (`GET /operator/ledger/entries`) and as
- * a CSV or JSON Lines export (`GET /operator/ledger/export`). The CSV is read with csv-parse, not with the service's
- * own writer, and its total held against the chain's transfers to the payee.
+ * The operator's routes on one service with real paid calls:
+ * - the whole book, every settled payment of a window, page by page (`GET /operator/ledger/entries`) and as a CSV
+ *   or JSON Lines export (`GET /operator/ledger/export`), the CSV read with csv-parse, not with the service's own
+ *   writer, and its total held against the chain's transfers to the payee;
+ * - the operator console (`/operator`) in a real Chromium (Debian's), with a test wallet injected as
+ *   `window.ethereum` (EIP-1193) that signs with a devnet key in the test: the operator signs in, sees the charts and
+ *   the latest payments, downloads the export; another wallet is refused. Screenshots are kept in test-results/.
  */
 import { once } from "node:events";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { PassThrough } from "node:stream";
+import { fileURLToPath } from "node:url";
 import { usdTokenAbi } from "@agent-tools/contracts";
 import {
   LEDGER_CSV_COLUMNS,
@@ -15,15 +21,24 @@ import {
   ledgerPageSchema,
   ledgerReportSchema,
 } from "@agent-tools/schema";
+import { decodePaymentResponseHeader } from "@x402/core/http";
 import { parse } from "csv-parse/sync";
-import type { Address } from "viem";
+import { type Browser, chromium, type Page } from "playwright-core";
+import type { Address, Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeBook } from "../src/routes/ledger-book.js";
 import type { BookRow } from "../src/store/settlement-ledger.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
 
+const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const SCREENSHOTS = fileURLToPath(new URL("../test-results/operator-console/", import.meta.url));
+
 let t: PaidTestServer;
+let browser: Browser;
 let fromBlock: bigint;
+/** The paid calls made before the tests: their transactions and amounts. */
+const paid: { transaction: string; amount: bigint }[] = [];
 const account = (index: number): Address => t.devnet.deployment.accounts[index]!.address;
 const today = () => new Date().toISOString().slice(0, 10);
 
@@ -32,16 +47,21 @@ beforeAll(async () => {
   fromBlock = await t.devnet.l2.publicClient.getBlockNumber();
   // Real paid calls: four anonymous ones at the standard price, two signed-in holders at the holder price. One
   // request id starts like a spreadsheet formula.
+  const record = (res: Response, amount: string) => {
+    expect(res.status).toBe(200);
+    paid.push({
+      transaction: decodePaymentResponseHeader(res.headers.get("payment-response")!).transaction,
+      amount: BigInt(amount),
+    });
+  };
   for (const payer of [3, 4, 5, 6]) {
+    const quote = await t.quote({ path: "/intel", body: { tokenId: 7 } });
     const res = await t.post(
       "/intel",
       { tokenId: 7 },
-      {
-        "PAYMENT-SIGNATURE": await t.pay(payer, await t.quote({ path: "/intel", body: { tokenId: 7 } })),
-        ...(payer === 3 ? { "X-Request-Id": "-A1" } : {}),
-      },
+      { "PAYMENT-SIGNATURE": await t.pay(payer, quote), ...(payer === 3 ? { "X-Request-Id": "-A1" } : {}) },
     );
-    expect(res.status).toBe(200);
+    record(res, quote.accepts[0]!.amount);
   }
   for (const holder of [1, 2]) {
     const headers = { "SIGN-IN-WITH-X": await t.signIn(holder, "/intel") };
@@ -51,10 +71,20 @@ beforeAll(async () => {
       { tokenId: holder },
       { "SIGN-IN-WITH-X": await t.signIn(holder, "/intel"), "PAYMENT-SIGNATURE": await t.pay(holder, quote) },
     );
-    expect(res.status).toBe(200);
+    record(res, quote.accepts[0]!.amount);
   }
+  if (!existsSync(executablePath)) {
+    throw new Error(`No Chromium at ${executablePath}: install Debian's chromium package or set CHROMIUM_PATH.`);
+  }
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  browser = await chromium.launch({
+    executablePath,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-sync"],
+  });
 }, 120_000);
 afterAll(async () => {
+  await browser?.close();
   await t?.close();
 });
 
@@ -230,5 +260,90 @@ describe("writeBook", () => {
     out.destroy();
     await writing;
     expect(reads).toBe(2);
+  });
+});
+/**
+ * A page of the console whose browser has a wallet holding devnet account `index`: `eth_requestAccounts` gives its
+ * address and `personal_sign` signs with its key, in the test, as a wallet extension would after the user approves.
+ */
+async function pageWithWallet(index: number, requested: string[]): Promise<Page> {
+  const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  page.on("request", (request) => {
+    requested.push(request.url());
+  });
+  const account = privateKeyToAccount(t.devnet.deployment.accounts[index]!.privateKey);
+  await page.exposeFunction("testWallet", async (method: string, params: unknown[]) => {
+    if (method === "eth_requestAccounts" || method === "eth_accounts") return [account.address];
+    if (method === "personal_sign") return account.signMessage({ message: { raw: params[0] as Hex } });
+    throw new Error(`the test wallet does not do ${method}`);
+  });
+  await page.addInitScript(() => {
+    const call = (window as unknown as { testWallet: (method: string, params: unknown[]) => Promise<unknown> })
+      .testWallet;
+    (window as unknown as { ethereum: unknown }).ethereum = {
+      request: ({ method, params }: { method: string; params?: unknown[] }) => call(method, params ?? []),
+    };
+  });
+  await page.goto(`${t.server.url}/operator`);
+  await page.waitForSelector("body[data-ready]");
+  return page;
+}
+
+describe("the operator console in a real browser", () => {
+  it("signs the operator in with the wallet and shows the charts and latest payments of real paid calls", async () => {
+    const requested: string[] = [];
+    const page = await pageWithWallet(0, requested);
+    await page.click("#connect");
+    await page.waitForSelector('body[data-ready="console"]');
+
+    // The cards and the charts are drawn from the ledger the paid calls wrote.
+    const total = paid.reduce((sum, p) => sum + p.amount, 0n);
+    expect(await page.textContent('[data-card="revenue"]')).toBe(`$${(Number(total) / 1e6).toFixed(2)}`);
+    expect(await page.textContent('[data-card="payments"]')).toBe(String(paid.length));
+    // A column for each of the 30 days of the window; today's holds the payments.
+    const dayBars = page.locator('svg[data-chart="by-day"] rect');
+    expect(await dayBars.count()).toBe(30);
+    expect(await dayBars.last().locator("title").textContent()).toBe(
+      `${new Date().toISOString().slice(0, 10)}: $${(Number(total) / 1e6).toFixed(2)}`,
+    );
+    const routeBars = page.locator('svg[data-chart="by-route"] rect');
+    expect(await routeBars.count()).toBe(1);
+    expect(await routeBars.first().locator("title").textContent()).toBe(`/intel: $${(Number(total) / 1e6).toFixed(2)}`);
+    for (const { transaction } of paid) {
+      expect(await page.locator(`[data-transaction="${transaction}"]`).count(), transaction).toBe(1);
+    }
+    expect(await page.locator('[data-table="upstreams"] tbody tr').count()).toBe(2);
+    await page.screenshot({ path: `${SCREENSHOTS}desktop.png`, fullPage: true });
+
+    // The export downloads the book as CSV, with the session.
+    const [download] = await Promise.all([page.waitForEvent("download"), page.click('[data-export="csv"]')]);
+    expect(download.suggestedFilename()).toMatch(/^ledger-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv$/);
+    const records: Record<string, string>[] = parse(readFileSync((await download.path())!, "utf8"), { columns: true });
+    expect(records.map((r) => r.transaction).sort()).toEqual(paid.map((p) => p.transaction).sort());
+
+    // Readable on a phone: nothing wider than the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    await page.screenshot({ path: `${SCREENSHOTS}phone.png`, fullPage: true });
+
+    // Everything the page loaded came from the service itself.
+    expect(requested.filter((url) => !url.startsWith(t.server.url))).toEqual([]);
+
+    // Signing out ends the session: the overview is refused again.
+    await page.click("#signout");
+    await page.waitForSelector("#signin:not([hidden])");
+    expect(await page.evaluate(async () => (await fetch("/operator/overview")).status)).toBe(401);
+    await page.context().close();
+  });
+
+  it("refuses another wallet, and shows it nothing", async () => {
+    const page = await pageWithWallet(2, []);
+    await page.click("#connect");
+    await page.waitForFunction(() => /not the operator/.test(document.getElementById("status")?.textContent ?? ""));
+    expect(await page.isHidden("#console")).toBe(true);
+    expect(await page.evaluate(async () => (await fetch("/operator/overview")).status)).toBe(401);
+    await page.screenshot({ path: `${SCREENSHOTS}not-operator.png` });
+    await page.context().close();
   });
 });
