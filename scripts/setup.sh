@@ -48,12 +48,15 @@ fi
 if $with_nginx && ! command -v nginx >/dev/null 2>&1 && [[ ! -x /usr/sbin/nginx ]]; then
   apt_packages+=(nginx)
 fi
+# Only promtool is used: prometheus without its recommended node exporter.
+apt_lean_packages=()
 if $with_prometheus && ! command -v promtool >/dev/null 2>&1; then
-  apt_packages+=(prometheus)
+  apt_lean_packages+=(prometheus)
 fi
-if (( ${#apt_packages[@]} > 0 )); then
+all_packages=("${apt_packages[@]}" "${apt_lean_packages[@]}")
+if (( ${#all_packages[@]} > 0 )); then
   if [[ "$(id -u)" == "0" ]] && command -v apt-get >/dev/null 2>&1; then
-    echo "setup: installing Debian's ${apt_packages[*]} for the tests"
+    echo "setup: installing Debian's ${all_packages[*]} for the tests"
     # The packages' own services (a Postgres cluster, nginx on port 80, Prometheus) are not started: the tests start
     # theirs, and use Prometheus's promtool only.
     no_services=false
@@ -61,12 +64,19 @@ if (( ${#apt_packages[@]} > 0 )); then
       printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d && no_services=true
     fi
     installed=0
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${apt_packages[@]}" >/dev/null; } ||
-      installed=$?
+    {
+      apt-get update -qq &&
+        if (( ${#apt_packages[@]} > 0 )); then
+          DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${apt_packages[@]}" >/dev/null
+        fi &&
+        if (( ${#apt_lean_packages[@]} > 0 )); then
+          DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${apt_lean_packages[@]}" >/dev/null
+        fi
+    } || installed=$?
     if $no_services; then rm -f /usr/sbin/policy-rc.d; fi
     (( installed == 0 )) || exit "$installed"
   else
-    echo "setup: the tests need ${apt_packages[*]} (apt-get install ${apt_packages[*]}; or CHROMIUM_PATH for another Chromium)" >&2
+    echo "setup: the tests need ${all_packages[*]} (apt-get install ${all_packages[*]}; or CHROMIUM_PATH for another Chromium)" >&2
     exit 1
   fi
 fi
