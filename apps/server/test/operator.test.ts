@@ -5,7 +5,8 @@
  *   writer, and its total held against the chain's transfers to the payee;
  * - the operator console (`/operator`) in a real Chromium (Debian's), with a test wallet injected as
  *   `window.ethereum` (EIP-1193) that signs with a devnet key in the test: the operator signs in, sees the charts and
- *   the latest payments, downloads the export; another wallet is refused. Screenshots are kept in test-results/.
+ *   the latest payments, downloads the export; another wallet is refused. Screenshots are kept in test-results/;
+ * - sharing that browser and service, the API reference page at `/`.
  */
 import { once } from "node:events";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
@@ -29,7 +30,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeBook } from "../src/routes/ledger-book.js";
 import type { BookRow } from "../src/store/settlement-ledger.js";
-import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
+import { type PaidTestServer, PUBLIC_URL, startPaidTestServer } from "./helpers/paid-server.js";
 
 const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const SCREENSHOTS = fileURLToPath(new URL("../test-results/operator-console/", import.meta.url));
@@ -80,7 +81,15 @@ beforeAll(async () => {
   browser = await chromium.launch({
     executablePath,
     headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-sync"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
 }, 120_000);
 afterAll(async () => {
@@ -346,4 +355,88 @@ describe("the operator console in a real browser", () => {
     await page.screenshot({ path: `${SCREENSHOTS}not-operator.png` });
     await page.context().close();
   });
+});
+
+describe("the API reference page in a real browser", () => {
+  it("loads with no failed request and no request leaving the server, and shows all seven tools", async () => {
+    const page = await browser.newPage();
+    const requested: string[] = [];
+    const failed: string[] = [];
+    const pageErrors: string[] = [];
+    page.on("request", (request) => {
+      requested.push(request.url());
+    });
+    page.on("requestfailed", (request) => {
+      failed.push(`${request.url()} ${request.failure()?.errorText ?? ""}`);
+    });
+    page.on("response", (response) => {
+      if (response.status() >= 400) failed.push(`${response.url()} ${response.status()}`);
+    });
+    page.on("pageerror", (error) => {
+      pageErrors.push(error.message);
+    });
+
+    await page.goto(`${t.server.url}/`, { waitUntil: "networkidle" });
+    for (const summary of [
+      "Agent intel",
+      "NFT drop radar",
+      "B20 token radar (Base)",
+      "Second-chain token radar",
+      "Wallet portfolio",
+      "Allowlist scan",
+      "Collection offer radar",
+    ]) {
+      await expect.poll(() => page.getByText(summary, { exact: true }).count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    }
+    await page.waitForLoadState("networkidle");
+
+    const outside = requested.filter((url) => !url.startsWith(t.server.url) && !url.startsWith("data:"));
+    expect(outside).toEqual([]);
+    expect(failed).toEqual([]);
+    expect(requested).toContain(`${t.server.url}/openapi.json`);
+    expect(pageErrors).toEqual([]);
+    await page.screenshot({ path: "test-results/reference-page.png", fullPage: false });
+    await page.close();
+  });
+
+  it("sends nothing to another host whatever button is pressed, and offers no AI or third-party service", async () => {
+    const page = await browser.newPage();
+    // Nothing leaves this machine: a request to any other origin is recorded and refused. The service's public
+    // origin (the page's "Test Request" sends there) is the service too, but nothing listens on it in this test.
+    const service = [t.server.url, PUBLIC_URL];
+    const outside: string[] = [];
+    await page.route("**/*", (route) => {
+      const url = route.request().url();
+      if (url.startsWith("data:") || url.startsWith("blob:") || url.startsWith(t.server.url)) return route.continue();
+      if (!service.some((origin) => url.startsWith(origin))) outside.push(url);
+      return route.abort();
+    });
+    await page.goto(`${t.server.url}/`, { waitUntil: "networkidle" });
+    await expect
+      .poll(() => page.getByText("Agent intel", { exact: true }).count(), { timeout: 15_000 })
+      .toBeGreaterThan(0);
+    expect(await page.getByText(/Ask AI/i).count()).toBe(0);
+    expect(await page.locator('a[href*="scalar.com"]:visible').count()).toBe(0);
+
+    // Every visible button, one after another; a dialog a button opened is closed before the next one.
+    const buttons = await page.locator("button:visible, [role=button]:visible").all();
+    expect(buttons.length).toBeGreaterThan(10);
+    let pressed = 0;
+    for (const button of buttons) {
+      if (!(await button.isVisible().catch(() => false))) continue;
+      const clicked = await button.click({ timeout: 2000 }).then(
+        () => true,
+        () => false,
+      );
+      if (clicked) pressed++;
+      await page.keyboard.press("Escape");
+      if (!page.url().startsWith(t.server.url)) await page.goto(`${t.server.url}/`, { waitUntil: "networkidle" });
+    }
+    await page.waitForLoadState("networkidle");
+    expect(pressed).toBeGreaterThan(10);
+    expect(outside).toEqual([]);
+    await page.close();
+    // Every button of the page, one after another: seconds on an idle machine, past half a minute on a loaded one.
+    // The deadline is for a page that hangs.
+  }, 180_000);
 });
