@@ -210,6 +210,8 @@ export async function composeService(config: Config, logger: Logger, clients: Se
   const operatorSessions = createOperatorSessionStore(db);
   const queue = createMissionQueue(db);
   const upstreamHealth = createUpstreamHealthBoard();
+  // Claims pending, by whether a call could still hold them: read at scrape time and by the operator console.
+  const pendingSettlements = () => ledger.pendingByAge(new Date(Date.now() - PENDING_CLAIM_STALE_MS));
   // Metrics only when an operator asked for them (METRICS_PORT): otherwise nothing is counted.
   const metrics =
     config.metricsPort !== undefined
@@ -217,7 +219,7 @@ export async function composeService(config: Config, logger: Logger, clients: Se
           missionQueue: () => queue.depth(),
           collectionLagBlocks: async () =>
             Number((await l1.getBlockNumber({ cacheTime: 0 })) - chain.collection.syncedBlock()),
-          pendingSettlements: () => ledger.pendingByAge(new Date(Date.now() - PENDING_CLAIM_STALE_MS)),
+          pendingSettlements,
         })
       : undefined;
   const payments = await paymentDeps(
@@ -271,7 +273,7 @@ export async function composeService(config: Config, logger: Logger, clients: Se
     console: {
       sessions: operatorSessions,
       missionQueue: () => queue.depth(),
-      pendingSettlements: () => ledger.pendingByAge(new Date(Date.now() - PENDING_CLAIM_STALE_MS)),
+      pendingSettlements,
       upstreams: () => upstreamHealth.snapshot(),
       ...(metrics
         ? {
