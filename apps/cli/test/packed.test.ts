@@ -28,7 +28,12 @@ import { machineNode } from "./helpers/machine-node.js";
 import { type PackageRegistry, startPackageRegistry } from "./helpers/package-registry.js";
 
 const repo = fileURLToPath(new URL("../../../", import.meta.url));
-const typescript = join(dirname(createRequire(import.meta.url).resolve("typescript/package.json")), "bin", "tsc");
+// The TypeScript a project installs today (`npm install typescript`: the 7.x native compiler), as the workspace has it.
+const typescript = join(
+  dirname(createRequire(import.meta.url).resolve("typescript-native/package.json")),
+  "bin",
+  "tsc",
+);
 /** The embedded default the package's test files share (test/global-setup.ts). */
 const service = attachEmbeddedService(inject("embeddedService"));
 let temp: string;
@@ -246,7 +251,7 @@ if (mission.tool === "b20-radar" && mission.result) {
 console.log(brief, ValidationError.name);
 `,
     );
-    // The workspace's TypeScript compiler, on the installed package's declaration files alone.
+    // TypeScript 7, on the installed package's declaration files alone.
     const result = await run(machineNode, [typescript, "-p", "tsconfig.json"], { cwd: project });
     expect(result.stdout + result.stderr).toBe("");
     expect(result.status).toBe(0);

@@ -1,5 +1,3 @@
-import { withHealthCheck } from "./app.js";
-import { composeService } from "./compose.js";
 import { withListenerUrl } from "./config.js";
 import { exitOnStartFailure, loadConfigOrExit, stopOnSignals } from "./lifecycle.js";
 import { createLogger } from "./logger.js";
@@ -26,6 +24,9 @@ async function main(): Promise<void> {
         )
       : undefined;
   const config = withListenerUrl(loaded, running.url);
+  // The service's modules load only once the configuration is read and the ports are bound: a refused start is
+  // reported at once, without first loading what a running service needs (docs/architecture.md, "Composition").
+  const [{ composeService }, { withHealthCheck }] = await Promise.all([import("./compose.js"), import("./app.js")]);
   const service = await composeService(config, logger, metricsServer ? { metricsServer } : {});
   running.serve(withHealthCheck(service.app));
   await service.start();
