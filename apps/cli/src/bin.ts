@@ -426,14 +426,17 @@ Examples:
 
 program
   .command("ledger")
-  .description("The operator's settlement ledger: totals per route and per day and the latest payments (not paid)")
+  .description(
+    "The operator's settlement ledger: totals per route and per day, the latest payments and refunds (not paid)",
+  )
   .addOption(new Option("--from <day>", "first UTC day, YYYY-MM-DD (default 30 days before --to)").argParser(parseDay))
   .addOption(new Option("--to <day>", "last UTC day, YYYY-MM-DD (default today)").argParser(parseDay))
   .addOption(new Option("--limit <n>", "latest entries to list, 0 to 500 (default 20)").argParser(parseCount))
   .addOption(
-    new Option("--format <format>", "export every payment of the window instead of the report").choices(
-      LEDGER_EXPORT_FORMATS,
-    ),
+    new Option(
+      "--format <format>",
+      "export every entry of the window (payments and refunds) instead of the report",
+    ).choices(LEDGER_EXPORT_FORMATS),
   )
   .addOption(new Option("--output <file>", "write the export to a file (default stdout)"))
   .addHelpText(

@@ -21,6 +21,8 @@ import { machineNode } from "./helpers/machine-node.js";
 const repo = fileURLToPath(new URL("../../../", import.meta.url));
 const bin = join(repo, "apps/cli/dist/bin.js");
 const DOC_ORIGIN = "http://127.0.0.1:8402";
+/** The embedded default's payment chain (L2) as the docs write it, at its default port. */
+const DOC_L2 = "http://127.0.0.1:8546";
 /** The embedded default the package's test files share (test/global-setup.ts). */
 const service = attachEmbeddedService(inject("embeddedService"));
 let work: string;
@@ -112,7 +114,9 @@ describe("the TypeScript examples", () => {
     const dir = mkdtempSync(join(repo, "packages/sdk/.doc-example-"));
     try {
       const script = join(dir, "example.mts");
-      writeFileSync(script, block.body.replaceAll(DOC_ORIGIN, service.url));
+      const l2 = /L2 \(payments\)\s+(http:\/\/\S+)/.exec(service.output())?.[1];
+      expect(l2, "the embedded default prints its L2").toBeTruthy();
+      writeFileSync(script, block.body.replaceAll(DOC_ORIGIN, service.url).replaceAll(DOC_L2, l2!));
       const result = await run(process.execPath, [script], {
         cwd: dir,
         env: { ...env(), AGENT_TOOLS_PRIVATE_KEY: keyOf(namedAccount(block.body)) },

@@ -213,23 +213,34 @@ describe("agent-tools missions (fake service)", () => {
   });
 });
 
+/** Totals of payments with nothing refunded. */
+const paid = (payments: number, amount: string, usd: string) => ({
+  payments,
+  amount,
+  usd,
+  refunds: 0,
+  refunded: "0",
+  net: amount,
+  netUsd: usd,
+});
 const report: LedgerReport = {
   generatedAt: "2026-11-22T12:00:00.000Z",
   from: "2026-11-01",
   to: "2026-11-22",
   asset: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
   network: "eip155:31338",
-  total: { payments: 2, amount: "1010000", usd: "1.01" },
+  total: paid(2, "1010000", "1.01"),
   byRoute: [
-    { route: "/intel", payments: 1, amount: "1000000", usd: "1.00" },
-    { route: "/dispatch", payments: 1, amount: "10000", usd: "0.01" },
+    { route: "/intel", ...paid(1, "1000000", "1.00") },
+    { route: "/dispatch", ...paid(1, "10000", "0.01") },
   ],
-  byDay: [{ day: "2026-11-22", payments: 2, amount: "1010000", usd: "1.01" }],
+  byDay: [{ day: "2026-11-22", ...paid(2, "1010000", "1.01") }],
   byDayAndRoute: [],
   byDayRouteAndPricePoint: [],
   unconfirmed: 0,
   entries: [
     {
+      kind: "payment",
       route: "/dispatch",
       method: "POST",
       tokenId: 3,
@@ -239,9 +250,11 @@ const report: LedgerReport = {
       amount: "10000",
       asset: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
       network: "eip155:31338",
+      nonce: `0x${"ef".repeat(32)}`,
       transaction: `0x${"ab".repeat(32)}`,
       settledAt: "2026-11-22T11:59:00.000Z",
       requestId: "req-2",
+      note: null,
     },
   ],
   brief: "2 payments, 1.01 USD, from 2026-11-01 to 2026-11-22.",
@@ -269,12 +282,39 @@ describe("agent-tools ledger (fake service)", () => {
     );
     expect(result.stdout).toMatch(/by day\nday\s+payments\s+usd\s*\n2026-11-22\s+2\s+1\.01/);
     expect(result.stdout).toMatch(
-      /latest entries \(1\)\nsettledAt\s+route\s+tokenId\s+payer\s+price\s+usd\s+transaction/,
+      /latest entries \(1\)\nsettledAt\s+kind\s+route\s+tokenId\s+payer\s+price\s+usd\s+transaction/,
     );
     expect(result.stdout).toMatch(
-      /POST \/dispatch\s+3\s+0x90F79bf6EB2c4f870365E785982E1f101E93b906\s+discounted\s+0\.01\s+0xabababab…abab/,
+      /payment\s+POST \/dispatch\s+3\s+0x90F79bf6EB2c4f870365E785982E1f101E93b906\s+discounted\s+0\.01\s+0xabababab…abab/,
     );
     expect(result.stdout + result.stderr).not.toContain(DEVNET_ACCOUNTS[0]!.privateKey.slice(2));
+  });
+
+  it("shows refunds: their count and the net in the total and tables, and each one negative among the entries", async () => {
+    const refunded = {
+      payments: 2,
+      amount: "1010000",
+      usd: "1.01",
+      refunds: 1,
+      refunded: "5000",
+      net: "1005000",
+      netUsd: "1.01",
+    };
+    const withRefund: LedgerReport = {
+      ...report,
+      total: refunded,
+      byRoute: [{ route: "/intel", ...refunded }],
+      byDay: [{ day: "2026-11-22", ...refunded }],
+      entries: [{ ...report.entries[0]!, kind: "refund", amount: "5000", note: "late" }, ...report.entries],
+    };
+    respond = operatorRoute((res) => send(res, 200, withRefund));
+    const result = await cli(["ledger"], 0);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/total 2 payments · 1\.01 USD · 1 refund -0\.005 USD · net 1\.01 USD/);
+    expect(result.stdout).toMatch(
+      /by route\nroute\s+payments\s+usd\s+refunds\s+net\s*\n\/intel\s+2\s+1\.01\s+1\s+1\.01/,
+    );
+    expect(result.stdout).toMatch(/refund\s+POST \/dispatch\s+3\s+\S+\s+discounted\s+-0\.005\s+0xabababab…abab/);
   });
 
   it("--json prints exactly the report", async () => {

@@ -17,6 +17,7 @@ import { requestLog } from "./middleware/request-log.js";
 import { isLoopbackHost, sameSiteOnly } from "./middleware/same-site.js";
 import { createPaidCalls } from "./payment/paid-call.js";
 import type { PaymentService } from "./payment/payment-service.js";
+import type { RecordRefund } from "./payment/record-refund.js";
 import { agentRoutes } from "./routes/agents.js";
 import { discoveryRoutes } from "./routes/discovery.js";
 import { answerHealth, healthRoutes } from "./routes/health.js";
@@ -46,6 +47,8 @@ export interface AppDeps {
   a2aTasks?: A2aTaskStore;
   /** What the operator console reads beside the ledger; with `payments`, they enable `/operator`. */
   console?: OperatorConsoleDeps;
+  /** Books the refunds an operator made (on the payment chain); with `payments`, it enables `POST /operator/refunds`. */
+  recordRefund?: RecordRefund;
 }
 
 /** Builds the Express app from its collaborators; no module-level state. */
@@ -129,6 +132,7 @@ export function createApp(deps: AppDeps): Express {
           logger: deps.logger.child({ component: "operator" }),
           publicUrl: deps.config.publicUrl,
           ...(deps.console ? { console: deps.console } : {}),
+          ...(deps.recordRefund ? { recordRefund: deps.recordRefund } : {}),
         }),
       );
     }

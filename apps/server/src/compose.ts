@@ -20,6 +20,7 @@ import {
   createSettlementReconciler,
   type SettlementReconciler,
 } from "./payment/reconcile-settlements.js";
+import { createRefundRecorder } from "./payment/record-refund.js";
 import { expectChain } from "./startup-checks.js";
 import { createA2aTaskStore } from "./store/a2a-tasks.js";
 import type { Database } from "./store/database.js";
@@ -261,12 +262,20 @@ export async function composeService(config: Config, logger: Logger, clients: Se
     network: config.payment.network,
     logger: logger.child({ component: "ledger" }),
   });
+  const recordRefund = createRefundRecorder({
+    ledger,
+    client: l2,
+    network: config.payment.network,
+    asset: config.payment.asset,
+    logger: logger.child({ component: "ledger" }),
+  });
   const app = createApp({
     config,
     logger,
     chain,
     payments,
     tools,
+    recordRefund,
     ...(metrics ? { metrics } : {}),
     ...(rates ? { rates } : {}),
     a2aTasks,

@@ -506,9 +506,12 @@ describe("the embedded default (pnpm start)", () => {
 
       const stopping = Date.now();
       process.kill(pnpm.pid!, "SIGTERM");
-      // Within 5 s every process the start command started is gone: the server, and the chains it started.
-      while (groupAlive(group) && Date.now() - stopping < 5_000) await new Promise((done) => setTimeout(done, 50));
-      expect(groupAlive(group), `still running 5 s after kill ${pnpm.pid}:\n${printed}`).toBe(false);
+      // Every process the start command started is gone (the server, and the chains it started) within the 10 s the
+      // server gives its own shutdown before it exits anyway (lifecycle.ts). Its work is done in a tenth of a second;
+      // the process then ends once V8 has finished the background compiling of PGlite's WebAssembly it started, about
+      // two seconds on an idle machine, longer on a busy one.
+      while (groupAlive(group) && Date.now() - stopping < 10_000) await new Promise((done) => setTimeout(done, 50));
+      expect(groupAlive(group), `still running 10 s after kill ${pnpm.pid}:\n${printed}`).toBe(false);
       await expect(fetch(`${secondUrl}/healthz`)).rejects.toThrow();
     } finally {
       if (groupAlive(group)) process.kill(group, "SIGKILL");

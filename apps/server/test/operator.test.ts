@@ -1,8 +1,10 @@
 /**
  * The operator's routes on one service with real paid calls:
- * - the whole book, every settled payment of a window, page by page (`GET /operator/ledger/entries`) and as a CSV
+ * - refunds the operator made, booked as the chain shows them (`POST /operator/refunds`): real transfers from the
+ *   payee back to payers, and every way of naming a wrong one;
+ * - the whole book, every payment and refund of a window, page by page (`GET /operator/ledger/entries`) and as a CSV
  *   or JSON Lines export (`GET /operator/ledger/export`), the CSV read with csv-parse, not with the service's own
- *   writer, and its total held against the chain's transfers to the payee;
+ *   writer, and its total held against the chain's transfers to and from the payee;
  * - the operator console (`/operator`) in a real Chromium (Debian's), with a test wallet injected as
  *   `window.ethereum` (EIP-1193) that signs with a devnet key in the test: the operator signs in, sees the charts and
  *   the latest payments, downloads the export; another wallet is refused. Screenshots are kept in test-results/;
@@ -21,6 +23,8 @@ import {
   ledgerEntrySchema,
   ledgerPageSchema,
   ledgerReportSchema,
+  REFUNDS_PATH,
+  recordedRefundSchema,
 } from "@agent-tools/schema";
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import { parse } from "csv-parse/sync";
@@ -38,8 +42,10 @@ const SCREENSHOTS = fileURLToPath(new URL("../test-results/operator-console/", i
 let t: PaidTestServer;
 let browser: Browser;
 let fromBlock: bigint;
-/** The paid calls made before the tests: their transactions and amounts. */
+/** The paid calls made: their transactions and amounts. */
 const paid: { transaction: string; amount: bigint }[] = [];
+/** The refunds booked: their transactions and amounts. */
+const refunds: { transaction: string; amount: bigint }[] = [];
 const account = (index: number): Address => t.devnet.deployment.accounts[index]!.address;
 const today = () => new Date().toISOString().slice(0, 10);
 
@@ -102,13 +108,15 @@ async function asOperator(path: string, query: string): Promise<Response> {
   return t.get(`${path}${query}`, { "SIGN-IN-WITH-X": await t.signIn(0, path) });
 }
 
-/** The chain's word: transfers of the payment asset to the payee since the file began. */
-async function transfersToPayee(): Promise<{ count: number; amount: bigint; transactions: Set<string> }> {
+/** The chain's word: transfers of the payment asset to the payee (or from it) since the file began. */
+async function transfersOfPayee(
+  direction: "to" | "from" = "to",
+): Promise<{ count: number; amount: bigint; transactions: Set<string> }> {
   const logs = await t.devnet.l2.publicClient.getContractEvents({
     address: t.config.payment.asset as Address,
     abi: usdTokenAbi,
     eventName: "Transfer",
-    args: { to: t.config.payment.payTo as Address },
+    args: { [direction]: t.config.payment.payTo as Address },
     fromBlock,
   });
   return {
@@ -118,8 +126,179 @@ async function transfersToPayee(): Promise<{ count: number; amount: bigint; tran
   };
 }
 
+/** A transfer of the payment asset from devnet account `from` (0 is the payee), mined; its transaction hash. */
+async function transfer(from: number, to: Address, amount: bigint): Promise<Hex> {
+  const hash = await t.devnet.l2.walletClient(from).writeContract({
+    address: t.config.payment.asset as Address,
+    abi: usdTokenAbi,
+    functionName: "transfer",
+    args: [to, amount],
+  });
+  await t.devnet.l2.publicClient.waitForTransactionReceipt({ hash });
+  return hash;
+}
+
+/** A POST of a refund, signed in as devnet account `signer` (the operator by default) for it. */
+async function postRefund(body: unknown, signer = 0): Promise<Response> {
+  return t.post(REFUNDS_PATH, body, { "SIGN-IN-WITH-X": await t.signIn(signer, REFUNDS_PATH) });
+}
+
+/** The book's entry of a paid call. */
+async function entryOf(transaction: string): Promise<LedgerEntry> {
+  const page = ledgerPageSchema.parse(await (await asOperator(LEDGER_ENTRIES_PATH, "?limit=1000")).json());
+  return page.entries.find((e) => e.kind === "payment" && e.transaction === transaction)!;
+}
+
+const errorOf = async (res: Response) =>
+  ((await res.json()) as { error: { code: string; message: string; details: { field: string }[] } }).error;
+
+describe("POST /operator/refunds", () => {
+  it("books a transfer from the payee back to the payer as a refund, once, and nets it in the totals", async () => {
+    // Account 4 paid the standard price; the operator gives half of it back.
+    const payment = await entryOf(paid[1]!.transaction);
+    expect(payment).toMatchObject({ kind: "payment", payer: account(4), note: null });
+    const half = BigInt(payment.amount) / 2n;
+    const hash = await transfer(0, account(4), half);
+    const body = { payer: payment.payer, nonce: payment.nonce, transaction: hash, note: "upstream outage" };
+
+    const res = await postRefund(body);
+    expect(res.status).toBe(201);
+    const recorded = recordedRefundSchema.parse(await res.json());
+    expect(recorded.refund).toMatchObject({
+      kind: "refund",
+      route: "/intel",
+      payer: account(4),
+      nonce: payment.nonce,
+      amount: half.toString(),
+      transaction: hash,
+      requestId: payment.requestId,
+      note: "upstream outage",
+    });
+    expect(recorded.payment).toEqual({
+      amount: payment.amount,
+      refunded: half.toString(),
+      remaining: (BigInt(payment.amount) - half).toString(),
+    });
+    // Its time is the block's.
+    const receipt = await t.devnet.l2.publicClient.getTransactionReceipt({ hash });
+    const block = await t.devnet.l2.publicClient.getBlock({ blockNumber: receipt.blockNumber });
+    expect(Date.parse(recorded.refund.settledAt)).toBe(Number(block.timestamp) * 1000);
+    refunds.push({ transaction: hash, amount: half });
+
+    // Sent again (a retry): the same refund, not a second one.
+    const again = await postRefund(body);
+    expect(again.status).toBe(200);
+    expect(recordedRefundSchema.parse(await again.json()).refund).toEqual(recorded.refund);
+
+    const report = ledgerReportSchema.parse(await (await asOperator("/operator/ledger", "?limit=50")).json());
+    const gross = paid.reduce((sum, p) => sum + p.amount, 0n);
+    expect(report.total).toMatchObject({
+      payments: paid.length,
+      amount: gross.toString(),
+      refunds: 1,
+      refunded: half.toString(),
+      net: (gross - half).toString(),
+    });
+    expect(report.entries.filter((e) => e.kind === "refund").map((e) => e.transaction)).toEqual([hash]);
+    expect(report.brief).toMatch(/1 refund gave back 0\.\d\d USD: net \d+\.\d\d USD/);
+  });
+
+  it("refuses a transfer that gives back more than is left, and changes nothing", async () => {
+    const payment = await entryOf(paid[1]!.transaction);
+    const rest = BigInt(payment.amount) - refunds[0]!.amount;
+    const hash = await transfer(0, account(4), rest + 1n);
+    const res = await postRefund({ payer: payment.payer, nonce: payment.nonce, transaction: hash });
+    expect(res.status).toBe(422);
+    const error = await errorOf(res);
+    expect(error.code).toBe("refund_exceeds_payment");
+    expect(error.message).toContain(`${rest} of the payment's ${payment.amount} are left`);
+    expect(error.details[0]!.field).toBe("transaction");
+    const report = ledgerReportSchema.parse(await (await asOperator("/operator/ledger", "")).json());
+    expect(report.total.refunds).toBe(1);
+  });
+
+  it("refuses what is not a transfer from the payee to that payer after the payment, each said", async () => {
+    const payment = await entryOf(paid[1]!.transaction);
+    const name = { payer: payment.payer, nonce: payment.nonce };
+    const refusal = async (body: unknown) => {
+      const res = await postRefund(body);
+      return { status: res.status, ...(await errorOf(res)) };
+    };
+    // The payment's own settlement moved money to the payee, not back.
+    expect(await refusal({ ...name, transaction: payment.transaction })).toMatchObject({
+      status: 422,
+      code: "refund_transfer_not_found",
+    });
+    // A transfer from the payee to someone else.
+    const elsewhere = await transfer(0, account(5), 1000n);
+    expect(await refusal({ ...name, transaction: elsewhere })).toMatchObject({
+      status: 422,
+      code: "refund_transfer_not_found",
+    });
+    // A transaction the chain has never mined.
+    expect(await refusal({ ...name, transaction: `0x${"ab".repeat(32)}` })).toMatchObject({
+      status: 422,
+      code: "refund_transaction_not_found",
+    });
+    // A payment the book does not have.
+    expect(await refusal({ ...name, nonce: `0x${"cd".repeat(32)}`, transaction: elsewhere })).toMatchObject({
+      status: 404,
+      code: "payment_not_found",
+    });
+    // A transfer to the payer made before the payment it is named for.
+    const before = await transfer(0, account(5), 2000n);
+    const quote = await t.quote({ path: "/intel", body: { tokenId: 7 } });
+    const res = await t.post("/intel", { tokenId: 7 }, { "PAYMENT-SIGNATURE": await t.pay(5, quote) });
+    expect(res.status).toBe(200);
+    const later = decodePaymentResponseHeader(res.headers.get("payment-response")!).transaction;
+    paid.push({ transaction: later, amount: BigInt(quote.accepts[0]!.amount) });
+    const laterPayment = await entryOf(later);
+    expect(await refusal({ payer: laterPayment.payer, nonce: laterPayment.nonce, transaction: before })).toMatchObject({
+      status: 422,
+      code: "refund_transfer_not_found",
+    });
+    // Someone else's transfer back: account 4's refund named for account 3's payment.
+    const other = await entryOf(paid[0]!.transaction);
+    expect(
+      await refusal({ payer: other.payer, nonce: other.nonce, transaction: refunds[0]!.transaction }),
+    ).toMatchObject({ status: 422, code: "refund_transfer_not_found" });
+    // One transfer back to account 5, which paid twice, is booked for one of its payments only.
+    const firstPayment = await entryOf(paid[2]!.transaction);
+    expect(firstPayment.payer).toBe(account(5));
+    const shared = await transfer(0, account(5), 1000n);
+    expect(
+      (await postRefund({ payer: firstPayment.payer, nonce: firstPayment.nonce, transaction: shared })).status,
+    ).toBe(201);
+    refunds.push({ transaction: shared, amount: 1000n });
+    expect(await refusal({ payer: laterPayment.payer, nonce: laterPayment.nonce, transaction: shared })).toMatchObject({
+      status: 409,
+      code: "refund_taken",
+    });
+
+    const report = ledgerReportSchema.parse(await (await asOperator("/operator/ledger", "")).json());
+    expect(report.total.refunds).toBe(2);
+  });
+
+  it("takes only the operator's sign-in made for it, and names a bad field", async () => {
+    const payment = await entryOf(paid[1]!.transaction);
+    const body = { payer: payment.payer, nonce: payment.nonce, transaction: refunds[0]!.transaction };
+    expect((await t.post(REFUNDS_PATH, body)).status).toBe(401);
+    expect((await postRefund(body, 4)).status).toBe(403);
+    // A sign-in made for a read does not record.
+    const elsewhere = await t.post(REFUNDS_PATH, body, { "SIGN-IN-WITH-X": await t.signIn(0, "/operator/ledger") });
+    expect(elsewhere.status).toBe(401);
+    const bad = await postRefund({ ...body, nonce: "0x12" });
+    expect(bad.status).toBe(400);
+    expect((await errorOf(bad)).details[0]!.field).toBe("nonce");
+    const extra = await postRefund({ ...body, amount: "1" });
+    expect(extra.status).toBe(400);
+    const long = await postRefund({ ...body, note: "x".repeat(201) });
+    expect((await errorOf(long)).details[0]!.field).toBe("note");
+  });
+});
+
 describe("GET /operator/ledger/export", () => {
-  it("exports the window as CSV that a CSV reader takes, whose total is the chain's transfers to the payee", async () => {
+  it("exports the window as CSV that a CSV reader takes, whose total is the chain's transfers to and from the payee", async () => {
     const res = await asOperator(LEDGER_EXPORT_PATH, `?from=${today()}&to=${today()}&format=csv`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("text/csv; charset=utf-8");
@@ -127,18 +306,28 @@ describe("GET /operator/ledger/export", () => {
     const records: Record<string, string>[] = parse(await res.text(), { columns: true });
     expect(Object.keys(records[0]!)).toEqual([...LEDGER_CSV_COLUMNS]);
 
-    const chain = await transfersToPayee();
-    expect(records).toHaveLength(chain.count);
-    expect(records.reduce((sum, r) => sum + BigInt(r.amount!), 0n)).toBe(chain.amount);
-    expect(new Set(records.map((r) => r.transaction))).toEqual(chain.transactions);
-    // The USD column is exact, so an accountant's sum of it is the chain's too.
-    const cents = records.reduce((sum, r) => sum + BigInt(r.usd!.replace(".", "")), 0n);
-    expect(cents).toBe(chain.amount);
-    expect(records.filter((r) => r.pricePoint === "discounted").map((r) => r.usd)).toEqual(["0.010000", "0.010000"]);
+    // Every transfer to the payee is a payment's row; the refunds are the transfers back that were booked.
+    const payments = records.filter((r) => r.kind === "payment");
+    const refunded = records.filter((r) => r.kind === "refund");
+    const chain = await transfersOfPayee("to");
+    expect(payments).toHaveLength(chain.count);
+    expect(new Set(payments.map((r) => r.transaction))).toEqual(chain.transactions);
+    const back = await transfersOfPayee("from");
+    expect(refunded.map((r) => r.transaction).sort()).toEqual(refunds.map((r) => r.transaction).sort());
+    for (const r of refunded) expect(back.transactions).toContain(r.transaction);
+    // A refund's amount is negative, so the column sums to what the payee kept; the USD column is exact, so an
+    // accountant's sum of it is the same.
+    const kept = chain.amount - refunds.reduce((sum, r) => sum + r.amount, 0n);
+    expect(records.reduce((sum, r) => sum + BigInt(r.amount!), 0n)).toBe(kept);
+    const units = records.reduce((sum, r) => sum + BigInt(r.usd!.replace(".", "")), 0n);
+    expect(units).toBe(kept);
+    const first = refunded.find((r) => r.transaction === refunds[0]!.transaction);
+    expect(first).toMatchObject({ note: "upstream outage", payer: account(4), amount: `-${refunds[0]!.amount}` });
+    expect(payments.filter((r) => r.pricePoint === "discounted").map((r) => r.usd)).toEqual(["0.010000", "0.010000"]);
     // Oldest first; an anonymous call has no caller; a request id a spreadsheet would run is written as text.
     const times = records.map((r) => Date.parse(r.settledAt!));
     expect(times).toEqual(times.toSorted((a, b) => a - b));
-    expect(records.find((r) => r.payer === account(4))).toMatchObject({ caller: "", route: "/intel" });
+    expect(payments.find((r) => r.payer === account(4))).toMatchObject({ caller: "", route: "/intel" });
     expect(records.find((r) => r.payer === account(3))!.requestId).toBe("'-A1");
   });
 
@@ -173,7 +362,7 @@ describe("GET /operator/ledger/entries", () => {
     await t.db.query(
       `INSERT INTO settlements (payment_key, payer, nonce, asset, network, pay_to, amount, valid_before, claimed_at,
          status, route, method, token_id, caller, price_point, transaction, settled_at, request_id)
-       SELECT $1 || i, $2, $1 || i, $3, $4, $5, 10000, now(), now(), 'settled', '/intel', 'POST', 1, $2,
+       SELECT $1 || i, $2, '0x' || lpad(to_hex(i), 64, '0'), $3, $4, $5, 10000, now(), now(), 'settled', '/intel', 'POST', 1, $2,
          'discounted', '0x' || lpad(to_hex(i), 64, '0'), $6::timestamptz + i * interval '1 millisecond', $1 || i
        FROM generate_series(1, $7::int) AS i`,
       [prefix, account(1), t.config.payment.asset, t.config.payment.network, t.config.payment.payTo, start, count],
@@ -197,25 +386,46 @@ describe("GET /operator/ledger/entries", () => {
     return { entries, pages };
   }
 
-  it("pages through 10,000 entries of a day completely, each once, while payments keep being settled", async () => {
+  it("pages through 10,000 payments and 100 refunds of a day completely, each once, while payments keep being settled", async () => {
     const day = "2026-01-15";
-    await insertSettled(10_000, new Date(`${day}T08:00:00Z`), "book-a-");
+    const start = new Date(`${day}T08:00:00Z`);
+    await insertSettled(10_000, start, "book-a-");
+    // Refunds of every hundredth payment, each at the very instant of its payment: the book orders the two by key.
+    await t.db.query(
+      `INSERT INTO refunds (transaction, log_index, payment_key, amount, refunded_at, book_key)
+       SELECT '0x' || lpad(to_hex(j), 64, 'f'), 0, 'book-a-' || (j * 100), 5000,
+         $1::timestamptz + j * 100 * interval '1 millisecond', 'refund:0x' || lpad(to_hex(j), 64, 'f') || ':0'
+       FROM generate_series(1, 100) AS j`,
+      [start],
+    );
     // While the operator pages, more payments are settled, after the pages read so far: they come in later pages.
     const { entries, pages } = await allPages(`?from=${day}&to=${day}`, async (page) => {
       if (page === 3) await insertSettled(50, new Date(`${day}T20:00:00Z`), "book-b-");
     });
     expect(pages).toBe(11);
-    const keys = entries.map((e) => e.requestId);
+    const keys = entries.map((e) => `${e.kind} ${e.requestId}`);
     expect(new Set(keys).size).toBe(keys.length);
-    for (let i = 1; i <= 10_000; i += 1) if (!keys.includes(`book-a-${i}`)) expect.fail(`book-a-${i} is missing`);
-    expect(keys.filter((k) => k.startsWith("book-b-"))).toHaveLength(50);
+    const listed = new Set(keys);
+    for (let i = 1; i <= 10_000; i += 1) if (!listed.has(`payment book-a-${i}`)) expect.fail(`book-a-${i} is missing`);
+    for (let j = 1; j <= 100; j += 1) {
+      if (!listed.has(`refund book-a-${j * 100}`)) expect.fail(`the refund of book-a-${j * 100} is missing`);
+    }
+    expect(keys.filter((k) => k.startsWith("payment book-b-"))).toHaveLength(50);
+    expect(entries).toHaveLength(10_150);
     // The report's totals for the day agree with the pages.
     const report = ledgerReportSchema.parse(
       await (await asOperator("/operator/ledger", `?from=${day}&to=${day}`)).json(),
     );
-    expect(report.total.payments).toBe(entries.length);
+    expect(report.total).toMatchObject({
+      payments: 10_050,
+      amount: String(10_050 * 10_000),
+      refunds: 100,
+      refunded: String(100 * 5000),
+      net: String(10_050 * 10_000 - 100 * 5000),
+      netUsd: "100.00",
+    });
     expect(report.byDayRouteAndPricePoint).toEqual([
-      expect.objectContaining({ day, route: "/intel", pricePoint: "discounted", payments: entries.length }),
+      expect.objectContaining({ day, route: "/intel", pricePoint: "discounted", payments: 10_050, refunds: 100 }),
     ]);
   }, 120_000);
 
@@ -229,6 +439,7 @@ describe("GET /operator/ledger/entries", () => {
 describe("writeBook", () => {
   it("reads the next page only once the caller has taken the last one, and stops when the caller goes", async () => {
     const row = (i: number): BookRow => ({
+      kind: "payment",
       key: `k${i}`,
       route: "/intel",
       method: "POST",
@@ -239,9 +450,11 @@ describe("writeBook", () => {
       amount: "1000000",
       asset: t.config.payment.asset,
       network: t.config.payment.network,
+      nonce: `0x${"1".repeat(64)}`,
       transaction: `0x${"0".repeat(64)}`,
       settledAt: new Date(i),
       requestId: `r${i}`,
+      note: null,
     });
     let reads = 0;
     // A caller that reads nothing until told: its buffers hold less than a page.
@@ -307,7 +520,8 @@ describe("the operator console in a real browser", () => {
     await page.waitForSelector('body[data-ready="console"]');
 
     // The cards and the charts are drawn from the ledger the paid calls wrote.
-    const total = paid.reduce((sum, p) => sum + p.amount, 0n);
+    // Revenue is net of the refund booked above, which the table lists beside the payments.
+    const total = paid.reduce((sum, p) => sum + p.amount, 0n) - refunds.reduce((sum, r) => sum + r.amount, 0n);
     expect(await page.textContent('[data-card="revenue"]')).toBe(`$${(Number(total) / 1e6).toFixed(2)}`);
     expect(await page.textContent('[data-card="payments"]')).toBe(String(paid.length));
     // A column for each of the 30 days of the window; today's holds the payments.
@@ -319,9 +533,12 @@ describe("the operator console in a real browser", () => {
     const routeBars = page.locator('svg[data-chart="by-route"] rect');
     expect(await routeBars.count()).toBe(1);
     expect(await routeBars.first().locator("title").textContent()).toBe(`/intel: $${(Number(total) / 1e6).toFixed(2)}`);
-    for (const { transaction } of paid) {
+    for (const { transaction } of [...paid, ...refunds]) {
       expect(await page.locator(`[data-transaction="${transaction}"]`).count(), transaction).toBe(1);
     }
+    expect(
+      await page.locator("tr", { has: page.locator(`[data-transaction="${refunds[0]!.transaction}"]`) }).textContent(),
+    ).toContain("refund: upstream outage");
     expect(await page.locator('[data-table="upstreams"] tbody tr').count()).toBe(2);
     await page.screenshot({ path: `${SCREENSHOTS}desktop.png`, fullPage: true });
 
@@ -329,7 +546,7 @@ describe("the operator console in a real browser", () => {
     const [download] = await Promise.all([page.waitForEvent("download"), page.click('[data-export="csv"]')]);
     expect(download.suggestedFilename()).toMatch(/^ledger-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv$/);
     const records: Record<string, string>[] = parse(readFileSync((await download.path())!, "utf8"), { columns: true });
-    expect(records.map((r) => r.transaction).sort()).toEqual(paid.map((p) => p.transaction).sort());
+    expect(records.map((r) => r.transaction).sort()).toEqual([...paid, ...refunds].map((p) => p.transaction).sort());
 
     // Readable on a phone: nothing wider than the screen.
     await page.setViewportSize({ width: 390, height: 844 });

@@ -14,6 +14,9 @@ import {
   OPERATOR_SESSION_PATH,
   operatorOverviewSchema,
   operatorSessionSchema,
+  REFUNDS_PATH,
+  recordedRefundSchema,
+  refundRequestSchema,
 } from "./operator.js";
 import { paidRoutes, type ToolRoute } from "./paid-routes.js";
 import { type PaymentTerms, routePaymentRequirements } from "./payment-terms.js";
@@ -355,10 +358,10 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     path: LEDGER_ENTRIES_PATH,
     operationId: "listLedgerEntries",
     tags: ["operator"],
-    summary: "Every settled payment, page by page (operator)",
+    summary: "Every payment and refund, page by page (operator)",
     description:
-      "Every settled payment of a window of UTC days, oldest first, a page at a time: pass a page's `next` as " +
-      "`after` for the next. Payments settled while you page appear in later pages. Signed in as the operator " +
+      "Every settled payment and refund of a window of UTC days, oldest first, a page at a time: pass a page's " +
+      "`next` as `after` for the next. Entries made while you page appear in later pages. Signed in as the operator " +
       "(`SIGN-IN-WITH-X`, one sign-in per page). No payment.",
     request: { query: ledgerPageQuerySchema },
     responses: { 200: { description: "A page of the book.", ...json(ledgerPageSchema) }, ...operatorRefusals },
@@ -370,9 +373,10 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     tags: ["operator"],
     summary: "The book as CSV or JSON Lines (operator)",
     description:
-      "Every settled payment of a window of UTC days as one download, oldest first, streamed as it is read: CSV " +
-      "(RFC 4180, a header line; `usd` is exact to the asset's last unit) or JSON Lines (one LedgerEntry per " +
-      "line). Signed in as the operator (`SIGN-IN-WITH-X`). No payment.",
+      "Every settled payment and refund of a window of UTC days as one download, oldest first, streamed as it is " +
+      "read: CSV (RFC 4180, a header line; `usd` is exact to the asset's last unit; a refund's `amount` and `usd` " +
+      "are negative) or JSON Lines (one LedgerEntry per line). Signed in as the operator (`SIGN-IN-WITH-X`). No " +
+      "payment.",
     request: { query: ledgerExportQuerySchema },
     responses: {
       200: {
@@ -386,6 +390,45 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     },
   });
 
+  registry.registerPath({
+    method: "post",
+    path: REFUNDS_PATH,
+    operationId: "recordRefund",
+    tags: ["operator"],
+    summary: "Book a refund the operator made (operator)",
+    description:
+      "The service never gives money back by itself: send the payment asset from the payee (`PAY_TO`) back to the " +
+      "payer with a wallet of yours, then name the payment (its ledger entry's `payer` and `nonce`) and that " +
+      "transaction. The refund is booked as the chain shows it: a successful transaction mined after the " +
+      "payment's settlement, with a transfer of the asset from the payee to the payer not booked before; its " +
+      "amount is the transfer's, and a payment's refunds never add up to more than it paid. The book lists it " +
+      "(`kind: refund`) and the totals net it. Recording the same transaction for the same payment again answers " +
+      "200 with the same refund. Signed in as the operator (`SIGN-IN-WITH-X` made for this path and request; " +
+      "the console's session cookie does not record). No payment.",
+    request: { body: { content: { "application/json": { schema: refundRequestSchema } } } },
+    responses: {
+      201: { description: "Booked.", ...json(recordedRefundSchema) },
+      200: { description: "Already booked for this payment: the same refund.", ...json(recordedRefundSchema) },
+      ...operatorRefusals,
+      400: { description: "Invalid body, naming the field.", ...json(errorBodySchema) },
+      404: {
+        description: "No settled payment of this payer with this nonce (`payment_not_found`).",
+        ...json(errorBodySchema),
+      },
+      409: {
+        description: "The transaction's transfers are booked as refunds of other payments (`refund_taken`).",
+        ...json(errorBodySchema),
+      },
+      422: {
+        description:
+          "The transaction is not mined (`refund_transaction_not_found`), reverted (`refund_transaction_failed`), " +
+          "moves nothing from the payee to the payer after the payment (`refund_transfer_not_found`), or gives " +
+          "back more than is left of the payment (`refund_exceeds_payment`).",
+        ...json(errorBodySchema),
+      },
+      503: { description: "The payment chain did not answer (`upstream_unavailable`).", ...json(errorBodySchema) },
+    },
+  });
   registry.registerPath({
     method: "post",
     path: OPERATOR_SESSION_PATH,

@@ -19,7 +19,7 @@ export const OPERATOR_SESSION_PATH = "/operator/session";
 /** What the console shows, in one answer: `GET /operator/overview`. */
 export const OPERATOR_OVERVIEW_PATH = "/operator/overview";
 
-/** Every settled payment of a window, page by page, oldest first: `GET /operator/ledger/entries`. */
+/** Every entry of a window (payments and refunds), page by page, oldest first: `GET /operator/ledger/entries`. */
 export const LEDGER_ENTRIES_PATH = "/operator/ledger/entries";
 /** Every settled payment of a window as one CSV or JSON Lines file, streamed: `GET /operator/ledger/export`. */
 export const LEDGER_EXPORT_PATH = "/operator/ledger/export";
@@ -78,9 +78,24 @@ export type LedgerExportQuery = z.input<typeof ledgerExportQuerySchema>;
 /** Which price a settled call was paid at: `standard` or `discounted`. */
 export const pricePointNameSchema = z.enum(["standard", "discounted"]);
 
-/** One settled payment of the ledger: when, which route, who paid, how much, at which price, in which transaction. */
+/** A 32-byte value in hex: an EIP-3009 authorization's nonce, a transaction hash. */
+const bytes32Schema = z
+  .string({ error: "must be a string" })
+  .regex(/^0x[0-9a-fA-F]{64}$/, { error: "must be 32 bytes in hex (0x followed by 64 hex digits)" });
+
+/** What a ledger entry records: a settled payment, or money given back for one. */
+export const LEDGER_ENTRY_KINDS = ["payment", "refund"] as const;
+
+/**
+ * One entry of the ledger: a settled payment (when, which route, who paid, how much, at which price, in which
+ * transaction), or a refund of one, recorded by the operator (the payment's route, payer and nonce; the amount given
+ * back, its transaction and when it was mined).
+ */
 export const ledgerEntrySchema = z
   .object({
+    kind: z.enum(LEDGER_ENTRY_KINDS).meta({
+      description: "`payment`, or `refund`: money given back for the payment this entry names (payer and nonce).",
+    }),
     route: z.string().meta({ description: "The paid route, for example `/intel`.", example: "/intel" }),
     method: z
       .enum(["GET", "POST", "MCP", "A2A"])
@@ -89,24 +104,46 @@ export const ledgerEntrySchema = z
     payer: addressSchema.meta({ description: "Who signed the payment." }),
     caller: addressSchema.nullable().meta({ description: "The signed-in caller, null for an anonymous call." }),
     pricePoint: pricePointNameSchema,
-    amount: uintStringSchema.meta({ description: "Amount in the asset's smallest unit." }),
+    amount: uintStringSchema.meta({
+      description: "Amount in the asset's smallest unit: paid, or given back for a refund (never negative).",
+    }),
     asset: addressSchema,
     network: caip2Schema,
-    transaction: z
-      .string()
-      .regex(/^0x[0-9a-fA-F]{64}$/)
-      .meta({ description: "The settlement transaction." }),
-    settledAt: isoDateTimeSchema,
+    nonce: bytes32Schema.meta({
+      description:
+        "The payer's EIP-3009 authorization nonce: with `payer` it names the payment, as `AuthorizationUsed(payer, " +
+        "nonce)` does on chain. A refund carries the nonce of the payment it gives back.",
+    }),
+    transaction: bytes32Schema.meta({
+      description: "The settlement transaction; for a refund, the transaction that gave the money back.",
+    }),
+    settledAt: isoDateTimeSchema.meta({
+      description: "When the payment was settled; for a refund, when its transaction was mined (the block's time).",
+    }),
     requestId: z.string().meta({ description: "The request id the call was logged under (header X-Request-Id)." }),
+    note: z
+      .string()
+      .nullable()
+      .meta({ description: "Why a refund was made, as the operator recorded it; null for a payment." }),
   })
   .meta({ id: "LedgerEntry" });
-/** One settled payment of the ledger (see {@link ledgerEntrySchema}). */
+/** One entry of the ledger, a settled payment or a refund (see {@link ledgerEntrySchema}). */
 export type LedgerEntry = z.infer<typeof ledgerEntrySchema>;
 
+/** A signed integer as a decimal string: a net amount, which refunds can make negative. */
+const intStringSchema = z
+  .string()
+  .regex(/^(0|-?[1-9][0-9]*)$/)
+  .meta({ description: "Integer as a decimal string.", example: "-10000" });
+
 const totalSchema = z.object({
-  payments: z.number().int().min(0),
-  amount: uintStringSchema,
-  usd: z.string().meta({ description: "The amount in USD, two decimals.", example: "1.02" }),
+  payments: z.number().int().min(0).meta({ description: "Settled payments." }),
+  amount: uintStringSchema.meta({ description: "What they paid, in the asset's smallest unit." }),
+  usd: z.string().meta({ description: "What they paid, in USD, two decimals.", example: "1.02" }),
+  refunds: z.number().int().min(0).meta({ description: "Refunds, counted on the day their transaction was mined." }),
+  refunded: uintStringSchema.meta({ description: "What the refunds gave back, in the asset's smallest unit." }),
+  net: intStringSchema.meta({ description: "`amount` less `refunded`: negative when more was given back." }),
+  netUsd: z.string().meta({ description: "`net` in USD, two decimals.", example: "1.01" }),
 });
 
 /** The answer of `GET /operator/ledger`: totals per route and per day, and the latest payments. */
@@ -133,7 +170,9 @@ export const ledgerReportSchema = z
           "Payments whose settlement was sent but not yet confirmed (the call was cut short); they are checked " +
           "on chain and recorded or dropped.",
       }),
-    entries: z.array(ledgerEntrySchema).meta({ description: "The latest settled payments, newest first." }),
+    entries: z
+      .array(ledgerEntrySchema)
+      .meta({ description: "The latest entries (settled payments and refunds), newest first." }),
     brief: briefField,
   })
   .meta({ id: "LedgerReport" });
@@ -147,16 +186,20 @@ export const ledgerPageSchema = z
   .object({
     from: daySchema,
     to: daySchema,
-    entries: z.array(ledgerEntrySchema).meta({ description: "Settled payments, oldest first." }),
+    entries: z.array(ledgerEntrySchema).meta({ description: "Settled payments and refunds, oldest first." }),
     next: z.string().nullable().meta({ description: "Pass it as `after` for the next page; null on the last page." }),
   })
   .meta({ id: "LedgerPage" });
 /** A page of `GET /operator/ledger/entries` (see {@link ledgerPageSchema}). */
 export type LedgerPage = z.infer<typeof ledgerPageSchema>;
 
-/** The columns of the ledger's CSV export, in order: a {@link LedgerEntry}'s fields, and its amount in USD. */
+/**
+ * The columns of the ledger's CSV export, in order: a {@link LedgerEntry}'s fields and its amount in USD. In the CSV
+ * a refund's `amount` and `usd` are negative, so that a column's sum is what the operator kept.
+ */
 export const LEDGER_CSV_COLUMNS = [
   "settledAt",
+  "kind",
   "route",
   "method",
   "tokenId",
@@ -167,14 +210,16 @@ export const LEDGER_CSV_COLUMNS = [
   "usd",
   "asset",
   "network",
+  "nonce",
   "transaction",
   "requestId",
+  "note",
 ] as const;
 
 /**
  * One field of a CSV line (RFC 4180): quoted when it holds a comma, a quote or a line break. A text a spreadsheet
- * would run as a formula (`=`, `+`, `-`, `@` first) is quoted behind an apostrophe; only the request id, which a
- * caller may choose, can hold one.
+ * would run as a formula (`=`, `+`, `-`, `@` first) is quoted behind an apostrophe: the request id, which a caller
+ * may choose, and a refund's note can hold one. (A refund's negative amount is a number, written as it is.)
  */
 function csvField(value: string): string {
   const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
@@ -186,14 +231,61 @@ export const ledgerCsvHeader = `${LEDGER_CSV_COLUMNS.join(",")}\r\n`;
 
 /** An entry as a line of the CSV export (`usd` is its amount in USD to the last unit), with its line break. */
 export function ledgerCsvLine(entry: LedgerEntry): string {
+  // A refund's amount is written negative: a number, never taken for a formula, so not quoted.
+  const sign = entry.kind === "refund" && entry.amount !== "0" ? "-" : "";
   const fields: Record<(typeof LEDGER_CSV_COLUMNS)[number], string> = {
     ...entry,
     tokenId: String(entry.tokenId),
     caller: entry.caller ?? "",
-    usd: exactUsd(entry.amount),
+    note: entry.note ?? "",
+    amount: `${sign}${entry.amount}`,
+    usd: `${sign}${exactUsd(entry.amount)}`,
   };
-  return `${LEDGER_CSV_COLUMNS.map((column) => csvField(fields[column])).join(",")}\r\n`;
+  const numbers = new Set<string>(["amount", "usd"]);
+  return `${LEDGER_CSV_COLUMNS.map((column) => (numbers.has(column) ? fields[column] : csvField(fields[column]))).join(",")}\r\n`;
 }
+
+/** Records a refund of a settled payment: `POST /operator/refunds` (signed in as the operator). */
+export const REFUNDS_PATH = "/operator/refunds";
+
+/**
+ * The body of `POST /operator/refunds`: the payment (its payer and authorization nonce, as a ledger entry names them)
+ * and the transaction that gave money back for it: a transfer of the payment asset from the payee (`PAY_TO`) to the
+ * payer, mined after the payment's settlement.
+ */
+export const refundRequestSchema = z
+  .strictObject({
+    payer: addressSchema.meta({ description: "Who paid: the ledger entry's `payer`." }),
+    nonce: bytes32Schema.meta({ description: "The payment's authorization nonce: the ledger entry's `nonce`." }),
+    transaction: bytes32Schema.meta({
+      description: "The refund's transaction: it transfers the payment asset from the payee to the payer.",
+    }),
+    note: z
+      .string({ error: "must be text" })
+      .max(200, { error: "must be at most 200 characters long" })
+      .optional()
+      .meta({ description: "Why the money was given back, kept with the refund (at most 200 characters)." }),
+  })
+  .meta({ id: "RefundRequest" });
+/** The body of `POST /operator/refunds`, as a caller writes it (see {@link refundRequestSchema}). */
+export type RefundRequest = z.input<typeof refundRequestSchema>;
+
+/** The answer of `POST /operator/refunds`: the refund as the book lists it, and what is left of the payment. */
+export const recordedRefundSchema = z
+  .object({
+    refund: ledgerEntrySchema,
+    payment: z
+      .object({
+        amount: uintStringSchema.meta({ description: "What the payment paid." }),
+        refunded: uintStringSchema.meta({ description: "What its refunds gave back, this one included." }),
+        remaining: uintStringSchema.meta({ description: "What can still be given back for it." }),
+      })
+      .meta({ description: "The payment the refund gives back for." }),
+    brief: briefField,
+  })
+  .meta({ id: "RecordedRefund" });
+/** The answer of `POST /operator/refunds` (see {@link recordedRefundSchema}). */
+export type RecordedRefund = z.infer<typeof recordedRefundSchema>;
 
 /** The answer of `POST /operator/session`: who is signed in, until when (the session itself is an HttpOnly cookie). */
 export const operatorSessionSchema = z

@@ -3,6 +3,9 @@ import {
   buildOpenApiDocument,
   dispatchRequestSchema,
   dispatchRoutes,
+  LEDGER_CSV_COLUMNS,
+  type LedgerEntry,
+  ledgerCsvLine,
   ledgerQuerySchema,
   ledgerReportSchema,
   listMissionsRequestSchema,
@@ -133,25 +136,81 @@ describe("ledger query", () => {
     expect(fields(ledgerQuerySchema.safeParse({ limit: 501 }))).toEqual(["limit"]);
   });
 
-  it("reports totals as integer strings in the asset's smallest unit", () => {
+  it("reports totals as integer strings in the asset's smallest unit, a net that refunds can make negative", () => {
+    const paid = { payments: 1, amount: "10000", usd: "0.01", refunds: 0, refunded: "0", net: "10000", netUsd: "0.01" };
     const report = {
       generatedAt: "2026-11-22T12:00:00.000Z",
       from: "2026-11-22",
       to: "2026-11-22",
       asset: ASSET,
       network: "eip155:31338",
-      total: { payments: 1, amount: "10000", usd: "0.01" },
-      byRoute: [{ route: "/intel", payments: 1, amount: "10000", usd: "0.01" }],
-      byDay: [{ day: "2026-11-22", payments: 1, amount: "10000", usd: "0.01" }],
-      byDayAndRoute: [{ day: "2026-11-22", route: "/intel", payments: 1, amount: "10000", usd: "0.01" }],
-      byDayRouteAndPricePoint: [
-        { day: "2026-11-22", route: "/intel", pricePoint: "discounted", payments: 1, amount: "10000", usd: "0.01" },
-      ],
+      total: paid,
+      byRoute: [{ route: "/intel", ...paid }],
+      byDay: [{ day: "2026-11-22", ...paid }],
+      byDayAndRoute: [{ day: "2026-11-22", route: "/intel", ...paid }],
+      byDayRouteAndPricePoint: [{ day: "2026-11-22", route: "/intel", pricePoint: "discounted", ...paid }],
       unconfirmed: 0,
       entries: [],
       brief: "1 payment, 0.01 USD.",
     };
     expect(ledgerReportSchema.safeParse(report).success).toBe(true);
+    const refundOnly = {
+      payments: 0,
+      amount: "0",
+      usd: "0.00",
+      refunds: 1,
+      refunded: "5000",
+      net: "-5000",
+      netUsd: "-0.01",
+    };
+    expect(ledgerReportSchema.safeParse({ ...report, total: refundOnly }).success).toBe(true);
+    expect(ledgerReportSchema.safeParse({ ...report, total: { ...paid, refunded: "-1" } }).success).toBe(false);
+    expect(ledgerReportSchema.safeParse({ ...report, total: { ...paid, net: "-0" } }).success).toBe(false);
     expect(ledgerReportSchema.safeParse({ ...report, total: { ...report.total, amount: "0.01" } }).success).toBe(false);
+  });
+});
+
+describe("the ledger's CSV line", () => {
+  const entry: LedgerEntry = {
+    kind: "payment",
+    route: "/intel",
+    method: "POST",
+    tokenId: 1,
+    payer: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+    caller: null,
+    pricePoint: "standard",
+    amount: "1000000",
+    asset: ASSET,
+    network: "eip155:31338",
+    nonce: `0x${"ef".repeat(32)}`,
+    transaction: `0x${"cd".repeat(32)}`,
+    settledAt: "2026-11-22T11:59:00.000Z",
+    requestId: "req-1",
+    note: null,
+  };
+  const fields = (line: string) => {
+    expect(line.endsWith("\r\n")).toBe(true);
+    return Object.fromEntries(
+      line
+        .slice(0, -2)
+        .split(",")
+        .map((value, i) => [LEDGER_CSV_COLUMNS[i], value]),
+    );
+  };
+
+  it("writes a payment's amount as it is, and a refund's negative, both exact", () => {
+    expect(fields(ledgerCsvLine(entry))).toMatchObject({
+      kind: "payment",
+      amount: "1000000",
+      usd: "1.000000",
+      note: "",
+    });
+    const refund = fields(ledgerCsvLine({ ...entry, kind: "refund", amount: "5000", note: "late" }));
+    expect(refund).toMatchObject({ kind: "refund", amount: "-5000", usd: "-0.005000", note: "late" });
+  });
+
+  it("writes a note a spreadsheet would run as a formula behind an apostrophe", () => {
+    const line = ledgerCsvLine({ ...entry, kind: "refund", note: "=HYPERLINK(1)" });
+    expect(fields(line).note).toBe("'=HYPERLINK(1)");
   });
 });

@@ -11,6 +11,9 @@ import {
   type GetLedgerReturnType,
   getLedger,
   getLedgerPage,
+  type RecordRefundParameters,
+  type RecordRefundReturnType,
+  recordRefund,
 } from "./actions/ledger.js";
 import {
   type DispatchParameters,
@@ -122,6 +125,23 @@ export interface AgentToolsClient extends ToolMethods {
    */
   exportLedger(query?: ExportLedgerParameters): Promise<ExportLedgerReturnType>;
   /**
+   * `POST /operator/refunds`: books a refund the operator made: name the payment as its ledger entry does (`payer`,
+   * `nonce`) and the transaction that sent the payment asset from the payee back to the payer. The service reads
+   * that transfer from the chain and lists it in the book (`kind: "refund"`), netted in the totals. Recording the
+   * same transaction again answers the same refund. Signs in as {@link AgentToolsClient.ledger} does; a refusal is a
+   * `ServiceError` whose `code` says why (`refund_transfer_not_found`, `refund_exceeds_payment`, ...).
+   * @example
+   * const [entry] = (await operatorClient.ledgerEntries({ from: "2026-11-25" })).entries;
+   * const { refund, payment } = await operatorClient.recordRefund({
+   *   payer: entry!.payer,
+   *   nonce: entry!.nonce,
+   *   transaction: "0x…", // the hash of your transfer from PAY_TO back to the payer
+   *   note: "upstream outage",
+   * });
+   * console.log(refund.amount, payment.remaining);
+   */
+  recordRefund(parameters: RecordRefundParameters): Promise<RecordRefundReturnType>;
+  /**
    * `GET /healthz`: whether the service is up.
    * @example
    * const { ok } = await client.health(); // true
@@ -192,6 +212,7 @@ export function createAgentToolsClient(options: AgentToolsClientOptions): AgentT
     ledger: (query) => getLedger(context, query),
     ledgerEntries: (query) => getLedgerPage(context, query),
     exportLedger: (query) => exportLedger(context, query),
+    recordRefund: (parameters) => recordRefund(context, parameters),
     health: () => getHealth(context),
     agentInfo: (tokenId) => getAgent(context, { tokenId }),
     registration: (tokenId) => getRegistration(context, { tokenId }),

@@ -28,6 +28,8 @@ export {
   type PaymentRequired,
   paidRoutes,
   queryToInput,
+  type RecordedRefund,
+  type RefundRequest,
   type RegistrationFile,
   type RequestField,
   requestFields,
@@ -46,6 +48,8 @@ export type {
   GetLedgerPageReturnType,
   GetLedgerParameters,
   GetLedgerReturnType,
+  RecordRefundParameters,
+  RecordRefundReturnType,
 } from "./actions/ledger.js";
 export type {
   DispatchInput,

@@ -11,6 +11,7 @@ import {
   type LedgerReport,
   NetworkError,
   PaymentRequiredError,
+  ServiceError,
   UnauthorizedError,
   UnexpectedResponseError,
   ValidationError,
@@ -47,7 +48,9 @@ function fakeFetch(answer: (request: Seen, index: number) => Response | Promise<
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
-const errorBody = (code: string, message: string) => ({ error: { code, message, details: [] } });
+const errorBody = (code: string, message: string, details: { field: string; message: string }[] = []) => ({
+  error: { code, message, details },
+});
 
 /** A 402 quoting `amount` on a local payment chain, with the sign-in extension. */
 function challenge(amount: string) {
@@ -83,22 +86,23 @@ const settled = (amount: string) => ({
   } as never),
 });
 
+/** One payment of 0.01 USD, nothing refunded. */
+const paid = { payments: 1, amount: "10000", usd: "0.01", refunds: 0, refunded: "0", net: "10000", netUsd: "0.01" };
 const ledgerReport: LedgerReport = {
   generatedAt: "2026-11-22T12:00:00.000Z",
   from: "2026-10-24",
   to: "2026-11-22",
   asset: ASSET,
   network: "eip155:31338",
-  total: { payments: 1, amount: "10000", usd: "0.01" },
-  byRoute: [{ route: "/intel", payments: 1, amount: "10000", usd: "0.01" }],
-  byDay: [{ day: "2026-11-22", payments: 1, amount: "10000", usd: "0.01" }],
-  byDayAndRoute: [{ day: "2026-11-22", route: "/intel", payments: 1, amount: "10000", usd: "0.01" }],
-  byDayRouteAndPricePoint: [
-    { day: "2026-11-22", route: "/intel", pricePoint: "discounted", payments: 1, amount: "10000", usd: "0.01" },
-  ],
+  total: { ...paid },
+  byRoute: [{ route: "/intel", ...paid }],
+  byDay: [{ day: "2026-11-22", ...paid }],
+  byDayAndRoute: [{ day: "2026-11-22", route: "/intel", ...paid }],
+  byDayRouteAndPricePoint: [{ day: "2026-11-22", route: "/intel", pricePoint: "discounted", ...paid }],
   unconfirmed: 0,
   entries: [
     {
+      kind: "payment",
       route: "/intel",
       method: "POST",
       tokenId: 1,
@@ -108,9 +112,11 @@ const ledgerReport: LedgerReport = {
       amount: "10000",
       asset: ASSET,
       network: "eip155:31338",
+      nonce: `0x${"ef".repeat(32)}`,
       transaction: `0x${"cd".repeat(32)}`,
       settledAt: "2026-11-22T11:59:00.000Z",
       requestId: "req-1",
+      note: null,
     },
   ],
   brief: "1 payment of 0.01 USD settled from 2026-10-24 to 2026-11-22.",
@@ -401,5 +407,65 @@ describe("ledger", () => {
     await expect(createAgentToolsClient({ baseUrl: BASE, account, fetch }).ledger()).rejects.toBeInstanceOf(
       UnexpectedResponseError,
     );
+  });
+});
+
+describe("recordRefund", () => {
+  const refund = {
+    payer: account.address,
+    nonce: `0x${"ef".repeat(32)}`,
+    transaction: `0x${"12".repeat(32)}`,
+    note: "late answer",
+  };
+  const recorded = {
+    refund: {
+      ...ledgerReport.entries[0]!,
+      kind: "refund",
+      amount: "5000",
+      transaction: refund.transaction,
+      note: refund.note,
+    },
+    payment: { amount: "10000", refunded: "5000", remaining: "5000" },
+    brief: "Recorded: a refund of 0.01 USD.",
+  };
+
+  it("POSTs the refund as JSON, signed in for the refunds URL, and takes 201 as success", async () => {
+    const { fetch, seen } = fakeFetch((request) =>
+      request.headers.has("sign-in-with-x")
+        ? json(201, recorded)
+        : json(401, errorBody("sign_in_required", "Sign in."), { "www-authenticate": OPERATOR_CHALLENGE }),
+    );
+    const answer = await createAgentToolsClient({ baseUrl: BASE, account, fetch }).recordRefund(refund);
+    expect(answer.refund.kind).toBe("refund");
+    expect(answer.payment.remaining).toBe("5000");
+    const url = `${BASE}/operator/refunds`;
+    expect(seen.map((r) => `${r.method} ${r.url}`)).toEqual([`POST ${url}`, `POST ${url}`]);
+    expect(JSON.parse(seen[1]!.body!)).toEqual(refund);
+    expect(parseSIWxHeader(seen[1]!.headers.get("sign-in-with-x")!)).toMatchObject({ uri: url });
+  });
+
+  it("passes a refusal on with its code and field, without sending it again", async () => {
+    const { fetch, seen } = fakeFetch((request) =>
+      request.headers.has("sign-in-with-x")
+        ? json(422, errorBody("refund_exceeds_payment", "Too much.", [{ field: "transaction", message: "Too much." }]))
+        : json(401, errorBody("sign_in_required", "Sign in."), { "www-authenticate": OPERATOR_CHALLENGE }),
+    );
+    const error = await createAgentToolsClient({ baseUrl: BASE, account, fetch })
+      .recordRefund(refund)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceError);
+    expect(error).toMatchObject({ status: 422, code: "refund_exceeds_payment" });
+    expect((error as ServiceError).details.map((d) => d.field)).toEqual(["transaction"]);
+    expect(seen).toHaveLength(2);
+  });
+
+  it("refuses a refund that fails the contract before sending", async () => {
+    const { fetch, seen } = fakeFetch(() => json(201, recorded));
+    const error = await createAgentToolsClient({ baseUrl: BASE, account, fetch })
+      .recordRefund({ ...refund, nonce: "0x12" })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).fields).toEqual(["nonce"]);
+    expect(seen).toHaveLength(0);
   });
 });

@@ -127,15 +127,18 @@ function paymentRow(entry: LedgerEntry, transactionUrl: string | null): string[]
     html(entry.settledAt.replace("T", " ").slice(0, 19)),
     html(`${entry.method} ${entry.route}`),
     `<span title="${html(entry.payer)}">${short(entry.payer)}</span>`,
-    html(entry.pricePoint),
-    `$${usd(entry.amount)}`,
+    html(entry.kind === "refund" ? `refund${entry.note ? `: ${entry.note}` : ""}` : entry.pricePoint),
+    `${entry.kind === "refund" ? "-" : ""}$${usd(entry.amount)}`,
     `<span data-transaction="${html(entry.transaction)}">${tx}</span>`,
   ];
 }
 
-/** Every day of the report's window, oldest first, with the USD settled on it (0 on a day without payments). */
+/** What a total kept, in USD, for a bar: net of refunds, and no bar below zero. */
+const kept = (total: { netUsd: string }) => Math.max(0, Number(total.netUsd));
+
+/** Every day of the report's window, oldest first, with the USD kept on it (0 on a day without payments). */
 function daysOf(report: OperatorOverview["report"]): { label: string; value: number }[] {
-  const settled = new Map(report.byDay.map((d) => [d.day, Number(d.usd)]));
+  const settled = new Map(report.byDay.map((d) => [d.day, kept(d)]));
   const days: { label: string; value: number }[] = [];
   for (let at = Date.parse(`${report.from}T00:00:00Z`); at <= Date.parse(`${report.to}T00:00:00Z`); at += 86_400_000) {
     const day = new Date(at).toISOString().slice(0, 10);
@@ -151,7 +154,7 @@ function render(overview: OperatorOverview): string {
   return `
 <p>${html(report.brief)}</p>
 <div class="cards">
-  <div class="card">Revenue, ${html(report.from)} to ${html(report.to)}<b data-card="revenue">$${html(report.total.usd)}</b></div>
+  <div class="card">Revenue, ${html(report.from)} to ${html(report.to)}<b data-card="revenue">$${html(report.total.netUsd)}</b>${report.total.refunds > 0 ? `<span>$${html(report.total.usd)} paid, $${usd(report.total.refunded)} refunded</span>` : "net of refunds"}</div>
   <div class="card">Payments<b data-card="payments">${report.total.payments}</b></div>
   <div class="card">Pending claims<b data-card="pending" class="${pending.older > 0 ? "warn" : ""}">${pending.recent + pending.older}</b>${pending.older > 0 ? `<span class="warn">${pending.older} unresolved for over 10 minutes</span>` : "none stuck"}</div>
   <div class="card">Missions queued<b data-card="missions">${queued}</b></div>
@@ -159,14 +162,14 @@ function render(overview: OperatorOverview): string {
 <div class="grid">
   <section><h2>Revenue per day (USD)</h2>${bars(daysOf(report), false, "by-day")}</section>
   <section><h2>Revenue per tool (USD)</h2>${bars(
-    report.byRoute.map((r) => ({ label: r.route, value: Number(r.usd) })),
+    report.byRoute.map((r) => ({ label: r.route, value: kept(r) })),
     true,
     "by-route",
   )}</section>
 </div>
-<h2>Latest payments</h2>
+<h2>Latest payments and refunds</h2>
 ${table(
-  ["settled (UTC)", "call", "payer", "price", "USD", "transaction"],
+  ["settled (UTC)", "call", "payer", "price or refund", "USD", "transaction"],
   report.entries.map((e) => paymentRow(e, transactionUrl)),
   "payments",
 )}

@@ -128,12 +128,17 @@ export function readAuthorization(payload: PaymentPayload, quoted: PaymentRequir
   return { ok: true, from: authorization.from, nonce: authorization.nonce, validBefore: new Date(validBefore * 1000) };
 }
 
+/** The key of an EIP-3009 authorization: its network, asset, payer and nonce. */
+export function eip3009PaymentKey(network: string, asset: string, payer: string, nonce: string): string {
+  return `eip3009:${network}:${asset}:${payer}:${nonce}`.toLowerCase();
+}
+
 /** One key per payment authorization: the EIP-3009 (network, asset, payer, nonce), else a digest of the payload. */
 export function paymentKey(payload: PaymentPayload): string {
   const parsed = eip3009PayloadSchema.safeParse(payload.payload);
   if (parsed.success) {
     const { from, nonce } = parsed.data.authorization;
-    return `eip3009:${payload.accepted.network}:${payload.accepted.asset}:${from}:${nonce}`.toLowerCase();
+    return eip3009PaymentKey(payload.accepted.network, payload.accepted.asset, from, nonce);
   }
   return `payload:${createHash("sha256").update(JSON.stringify(payload.payload)).digest("hex")}`;
 }

@@ -12,9 +12,10 @@ import type { BookPosition, BookRow, SettledRow } from "../store/settlement-ledg
 /** Rows of the book per page of an export: a bounded amount in memory whatever the window holds. */
 export const EXPORT_PAGE_ROWS = 1000;
 
-/** A settled row as the wire writes it. */
+/** A book row (a settled payment or a refund) as the wire writes it. */
 export function ledgerEntryOf(row: SettledRow): LedgerEntry {
   return {
+    kind: row.kind,
     route: row.route,
     method: row.method,
     tokenId: row.tokenId,
@@ -24,9 +25,11 @@ export function ledgerEntryOf(row: SettledRow): LedgerEntry {
     amount: row.amount,
     asset: getAddress(row.asset),
     network: row.network,
+    nonce: row.nonce,
     transaction: row.transaction,
     settledAt: row.settledAt.toISOString(),
     requestId: row.requestId,
+    note: row.note,
   };
 }
 

@@ -11,10 +11,25 @@ import { ledgerEntryOf } from "./ledger-book.js";
 const DAY_MS = 86_400_000;
 const utcDay = (date: Date) => date.toISOString().slice(0, 10);
 
-function total(rows: { payments: number; amount: string }[]) {
+/** An amount that refunds can make negative, in USD to the cent. */
+const signedUsd = (amount: bigint) =>
+  amount < 0n ? `-${formatUsd((-amount).toString())}` : formatUsd(amount.toString());
+
+/** The sum of totals: payments, what they paid, refunds, what those gave back, and the difference. */
+function total(rows: { payments: number; amount: string; refunds: number; refunded: string }[]) {
   const payments = rows.reduce((n, row) => n + row.payments, 0);
-  const amount = rows.reduce((sum, row) => sum + BigInt(row.amount), 0n).toString();
-  return { payments, amount, usd: formatUsd(amount) };
+  const amount = rows.reduce((sum, row) => sum + BigInt(row.amount), 0n);
+  const refunds = rows.reduce((n, row) => n + row.refunds, 0);
+  const refunded = rows.reduce((sum, row) => sum + BigInt(row.refunded), 0n);
+  return {
+    payments,
+    amount: amount.toString(),
+    usd: formatUsd(amount.toString()),
+    refunds,
+    refunded: refunded.toString(),
+    net: (amount - refunded).toString(),
+    netUsd: signedUsd(amount - refunded),
+  };
 }
 
 /** Groups day, route and price point totals by some of the three, in the order the rows come. */
@@ -43,13 +58,16 @@ function ledgerBrief(
   window: { from: string; to: string },
   unconfirmed: number,
 ): string {
-  if (sum.payments === 0) return `No settled payments from ${window.from} to ${window.to}.`;
+  if (sum.payments === 0 && sum.refunds === 0) return `No settled payments from ${window.from} to ${window.to}.`;
   const days = byDay.map((d) => d.day).sort();
   const first = days[0]!;
   const last = days[days.length - 1]!;
   const when = first === last ? `on ${first}` : `from ${first} to ${last}`;
   return (
     `${sum.payments} settled payment${sum.payments === 1 ? "" : "s"} ${when}, ${sum.usd} USD` +
+    (sum.refunds > 0
+      ? ` (${sum.refunds} refund${sum.refunds === 1 ? "" : "s"} gave back ${formatUsd(sum.refunded)} USD: net ${sum.netUsd} USD)`
+      : "") +
     (busiest ? `; busiest route ${busiest.route} (${busiest.payments}, ${busiest.usd} USD)` : "") +
     (unconfirmed > 0 ? `; ${unconfirmed} settlement${unconfirmed === 1 ? "" : "s"} awaiting confirmation.` : ".")
   );

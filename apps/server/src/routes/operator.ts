@@ -1,4 +1,5 @@
 import {
+  formatUsd,
   LEDGER_ENTRIES_PATH,
   LEDGER_EXPORT_PATH,
   LEDGER_PATH,
@@ -12,13 +13,18 @@ import {
   ledgerQuerySchema,
   ledgerReportSchema,
   queryToInput,
+  REFUNDS_PATH,
+  type RecordedRefund,
+  recordedRefundSchema,
+  refundRequestSchema,
   safeParseRequest,
 } from "@agent-tools/schema";
 import { type Request, Router } from "express";
 import type { Logger } from "pino";
 import type { z } from "zod";
-import { validationError } from "../http/errors.js";
+import { HttpError, validationError } from "../http/errors.js";
 import type { PaymentService } from "../payment/payment-service.js";
+import { type RecordRefund, RefundRefusal } from "../payment/record-refund.js";
 import { cursorOf, ledgerEntryOf, positionOf, writeBook } from "./ledger-book.js";
 import { ledgerReport, windowOf } from "./ledger-report.js";
 import { createOperatorAuth } from "./operator-auth.js";
@@ -29,13 +35,15 @@ import { type OperatorConsoleDeps, operatorConsoleRoutes } from "./operator-cons
  * paid (docs/api.md, "The operator's ledger"):
  * - `GET /operator/ledger`: totals per route, day and price point, and the latest entries;
  * - `GET /operator/ledger/entries`: every entry of a window, page by page, oldest first;
- * - `GET /operator/ledger/export`: every entry of a window as CSV or JSON Lines, streamed.
+ * - `GET /operator/ledger/export`: every entry of a window as CSV or JSON Lines, streamed;
+ * - `POST /operator/refunds`: books a refund the operator made, as the chain shows it (payment/record-refund.ts).
  */
 export function operatorRoutes(deps: {
   payments: PaymentService;
   operator: string;
   logger: Logger;
   publicUrl: string;
+  recordRefund?: RecordRefund;
   console?: OperatorConsoleDeps;
 }): Router {
   const router = Router();
@@ -99,5 +107,35 @@ export function operatorRoutes(deps: {
       res.destroy();
     }
   });
+  const { recordRefund } = deps;
+  if (recordRefund)
+    router.post(REFUNDS_PATH, async (req, res) => {
+      const parsed = safeParseRequest(refundRequestSchema, req.body);
+      if (!parsed.success) throw validationError(parsed.error, "body");
+      // A write: signed in for this very request (SIGN-IN-WITH-X), never by the console's session cookie.
+      await auth.operatorOf(req, REFUNDS_PATH, { session: false });
+      let recorded: Awaited<ReturnType<RecordRefund>>;
+      try {
+        recorded = await recordRefund(parsed.data);
+      } catch (error) {
+        if (!(error instanceof RefundRefusal)) throw error;
+        throw new HttpError(
+          error.code,
+          error.message,
+          error.field ? [{ field: error.field, message: error.message }] : [],
+        );
+      }
+      const entry = ledgerEntryOf(recorded.refund);
+      const { amount, refunded, remaining } = recorded.payment;
+      const answer: RecordedRefund = {
+        refund: entry,
+        payment: { amount: amount.toString(), refunded: refunded.toString(), remaining: remaining.toString() },
+        brief:
+          `${recorded.created ? "Recorded" : "Already recorded"}: a refund of ${formatUsd(entry.amount)} USD to ` +
+          `${entry.payer} for ${entry.route} (transaction ${entry.transaction}); ${formatUsd(remaining.toString())} USD ` +
+          `of the payment's ${formatUsd(amount.toString())} USD left to give back.`,
+      };
+      res.status(recorded.created ? 201 : 200).json(recordedRefundSchema.parse(answer));
+    });
   return router;
 }

@@ -156,6 +156,27 @@ export const migrations = [
       "CREATE INDEX operator_sessions_expiry ON operator_sessions (expires_at)",
     ],
   },
+  {
+    version: 9,
+    name: "refunds",
+    statements: [
+      // Money the operator gave back for a settled payment: one transfer log of a refund transaction each, so a
+      // transfer is booked once; `book_key` orders it in the book beside the payments (docs/decisions.md, "Refunds").
+      `CREATE TABLE refunds (
+        transaction text NOT NULL,
+        log_index integer NOT NULL,
+        payment_key text NOT NULL REFERENCES settlements (payment_key),
+        amount numeric(78, 0) NOT NULL CHECK (amount > 0),
+        refunded_at timestamptz NOT NULL,
+        book_key text NOT NULL UNIQUE,
+        note text,
+        recorded_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (transaction, log_index)
+      )`,
+      "CREATE INDEX refunds_book ON refunds (refunded_at, book_key)",
+      "CREATE INDEX refunds_payment ON refunds (payment_key)",
+    ],
+  },
 ] as const satisfies readonly { version: number; name: string; statements: readonly string[] }[];
 
 export const LATEST_MIGRATION = migrations.at(-1)!.version;

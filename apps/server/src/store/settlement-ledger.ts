@@ -1,4 +1,4 @@
-import type { Database } from "./database.js";
+import type { Database, Queryable } from "./database.js";
 
 /** What the ledger records of a paid call when its payment is claimed. */
 export interface SettlementClaim {
@@ -59,7 +59,9 @@ export interface PendingSettlement {
   claimedAt: Date;
 }
 
+/** An entry of the book: a settled payment, or a refund of one (with the payment's route, payer and nonce). */
 export interface SettledRow {
+  kind: "payment" | "refund";
   route: string;
   method: "GET" | "POST" | "MCP" | "A2A";
   tokenId: number;
@@ -69,23 +71,58 @@ export interface SettledRow {
   amount: string;
   asset: string;
   network: string;
+  /** The payment's EIP-3009 nonce. */
+  nonce: string;
+  /** The settlement transaction; a refund's own transaction. */
   transaction: string;
+  /** When the payment was settled; when a refund's transaction was mined. */
   settledAt: Date;
   requestId: string;
+  /** A refund's note; null for a payment. */
+  note: string | null;
 }
 
+/** Payments settled and refunds made per UTC day, route and price point (a refund on the day it was mined). */
 export interface LedgerTotals {
   day: string;
   route: string;
   pricePoint: "standard" | "discounted";
   payments: number;
   amount: string;
+  refunds: number;
+  refunded: string;
 }
 
-/** A settled payment with its key: where a page of the book ends (see `SettlementLedger.page`). */
+/** An entry of the book with its key: where a page of the book ends (see `SettlementLedger.page`). */
 export interface BookRow extends SettledRow {
   key: string;
 }
+
+/** A settled payment, as a refund of it is checked against (see `SettlementLedger.settledPayment`). */
+export interface SettledPayment {
+  paymentKey: string;
+  payer: string;
+  payTo: string;
+  asset: string;
+  network: string;
+  amount: string;
+  transaction: string;
+}
+
+/** A transfer a refund transaction made from the payee to the payer: one of its logs. */
+export interface RefundTransfer {
+  logIndex: number;
+  amount: bigint;
+}
+
+/** What recording a refund did (see `SettlementLedger.recordRefund`). */
+export type RecordRefundResult =
+  /** `recorded` now, or `already` recorded for this payment (the same transaction again): the refund as booked. */
+  | { outcome: "recorded" | "already"; refund: SettledRow; refunded: bigint }
+  /** Every transfer of the transaction is booked as the refund of another payment. */
+  | { outcome: "taken" }
+  /** The transfer is more than what is left of the payment to give back. */
+  | { outcome: "exceeds"; amount: bigint; remaining: bigint };
 
 /** Where a page of the book ended: the last row's settlement time and key. */
 export interface BookPosition {
@@ -124,16 +161,30 @@ export interface SettlementLedger {
    * of at most `limit` (default 100) whose keys come after `after`. Reading page after page reaches every claim.
    */
   pending(options?: { olderThan?: Date; after?: string; limit?: number }): Promise<PendingSettlement[]>;
-  /** Settled payments in [from, to) for the asset and network, newest first. */
+  /** Entries (settled payments and refunds) in [from, to) for the asset and network, newest first. */
   entries(range: LedgerRange, limit: number): Promise<SettledRow[]>;
   /**
-   * The book: settled payments in [from, to) for the asset and network, oldest first by (settlement time, key), at
-   * most `limit` after `after`. Reading page after page from no position reaches every payment settled before the
-   * first page was read, once each; one settled later appears further on when its settlement time is later.
+   * The book: settled payments and refunds in [from, to) for the asset and network, oldest first by (time, key), at
+   * most `limit` after `after`. Reading page after page from no position reaches every entry made before the first
+   * page was read, once each; one made later appears further on when its time is later.
    */
   page(range: LedgerRange, after: BookPosition | undefined, limit: number): Promise<BookRow[]>;
-  /** Count and sum of settled payments per UTC day, route and price point in [from, to). */
+  /** Count and sum of settled payments and of refunds per UTC day, route and price point in [from, to). */
   totals(range: LedgerRange): Promise<LedgerTotals[]>;
+  /** The settled payment of this key, if there is one. */
+  settledPayment(paymentKey: string): Promise<SettledPayment | undefined>;
+  /**
+   * Books a refund of a settled payment: the first of `transfers` (logs of `transaction`) not booked yet, if what
+   * the payment's refunds then add up to is no more than it paid. Refunds of one payment are booked one at a time,
+   * across instances; a transfer is booked once.
+   */
+  recordRefund(refund: {
+    paymentKey: string;
+    transaction: string;
+    transfers: RefundTransfer[];
+    refundedAt: Date;
+    note: string | null;
+  }): Promise<RecordRefundResult>;
   /** How many claims are pending. */
   pendingCount(): Promise<number>;
   /** Pending claims made since `since`, and those older: a call cut short and not resolved yet. */
@@ -152,9 +203,11 @@ export interface LedgerRange {
   network: string;
 }
 
-/** A settled row as the database gives it. */
+/** A book row as the database gives it (PAYMENT_ROWS, REFUND_ROWS). */
 interface SettledRecord {
-  payment_key: string;
+  kind: "payment" | "refund";
+  key: string;
+  at: Date;
   route: string;
   method: "GET" | "POST" | "MCP" | "A2A";
   token_id: number;
@@ -164,18 +217,31 @@ interface SettledRecord {
   amount: string;
   asset: string;
   network: string;
+  nonce: string;
   transaction: string;
-  settled_at: Date;
   request_id: string;
+  note: string | null;
 }
 
-// Settlement times are written from JavaScript dates (milliseconds), so a page's position read back as a Date is
-// exact and no row is read twice.
-const SETTLED_COLUMNS = `payment_key, route, method, token_id, payer, caller, price_point, amount::text AS amount,
-  asset, network, transaction, settled_at, request_id`;
+// Settlement times are written from JavaScript dates (milliseconds), and refund times are block times (seconds), so
+// a page's position read back as a Date is exact and no row is read twice.
+/** The settled payments of a range ($1 to $4), as book rows. */
+const PAYMENT_ROWS = `SELECT 'payment' AS kind, payment_key AS key, settled_at AS at, route, method, token_id, payer, caller,
+    price_point, amount::text AS amount, asset, network, nonce, transaction, request_id, NULL::text AS note
+  FROM settlements
+  WHERE status = 'settled' AND settled_at >= $1 AND settled_at < $2 AND lower(asset) = lower($3) AND network = $4`;
+/** The refunds of a range ($1 to $4), as book rows: the payment's fields, the refund's amount, transaction and time. */
+const REFUND_ROWS = `SELECT 'refund' AS kind, r.book_key AS key, r.refunded_at AS at, s.route, s.method, s.token_id, s.payer,
+    s.caller, s.price_point, r.amount::text AS amount, s.asset, s.network, s.nonce, r.transaction, s.request_id, r.note
+  FROM refunds r JOIN settlements s ON s.payment_key = r.payment_key
+  WHERE r.refunded_at >= $1 AND r.refunded_at < $2 AND lower(s.asset) = lower($3) AND s.network = $4`;
+
+/** A refund's place in the book, beside the payments' keys. */
+const refundBookKey = (transaction: string, logIndex: number) => `refund:${transaction.toLowerCase()}:${logIndex}`;
 
 function settledRowOf(row: SettledRecord): SettledRow {
   return {
+    kind: row.kind,
     route: row.route,
     method: row.method,
     tokenId: row.token_id,
@@ -185,9 +251,11 @@ function settledRowOf(row: SettledRecord): SettledRow {
     amount: row.amount,
     asset: row.asset,
     network: row.network,
+    nonce: row.nonce,
     transaction: row.transaction,
-    settledAt: new Date(row.settled_at),
+    settledAt: new Date(row.at),
     requestId: row.request_id,
+    note: row.note,
   };
 }
 
@@ -330,32 +398,130 @@ export function createSettlementLedger(db: Database): SettlementLedger {
     },
     async entries(range, limit) {
       const rows = await db.query<SettledRecord>(
-        `SELECT ${SETTLED_COLUMNS} FROM settlements
-         WHERE status = 'settled' AND settled_at >= $1 AND settled_at < $2 AND lower(asset) = lower($3) AND network = $4
-         ORDER BY settled_at DESC, payment_key LIMIT $5`,
+        `SELECT * FROM ((${PAYMENT_ROWS} ORDER BY settled_at DESC, payment_key LIMIT $5)
+           UNION ALL (${REFUND_ROWS} ORDER BY r.refunded_at DESC, r.book_key LIMIT $5)) book
+         ORDER BY at DESC, key LIMIT $5`,
         [range.from, range.to, range.asset, range.network, limit],
       );
       return rows.map(settledRowOf);
     },
     async page(range, after, limit) {
+      // Each side is read from its index in book order from the position on; the two are merged in the same order.
       const rows = await db.query<SettledRecord>(
-        `SELECT ${SETTLED_COLUMNS} FROM settlements
-         WHERE status = 'settled' AND settled_at >= $1 AND settled_at < $2 AND lower(asset) = lower($3) AND network = $4
-           AND ($5::timestamptz IS NULL OR (settled_at, payment_key) > ($5::timestamptz, $6::text))
-         ORDER BY settled_at, payment_key LIMIT $7`,
+        `SELECT * FROM (
+           (${PAYMENT_ROWS} AND ($5::timestamptz IS NULL OR (settled_at, payment_key) > ($5::timestamptz, $6::text))
+             ORDER BY settled_at, payment_key LIMIT $7)
+           UNION ALL
+           (${REFUND_ROWS} AND ($5::timestamptz IS NULL OR (r.refunded_at, r.book_key) > ($5::timestamptz, $6::text))
+             ORDER BY r.refunded_at, r.book_key LIMIT $7)
+         ) book ORDER BY at, key LIMIT $7`,
         [range.from, range.to, range.asset, range.network, after?.settledAt ?? null, after?.key ?? "", limit],
       );
-      return rows.map((row) => ({ ...settledRowOf(row), key: row.payment_key }));
+      return rows.map((row) => ({ ...settledRowOf(row), key: row.key }));
     },
     async totals(range) {
       return db.query<LedgerTotals>(
-        `SELECT to_char(settled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, route, price_point AS "pricePoint",
-           count(*)::int AS payments, sum(amount)::text AS amount
-         FROM settlements
-         WHERE status = 'settled' AND settled_at >= $1 AND settled_at < $2 AND lower(asset) = lower($3) AND network = $4
+        `SELECT day, route, "pricePoint", sum(payments)::int AS payments, sum(amount)::text AS amount,
+           sum(refunds)::int AS refunds, sum(refunded)::text AS refunded
+         FROM (
+           SELECT to_char(settled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, route, price_point AS "pricePoint",
+             count(*) AS payments, sum(amount) AS amount, 0 AS refunds, 0 AS refunded
+           FROM settlements
+           WHERE status = 'settled' AND settled_at >= $1 AND settled_at < $2 AND lower(asset) = lower($3)
+             AND network = $4
+           GROUP BY 1, 2, 3
+           UNION ALL
+           SELECT to_char(r.refunded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), s.route, s.price_point, 0, 0, count(*),
+             sum(r.amount)
+           FROM refunds r JOIN settlements s ON s.payment_key = r.payment_key
+           WHERE r.refunded_at >= $1 AND r.refunded_at < $2 AND lower(s.asset) = lower($3) AND s.network = $4
+           GROUP BY 1, 2, 3
+         ) totals
          GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
         [range.from, range.to, range.asset, range.network],
       );
+    },
+    async settledPayment(paymentKey) {
+      const [row] = await db.query<{
+        payer: string;
+        pay_to: string;
+        asset: string;
+        network: string;
+        amount: string;
+        transaction: string;
+      }>(
+        `SELECT payer, pay_to, asset, network, amount::text AS amount, transaction FROM settlements
+         WHERE payment_key = $1 AND status = 'settled'`,
+        [paymentKey],
+      );
+      if (!row) return undefined;
+      return {
+        paymentKey,
+        payer: row.payer,
+        payTo: row.pay_to,
+        asset: row.asset,
+        network: row.network,
+        amount: row.amount,
+        transaction: row.transaction,
+      };
+    },
+    async recordRefund(refund) {
+      const transaction = refund.transaction.toLowerCase();
+      const booked = async (tx: Queryable, where: string, params: unknown[]) => {
+        const [row] = await tx.query<SettledRecord>(
+          `SELECT 'refund' AS kind, r.book_key AS key, r.refunded_at AS at, s.route, s.method, s.token_id, s.payer,
+             s.caller, s.price_point, r.amount::text AS amount, s.asset, s.network, s.nonce, r.transaction,
+             s.request_id, r.note
+           FROM refunds r JOIN settlements s ON s.payment_key = r.payment_key WHERE ${where}`,
+          params,
+        );
+        return row ? settledRowOf(row) : undefined;
+      };
+      return db.transaction(async (tx): Promise<RecordRefundResult> => {
+        // One refund of a payment at a time, across instances: the sum below then sees every refund booked before.
+        await tx.query("SELECT pg_advisory_xact_lock(72610003, hashtext($1))", [refund.paymentKey]);
+        const refundedOf = async () => {
+          const [sum] = await tx.query<{ amount: string }>(
+            "SELECT coalesce(sum(amount), 0)::text AS amount FROM refunds WHERE payment_key = $1",
+            [refund.paymentKey],
+          );
+          return BigInt(sum?.amount ?? "0");
+        };
+        const already = await booked(tx, "r.transaction = $1 AND r.payment_key = $2", [transaction, refund.paymentKey]);
+        if (already) return { outcome: "already", refund: already, refunded: await refundedOf() };
+        const taken = new Set(
+          (
+            await tx.query<{ log_index: number }>("SELECT log_index FROM refunds WHERE transaction = $1", [transaction])
+          ).map((row) => row.log_index),
+        );
+        const transfer = refund.transfers.find((t) => !taken.has(t.logIndex));
+        if (!transfer) return { outcome: "taken" };
+        const [payment] = await tx.query<{ amount: string }>(
+          "SELECT amount::text AS amount FROM settlements WHERE payment_key = $1 AND status = 'settled'",
+          [refund.paymentKey],
+        );
+        const refunded = await refundedOf();
+        const remaining = BigInt(payment?.amount ?? "0") - refunded;
+        if (transfer.amount > remaining) return { outcome: "exceeds", amount: transfer.amount, remaining };
+        const key = refundBookKey(transaction, transfer.logIndex);
+        const inserted = await tx.query(
+          `INSERT INTO refunds (transaction, log_index, payment_key, amount, refunded_at, book_key, note)
+           VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING book_key`,
+          [
+            transaction,
+            transfer.logIndex,
+            refund.paymentKey,
+            transfer.amount.toString(),
+            refund.refundedAt,
+            key,
+            refund.note,
+          ],
+        );
+        // Booked for another payment in the meantime (its lock is not this one's).
+        if (inserted.length === 0) return { outcome: "taken" };
+        const recorded = await booked(tx, "r.book_key = $1", [key]);
+        return { outcome: "recorded", refund: recorded!, refunded: refunded + transfer.amount };
+      });
     },
     async pendingByAge(since) {
       const [row] = await db.query<{ recent: number; older: number }>(

@@ -13,6 +13,11 @@ import {
   ledgerPageSchema,
   ledgerQuerySchema,
   ledgerReportSchema,
+  REFUNDS_PATH,
+  type RecordedRefund,
+  type RefundRequest,
+  recordedRefundSchema,
+  refundRequestSchema,
   siwxChallengeChains,
 } from "@agent-tools/schema";
 import type { z } from "zod";
@@ -30,6 +35,7 @@ import {
 
 /** What an operator's sign-in says. */
 const OPERATOR_STATEMENT = "Sign in as the operator to read the settlement ledger.";
+const REFUND_STATEMENT = "Sign in as the operator to record a refund in the settlement ledger.";
 
 /** Parameters of `client.ledger()`: a range of UTC days (`from`, `to`). */
 export type GetLedgerParameters = LedgerQuery;
@@ -44,20 +50,32 @@ export type GetLedgerPageReturnType = LedgerPage;
 export type ExportLedgerParameters = LedgerExportQuery;
 /** What `client.exportLedger()` resolves with: the export's bytes, as the service sends them. */
 export type ExportLedgerReturnType = ReadableStream<Uint8Array>;
+/** Parameters of `client.recordRefund()`: the payment (payer, nonce), the refund's transaction, an optional note. */
+export type RecordRefundParameters = RefundRequest;
+/** What `client.recordRefund()` resolves with: the refund as the book lists it, and what is left of the payment. */
+export type RecordRefundReturnType = RecordedRefund;
+
+/** An operator request: its method and path, its query or JSON body, and what its sign-in says. */
+interface OperatorRequest {
+  method: "GET" | "POST";
+  path: string;
+  schema: z.ZodType;
+  /** The query (GET) or the body (POST), checked against `schema` before anything is sent. */
+  input: Record<string, unknown>;
+  statement?: string;
+  /** Hand a 200's body over unread (an export). */
+  streamed?: boolean;
+}
 
 /**
- * A GET of an operator path signed in with a fresh SIWX header per request, on the first chain the service's
- * `WWW-Authenticate` names (learnt from an unsigned request's 401, then remembered). Not paid, so the whole
- * exchange is retried on network errors. `streamed` hands a 200's body over unread.
+ * A request to an operator path signed in with a fresh SIWX header per request, on the first chain the service's
+ * `WWW-Authenticate` names (learnt from an unsigned request's 401, then remembered). Not paid, and each operator
+ * request can be repeated without effect (a refund recorded again is answered as recorded), so the whole exchange
+ * is retried on network errors.
  */
-async function operatorGet(
-  context: ClientContext,
-  path: string,
-  schema: z.ZodType,
-  query: Record<string, unknown>,
-  streamed = false,
-): Promise<Answer | StreamedAnswer> {
+async function operatorRequest(context: ClientContext, request: OperatorRequest): Promise<Answer | StreamedAnswer> {
   const { transport, account, learnt } = context;
+  const { method, path, schema, input, streamed = false } = request;
   if (!account) {
     throw new UnauthorizedError(
       "The ledger is the operator's: create the client with the operator's account to sign in.",
@@ -65,14 +83,19 @@ async function operatorGet(
       "sign_in_required",
     );
   }
-  validateLocally(schema, query, "ledger");
-  const url = `${transport.baseUrl}${path}${inputToQuery(query)}`;
+  validateLocally(schema, input, method === "GET" ? "ledger" : "refund");
+  const url = `${transport.baseUrl}${path}${method === "GET" ? inputToQuery(input) : ""}`;
   const ask = async (chain: string | undefined) => {
-    const init = {
+    const init: RequestInit = {
+      method,
       headers: {
         accept: streamed ? "*/*" : "application/json",
-        ...(chain ? { "SIGN-IN-WITH-X": await signInHeader(account, url, chain, OPERATOR_STATEMENT) } : {}),
+        ...(method === "POST" ? { "content-type": "application/json" } : {}),
+        ...(chain
+          ? { "SIGN-IN-WITH-X": await signInHeader(account, url, chain, request.statement ?? OPERATOR_STATEMENT) }
+          : {}),
       },
+      ...(method === "POST" ? { body: JSON.stringify(input) } : {}),
     };
     return streamed ? transport.open(url, init) : transport.send(url, init);
   };
@@ -90,7 +113,8 @@ async function operatorGet(
       learnt.operatorChain = chain;
       res = await ask(learnt.operatorChain);
     }
-    if (res.status !== 200 || !("stream" in res) === streamed) throw errorFromAnswer(res as Answer);
+    const ok = res.status === 200 || (method === "POST" && res.status === 201);
+    if (!ok || !("stream" in res) === streamed) throw errorFromAnswer(res as Answer);
     return res;
   };
   return withRetries(exchange);
@@ -98,7 +122,12 @@ async function operatorGet(
 
 /** The operator's ledger report (`GET /operator/ledger`). */
 export async function getLedger(context: ClientContext, query: GetLedgerParameters = {}): Promise<GetLedgerReturnType> {
-  const answer = (await operatorGet(context, LEDGER_PATH, ledgerQuerySchema, query)) as Answer;
+  const answer = (await operatorRequest(context, {
+    method: "GET",
+    path: LEDGER_PATH,
+    schema: ledgerQuerySchema,
+    input: query,
+  })) as Answer;
   return parseAnswer(ledgerReportSchema, answer, LEDGER_PATH);
 }
 
@@ -107,7 +136,12 @@ export async function getLedgerPage(
   context: ClientContext,
   query: GetLedgerPageParameters = {},
 ): Promise<GetLedgerPageReturnType> {
-  const answer = (await operatorGet(context, LEDGER_ENTRIES_PATH, ledgerPageQuerySchema, query)) as Answer;
+  const answer = (await operatorRequest(context, {
+    method: "GET",
+    path: LEDGER_ENTRIES_PATH,
+    schema: ledgerPageQuerySchema,
+    input: query,
+  })) as Answer;
   return parseAnswer(ledgerPageSchema, answer, LEDGER_ENTRIES_PATH);
 }
 
@@ -116,12 +150,27 @@ export async function exportLedger(
   context: ClientContext,
   query: ExportLedgerParameters = {},
 ): Promise<ExportLedgerReturnType> {
-  const answer = (await operatorGet(
-    context,
-    LEDGER_EXPORT_PATH,
-    ledgerExportQuerySchema,
-    query,
-    true,
-  )) as StreamedAnswer;
+  const answer = (await operatorRequest(context, {
+    method: "GET",
+    path: LEDGER_EXPORT_PATH,
+    schema: ledgerExportQuerySchema,
+    input: query,
+    streamed: true,
+  })) as StreamedAnswer;
   return answer.stream;
+}
+
+/** Books a refund the operator made for a settled payment (`POST /operator/refunds`). */
+export async function recordRefund(
+  context: ClientContext,
+  parameters: RecordRefundParameters,
+): Promise<RecordRefundReturnType> {
+  const answer = (await operatorRequest(context, {
+    method: "POST",
+    path: REFUNDS_PATH,
+    schema: refundRequestSchema,
+    input: parameters,
+    statement: REFUND_STATEMENT,
+  })) as Answer;
+  return parseAnswer(recordedRefundSchema, answer, REFUNDS_PATH);
 }
