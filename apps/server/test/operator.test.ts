@@ -184,11 +184,23 @@ describe("POST /operator/refunds", () => {
     const block = await t.devnet.l2.publicClient.getBlock({ blockNumber: receipt.blockNumber });
     expect(Date.parse(recorded.refund.settledAt)).toBe(Number(block.timestamp) * 1000);
     refunds.push({ transaction: hash, amount: half });
+    // USD to the asset's last unit, at least to the cent ("0.025", "0.05").
+    const usdOf = (units: bigint) => {
+      const text = String(Number(units) / 1e6);
+      return (text.split(".")[1]?.length ?? 0) >= 2 ? text : Number(text).toFixed(2);
+    };
+    const left = BigInt(payment.amount) - half;
+    expect(recorded.brief).toBe(
+      `Recorded: a refund of ${usdOf(half)} USD to ${account(4)} for /intel (transaction ${hash}); ` +
+        `${usdOf(left)} USD of the payment's ${usdOf(BigInt(payment.amount))} USD left to give back.`,
+    );
 
     // Sent again (a retry): the same refund, not a second one.
     const again = await postRefund(body);
     expect(again.status).toBe(200);
-    expect(recordedRefundSchema.parse(await again.json()).refund).toEqual(recorded.refund);
+    const repeated = recordedRefundSchema.parse(await again.json());
+    expect(repeated.refund).toEqual(recorded.refund);
+    expect(repeated.brief).toMatch(/^Already recorded: /);
 
     const report = ledgerReportSchema.parse(await (await asOperator("/operator/ledger", "?limit=50")).json());
     const gross = paid.reduce((sum, p) => sum + p.amount, 0n);

@@ -243,7 +243,7 @@ describe("missions and the operator ledger", () => {
       .map((line) => JSON.parse(line).transaction);
     expect(exported).toEqual(paged);
     const csv = await new Response(await operator.exportLedger()).text();
-    expect(csv.split("\r\n")[0]).toMatch(/^settledAt,route,method,/);
+    expect(csv.split("\r\n")[0]).toMatch(/^settledAt,kind,route,method,/);
     await expect(
       createAgentToolsClient({ baseUrl: service.url, account: holder(1) }).exportLedger(),
     ).rejects.toBeInstanceOf(ForbiddenError);

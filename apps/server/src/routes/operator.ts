@@ -1,5 +1,5 @@
 import {
-  formatUsd,
+  exactUsd,
   LEDGER_ENTRIES_PATH,
   LEDGER_EXPORT_PATH,
   LEDGER_PATH,
@@ -127,13 +127,15 @@ export function operatorRoutes(deps: {
       }
       const entry = ledgerEntryOf(recorded.refund);
       const { amount, refunded, remaining } = recorded.payment;
+      // To the asset's last unit, without trailing zeros past the cents: a refund need not be whole cents.
+      const usd = (units: bigint | string) => exactUsd(units.toString()).replace(/(\.\d\d\d*?)0+$/, "$1");
       const answer: RecordedRefund = {
         refund: entry,
         payment: { amount: amount.toString(), refunded: refunded.toString(), remaining: remaining.toString() },
         brief:
-          `${recorded.created ? "Recorded" : "Already recorded"}: a refund of ${formatUsd(entry.amount)} USD to ` +
-          `${entry.payer} for ${entry.route} (transaction ${entry.transaction}); ${formatUsd(remaining.toString())} USD ` +
-          `of the payment's ${formatUsd(amount.toString())} USD left to give back.`,
+          `${recorded.created ? "Recorded" : "Already recorded"}: a refund of ${usd(entry.amount)} USD to ` +
+          `${entry.payer} for ${entry.route} (transaction ${entry.transaction}); ${usd(remaining)} USD ` +
+          `of the payment's ${usd(amount)} USD left to give back.`,
       };
       res.status(recorded.created ? 201 : 200).json(recordedRefundSchema.parse(answer));
     });

@@ -23,11 +23,11 @@ import { type EmbeddedProcess, spawnEmbeddedService } from "../dist/index.js";
 import { type CollectionIndex, createCollectionIndex } from "../src/chain/collection-index.js";
 import { runNodeScript, waitForOutput } from "../src/embedded-process.js";
 import { openPglite } from "../src/store/pglite.js";
-import { deploymentEnv } from "./helpers/deployment-env.js";
-import { startTestFacilitator, type TestFacilitator } from "./helpers/http-facilitator.js";
-import { skipPostgres, startTestPostgres, type TestPostgres } from "./helpers/test-postgres.js";
-import { tokenHeldBy } from "./helpers/tokens.js";
-import { paymentHeader, signInHeader } from "./helpers/x402-client.js";
+import { deploymentEnv } from "../test/helpers/deployment-env.js";
+import { startTestFacilitator, type TestFacilitator } from "../test/helpers/http-facilitator.js";
+import { skipPostgres, startTestPostgres, type TestPostgres } from "../test/helpers/test-postgres.js";
+import { tokenHeldBy } from "../test/helpers/tokens.js";
+import { paymentHeader, signInHeader } from "../test/helpers/x402-client.js";
 
 /**
  * The durable records under real processes: the built server (`dist/main.js`) against chains, simulators and an
