@@ -21,6 +21,14 @@ export function formatUsd(amount: string): string {
   return `${cents / 100n}.${(cents % 100n).toString().padStart(2, "0")}`;
 }
 
+/** 1000000 -> "1.00", 5000 -> "0.005": USD to the cent, and to the last unit when the amount has more. */
+export function unitsToUsd(units: bigint | string): string {
+  const value = BigInt(units);
+  const unit = 10n ** BigInt(PAYMENT_ASSET_DECIMALS);
+  const fraction = (value % unit).toString().padStart(PAYMENT_ASSET_DECIMALS, "0").replace(/0+$/, "");
+  return `${value / unit}.${fraction.padEnd(2, "0")}`;
+}
+
 /** An amount in the asset's smallest unit as USD to the last unit ("0.010000"): what books add up exactly. */
 export function exactUsd(amount: string): string {
   const value = BigInt(amount);

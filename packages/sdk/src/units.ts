@@ -11,10 +11,5 @@ export function usdToUnits(usd: string | number): bigint {
   return BigInt(match[1]!) * 10n ** BigInt(USD_DECIMALS) + BigInt((match[2] ?? "").padEnd(USD_DECIMALS, "0"));
 }
 
-/** 1000000 -> "1.00"; keeps more decimals only when they matter. */
-export function unitsToUsd(units: bigint | string): string {
-  const value = BigInt(units);
-  const whole = value / 10n ** BigInt(USD_DECIMALS);
-  const fraction = (value % 10n ** BigInt(USD_DECIMALS)).toString().padStart(USD_DECIMALS, "0").replace(/0+$/, "");
-  return `${whole}.${fraction.padEnd(2, "0")}`;
-}
+/** 1000000 -> "1.00"; keeps more decimals only when they matter (the schema's, where the service uses it too). */
+export { unitsToUsd } from "@agent-tools/schema";

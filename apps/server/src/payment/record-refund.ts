@@ -162,14 +162,15 @@ export function createRefundRecorder(deps: RefundRecorderDeps): RecordRefund {
     } catch (error) {
       throw unavailable(error);
     }
+    const amount = BigInt(payment.amount);
     const booked = await ledger.recordRefund({
       paymentKey,
+      paid: amount,
       transaction: refundReceipt.transactionHash,
       transfers,
       refundedAt,
       note: note ?? null,
     });
-    const amount = BigInt(payment.amount);
     switch (booked.outcome) {
       case "taken":
         throw new RefundRefusal(

@@ -1,5 +1,4 @@
 import {
-  exactUsd,
   LEDGER_ENTRIES_PATH,
   LEDGER_EXPORT_PATH,
   LEDGER_PATH,
@@ -18,6 +17,7 @@ import {
   recordedRefundSchema,
   refundRequestSchema,
   safeParseRequest,
+  unitsToUsd as usd,
 } from "@agent-tools/schema";
 import { type Request, Router } from "express";
 import type { Logger } from "pino";
@@ -127,8 +127,6 @@ export function operatorRoutes(deps: {
       }
       const entry = ledgerEntryOf(recorded.refund);
       const { amount, refunded, remaining } = recorded.payment;
-      // To the asset's last unit, without trailing zeros past the cents: a refund need not be whole cents.
-      const usd = (units: bigint | string) => exactUsd(units.toString()).replace(/(\.\d\d\d*?)0+$/, "$1");
       const answer: RecordedRefund = {
         refund: entry,
         payment: { amount: amount.toString(), refunded: refunded.toString(), remaining: remaining.toString() },

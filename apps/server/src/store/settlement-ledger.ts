@@ -180,6 +180,8 @@ export interface SettlementLedger {
    */
   recordRefund(refund: {
     paymentKey: string;
+    /** What the payment paid (a settled payment's amount never changes). */
+    paid: bigint;
     transaction: string;
     transfers: RefundTransfer[];
     refundedAt: Date;
@@ -230,10 +232,12 @@ const PAYMENT_ROWS = `SELECT 'payment' AS kind, payment_key AS key, settled_at A
     price_point, amount::text AS amount, asset, network, nonce, transaction, request_id, NULL::text AS note
   FROM settlements
   WHERE status = 'settled' AND settled_at >= $1 AND settled_at < $2 AND lower(asset) = lower($3) AND network = $4`;
-/** The refunds of a range ($1 to $4), as book rows: the payment's fields, the refund's amount, transaction and time. */
-const REFUND_ROWS = `SELECT 'refund' AS kind, r.book_key AS key, r.refunded_at AS at, s.route, s.method, s.token_id, s.payer,
+/** Refunds as book rows: the payment's fields, the refund's amount, transaction and time. */
+const REFUNDS = `SELECT 'refund' AS kind, r.book_key AS key, r.refunded_at AS at, s.route, s.method, s.token_id, s.payer,
     s.caller, s.price_point, r.amount::text AS amount, s.asset, s.network, s.nonce, r.transaction, s.request_id, r.note
-  FROM refunds r JOIN settlements s ON s.payment_key = r.payment_key
+  FROM refunds r JOIN settlements s ON s.payment_key = r.payment_key`;
+/** The refunds of a range ($1 to $4), as book rows. */
+const REFUND_ROWS = `${REFUNDS}
   WHERE r.refunded_at >= $1 AND r.refunded_at < $2 AND lower(s.asset) = lower($3) AND s.network = $4`;
 
 /** A refund's place in the book, beside the payments' keys. */
@@ -468,13 +472,7 @@ export function createSettlementLedger(db: Database): SettlementLedger {
     async recordRefund(refund) {
       const transaction = refund.transaction.toLowerCase();
       const booked = async (tx: Queryable, where: string, params: unknown[]) => {
-        const [row] = await tx.query<SettledRecord>(
-          `SELECT 'refund' AS kind, r.book_key AS key, r.refunded_at AS at, s.route, s.method, s.token_id, s.payer,
-             s.caller, s.price_point, r.amount::text AS amount, s.asset, s.network, s.nonce, r.transaction,
-             s.request_id, r.note
-           FROM refunds r JOIN settlements s ON s.payment_key = r.payment_key WHERE ${where}`,
-          params,
-        );
+        const [row] = await tx.query<SettledRecord>(`${REFUNDS} WHERE ${where}`, params);
         return row ? settledRowOf(row) : undefined;
       };
       return db.transaction(async (tx): Promise<RecordRefundResult> => {
@@ -496,12 +494,8 @@ export function createSettlementLedger(db: Database): SettlementLedger {
         );
         const transfer = refund.transfers.find((t) => !taken.has(t.logIndex));
         if (!transfer) return { outcome: "taken" };
-        const [payment] = await tx.query<{ amount: string }>(
-          "SELECT amount::text AS amount FROM settlements WHERE payment_key = $1 AND status = 'settled'",
-          [refund.paymentKey],
-        );
         const refunded = await refundedOf();
-        const remaining = BigInt(payment?.amount ?? "0") - refunded;
+        const remaining = refund.paid - refunded;
         if (transfer.amount > remaining) return { outcome: "exceeds", amount: transfer.amount, remaining };
         const key = refundBookKey(transaction, transfer.logIndex);
         const inserted = await tx.query(
