@@ -184,6 +184,24 @@ describe("x402's payment-identifier extension", () => {
     expect(await settlementRows(account(payer))).toEqual([]);
   });
 
+  it("reads the identifier by x402's rules, not by a JSON schema the payment carries", async () => {
+    const payer = 9;
+    const quote = await t.quote({ path: "/intel", body: { tokenId: 9 } });
+    const id = generatePaymentId();
+    // Clients echo the declaration's schema; a payer may send any: one that no id passes, one Ajv cannot compile.
+    for (const schema of [{ properties: { id: { maxLength: 3 } } }, { type: 12 }]) {
+      const extensions = structuredClone(quote.extensions ?? {});
+      appendPaymentIdentifierToExtensions(extensions, id);
+      (extensions[PAYMENT_IDENTIFIER] as { schema: unknown }).schema = schema;
+      const payment = await t.pay(payer, { ...quote, extensions } as PaymentRequired);
+      const res = await t.post("/intel", { tokenId: 9 }, { "PAYMENT-SIGNATURE": payment });
+      // The first payment is served; the second names the same identifier with another payment: 409, as any.
+      expect(res.status).toBe(schema.type === 12 ? 409 : 200);
+      if (res.status === 409) expect((await errorOf(res)).code).toBe("payment_identifier_conflict");
+    }
+    expect(await settlementRows(account(payer))).toHaveLength(1);
+  });
+
   it("answers a queued mission again without queuing it twice", async () => {
     const payer = 5;
     const signIn = await t.signIn(payer, "/dispatch");

@@ -25,6 +25,19 @@ import type { PaymentService } from "./payment-service.js";
  */
 export const ANSWER_RETENTION_MS = 60 * 60 * 1000;
 
+/**
+ * The payment with its identifier's `info` only. A client echoes the 402's declaration, JSON schema included, and
+ * x402's validation compiles whatever schema the payment carries (a new Ajv compile per call, 20 ms of CPU, and a
+ * schema of the payer's choosing). The identifier is checked by x402's own rules instead, which are the ones the
+ * declared schema states: `required` a boolean, `id` 16 to 128 letters, digits, `-` or `_`.
+ */
+function withoutEchoedSchema(payload: PaymentPayload): PaymentPayload {
+  const extension = payload.extensions?.[PAYMENT_IDENTIFIER];
+  if (!extension || typeof extension !== "object" || !("schema" in extension)) return payload;
+  const { schema: _echoed, ...rest } = extension as Record<string, unknown>;
+  return { ...payload, extensions: { ...payload.extensions, [PAYMENT_IDENTIFIER]: rest } };
+}
+
 /** What the 402 declares under `extensions["payment-identifier"]`: supported, not required. */
 export function paymentIdentifierDeclaration(): Record<string, unknown> {
   return { [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false) };
@@ -91,7 +104,7 @@ export async function recall(
     return { kind: "new" };
   }
   const { payload } = decoded;
-  const { id, validation } = extractAndValidatePaymentIdentifier(payload);
+  const { id, validation } = extractAndValidatePaymentIdentifier(withoutEchoedSchema(payload));
   if (!validation.valid) {
     throw new HttpError(
       "invalid_request",
