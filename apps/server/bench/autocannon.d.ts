@@ -20,6 +20,8 @@ declare module "autocannon" {
     connections?: number;
     duration?: number;
     amount?: number;
+    /** Requests per second over all connections. */
+    overallRate?: number;
     method?: string;
     headers?: Record<string, string>;
     body?: string;

@@ -31,6 +31,8 @@ export interface LoadOptions {
   serverCpu?: ServerCpu;
   /** Connections kept busy at once (default {@link CONNECTIONS}). */
   connections?: number;
+  /** Requests per second over all connections (default: as fast as answers come). */
+  overallRate?: number;
 }
 
 export interface LoadResult {
@@ -131,6 +133,7 @@ function run(
       {
         url: options.url,
         connections: options.connections ?? CONNECTIONS,
+        ...(options.overallRate ? { overallRate: options.overallRate } : {}),
         ...(options.amount ? { amount: options.amount } : { duration: options.seconds ?? 4 }),
         requests: [
           {

@@ -25,6 +25,8 @@ export interface PaidRun {
   serverTimings: string[];
   /** Why answers were not 200 (the x402 error of the answer), with their counts. */
   failures: Record<string, number>;
+  /** The settlement transaction of every 200 answer of the measured run (a batch's is shared). */
+  transactions: string[];
   /** Seconds spent signing the measured run's payments, and the oldest payment's age when the run ended. */
   signSeconds: number;
   oldestPaymentAgeSeconds: number;
@@ -39,6 +41,8 @@ export interface PaidOptions {
   serverCpu: ServerCpu;
   /** Connections kept busy at once (default 10). */
   connections?: number;
+  /** Paid calls per second over all connections (default: as fast as answers come). */
+  rate?: number;
   /**
    * Call the tool over MCP instead (`url` is then the `/mcp` endpoint and `body` the tool's arguments): each request
    * a `tools/call` with its payment in `_meta["x402/payment"]`; `challengeUrl` is the HTTP route quoting the price.
@@ -85,6 +89,7 @@ async function run(options: PaidOptions, count: number, measured: boolean): Prom
 
   let next = 0;
   const serverTimings: string[] = [];
+  const transactions: string[] = [];
   const failures: Record<string, number> = {};
   const result = await load({
     url,
@@ -97,6 +102,7 @@ async function run(options: PaidOptions, count: number, measured: boolean): Prom
     expect: 200,
     amount: count,
     ...(options.connections ? { connections: options.connections } : {}),
+    ...(options.rate ? { overallRate: options.rate } : {}),
     ...(measured ? { serverCpu: options.serverCpu } : {}),
     ...(mcp
       ? { perRequestBody: () => mcpBodies[next++] ?? "" }
@@ -124,6 +130,8 @@ async function run(options: PaidOptions, count: number, measured: boolean): Prom
       if (status === 200) {
         const timing = header("server-timing");
         if (timing) serverTimings.push(timing);
+        const settlement = header("payment-response");
+        if (settlement) transactions.push(decodePaymentResponseHeader(settlement).transaction);
         return;
       }
       const reason = `${status} ${failureReason(header("payment-required"), header("payment-response"))}`;
@@ -133,6 +141,7 @@ async function run(options: PaidOptions, count: number, measured: boolean): Prom
   return {
     result,
     serverTimings,
+    transactions,
     failures,
     signSeconds: (signed - signStart) / 1000,
     oldestPaymentAgeSeconds: (performance.now() - signStart) / 1000,
@@ -147,6 +156,7 @@ function combinePaid(runs: PaidRun[]): PaidRun {
   return {
     result: combine(runs.map((r) => r.result)),
     serverTimings: runs.flatMap((r) => r.serverTimings),
+    transactions: runs.flatMap((r) => r.transactions),
     failures,
     signSeconds: runs.reduce((sum, r) => sum + r.signSeconds, 0),
     oldestPaymentAgeSeconds: Math.max(...runs.map((r) => r.oldestPaymentAgeSeconds)),
@@ -158,7 +168,7 @@ export async function benchPaid<K extends string>(sides: Record<K, PaidOptions>)
   const callsPerRound = {} as Record<K, number>;
   for (const key of Object.keys(sides) as K[]) {
     const warm = await run(sides[key], WARM_UP_CALLS, false);
-    const calls = (warm.result.rps * TARGET_SECONDS) / ROUNDS;
+    const calls = ((sides[key].rate ?? warm.result.rps) * TARGET_SECONDS) / ROUNDS;
     callsPerRound[key] = Math.round(Math.min(MAX_CALLS, Math.max(MIN_CALLS, calls)));
   }
   const rounds = await alternate(

@@ -13,8 +13,11 @@
  *   and paid calls per second next to what settlements sent one at a time would allow.
  *
  * - Paid calls over MCP (`POST /mcp`, the payment in the call's `_meta`) next to the same calls over HTTP.
+ * - Settlements: ours as shipped (batched) next to ours sending each settlement alone (`SETTLEMENT_BATCH_SIZE=1`,
+ *   its own key), as fast as answers come, at 100 paid calls/s, at 100/s on a chain that mines a block every second,
+ *   and behind the 100 ms proxy; gas per settled payment read from the receipts.
  *
- *   --only=healthz,info,challenge,paid,mcp,remote,market   run some lines only
+ *   --only=healthz,info,challenge,paid,mcp,batching,remote,market   run some lines only
  *   --cpu-prof[=dir]                                   write CPU profiles of our server (default ./bench-profiles)
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -28,6 +31,7 @@ import { benchMarket, type MarketLine, printMarket } from "./market.js";
 import { benchPaid } from "./paid.js";
 import { createSigners, HOLDER_BODY, HOLDER_INDEX, INTEL_BODY } from "./payments.js";
 import { type OurServer, processCpuMicros, startOurServer, startReferenceHost } from "./processes.js";
+import { printSettlements, type SettlementRow, settlementCost } from "./settlements.js";
 import { printTable, type Row } from "./table.js";
 
 const args = process.argv.slice(2);
@@ -44,6 +48,9 @@ const REMOTE_RPC_MS = 100;
 const REMOTE_PAID_CONNECTIONS = 64;
 const ROUNDS = 2;
 const SECONDS_PER_ROUND = 3;
+/** The steady paid load of the settlement lines, and the block time of their interval-mined line. */
+const STEADY_RATE = 100;
+const BLOCK_MS = 1000;
 /** The origin the reference app binds sign-ins to. */
 const REFERENCE_ORIGIN = "http://reference.bench";
 
@@ -63,6 +70,17 @@ async function compare<K extends string>(sides: Record<K, LoadOptions>): Promise
     K,
     LoadResult
   >;
+}
+
+/** One JSON-RPC call (the devnet's mining controls). */
+async function rpc(url: string, method: string, params: unknown[]): Promise<void> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  const answer = (await res.json()) as { error?: { message: string } };
+  if (answer.error) throw new Error(`${method}: ${answer.error.message}`);
 }
 
 async function main(): Promise<void> {
@@ -87,6 +105,14 @@ async function main(): Promise<void> {
   const reference = startReferenceHost();
   let ours: OurServer | undefined;
   const rows: Row[] = [];
+  const settlementRows: SettlementRow[] = [];
+  let single: OurServer | undefined;
+  /** Ours with each settlement sent alone, from a key of its own (devnet account 8). */
+  const singleEnv = (l1: string, l2: string, data: string) => ({
+    ...ourEnv(l1, l2, data),
+    FACILITATOR_PRIVATE_KEY: accounts[8]!.privateKey,
+    SETTLEMENT_BATCH_SIZE: "1",
+  });
   const breakdowns: { label: string; serverTimings: string[] }[] = [];
   const notes: string[] = [];
   try {
@@ -248,6 +274,57 @@ async function main(): Promise<void> {
       );
     }
 
+    if (wants("batching")) {
+      progress("settlements: batched (ours as shipped) next to single sends, as fast as they go and at 100 calls/s");
+      single = await startOurServer(
+        singleEnv(deployment.l1.rpcUrl, deployment.l2.rpcUrl, "data-single"),
+        join(temp, "ours-single.log"),
+      );
+      const singleCpu: ServerCpu = async () => processCpuMicros(single!.pid);
+      const sides = (extra: { rate?: number; connections?: number }) => ({
+        single: { url: `${single!.url}/intel`, body: INTEL_BODY, signers, serverCpu: singleCpu, ...extra },
+        batched: { url: `${ours!.url}/intel`, body: INTEL_BODY, signers, serverCpu: ourCpu, ...extra },
+      });
+      const lines = [
+        { line: "paid, as fast as answers come", extra: {} },
+        { line: `paid, ${STEADY_RATE} calls/s`, extra: { rate: STEADY_RATE, connections: 100 } },
+        {
+          line: `paid, ${STEADY_RATE} calls/s, a block every ${BLOCK_MS / 1000} s`,
+          extra: { rate: STEADY_RATE, connections: 300 },
+        },
+      ];
+      for (const { line, extra } of lines) {
+        const interval = line.includes("block every");
+        if (interval) {
+          progress(`the payment chain now mines a block every ${BLOCK_MS} ms`);
+          await rpc(deployment.l2.rpcUrl, "evm_setAutomine", [false]);
+          await rpc(deployment.l2.rpcUrl, "evm_setIntervalMining", [BLOCK_MS]);
+        }
+        progress(line);
+        const r = await benchPaid(sides(extra));
+        if (interval) {
+          await rpc(deployment.l2.rpcUrl, "evm_setIntervalMining", [0]);
+          await rpc(deployment.l2.rpcUrl, "evm_setAutomine", [true]);
+        }
+        const cost = {
+          single: await settlementCost(deployment.l2.rpcUrl, r.single),
+          batched: await settlementCost(deployment.l2.rpcUrl, r.batched),
+        };
+        settlementRows.push(
+          { line, app: "single sends", result: r.single.result, cost: cost.single },
+          {
+            line,
+            app: "batched",
+            result: r.batched.result,
+            cost: cost.batched,
+            versus: { result: r.single.result, cost: cost.single },
+          },
+        );
+      }
+      await single.stop();
+      single = undefined;
+    }
+
     if (wants("remote")) {
       progress(`our server again, every chain call held ${REMOTE_RPC_MS} ms by a proxy`);
       await ours.stop();
@@ -273,15 +350,40 @@ async function main(): Promise<void> {
           serverCpu: remoteCpu,
         },
       });
-      const paid = await benchPaid({
-        ours: {
-          url: `${ours.url}/intel`,
-          body: INTEL_BODY,
-          signers,
-          serverCpu: remoteCpu,
-          connections: REMOTE_PAID_CONNECTIONS,
-        },
+      // Single sends behind the same proxy, next to ours as shipped (batched).
+      single = await startOurServer(
+        singleEnv(delayed.urls.l1!, delayed.urls.l2!, "data-single-remote"),
+        join(temp, "ours-single-remote.log"),
+      );
+      const singleCpu: ServerCpu = async () => processCpuMicros(single!.pid);
+      const remotePaid = (url: string, serverCpu: ServerCpu) => ({
+        url: `${url}/intel`,
+        body: INTEL_BODY,
+        signers,
+        serverCpu,
+        connections: REMOTE_PAID_CONNECTIONS,
       });
+      const { single: singleRemote, ...paid } = await benchPaid({
+        single: remotePaid(single.url, singleCpu),
+        ours: remotePaid(ours.url, remoteCpu),
+      });
+      await single.stop();
+      single = undefined;
+      const line = `RPC +${REMOTE_RPC_MS} ms, ${REMOTE_PAID_CONNECTIONS} conns`;
+      const cost = {
+        single: await settlementCost(deployment.l2.rpcUrl, singleRemote),
+        batched: await settlementCost(deployment.l2.rpcUrl, paid.ours),
+      };
+      settlementRows.push(
+        { line, app: "single sends", result: singleRemote.result, cost: cost.single },
+        {
+          line,
+          app: "batched",
+          result: paid.ours.result,
+          cost: cost.batched,
+          versus: { result: singleRemote.result, cost: cost.single },
+        },
+      );
       const oneAtATime = 1000 / REMOTE_RPC_MS;
       rows.push(
         { line: `RPC +${REMOTE_RPC_MS} ms: GET /agents/info/1`, app: "ours", result: info.ours },
@@ -301,6 +403,7 @@ async function main(): Promise<void> {
       );
     }
   } finally {
+    await single?.stop();
     await ours?.stop();
     await reference.close();
     await devnet.close();
@@ -318,6 +421,7 @@ async function main(): Promise<void> {
     seconds: (performance.now() - started) / 1000,
     notes,
   });
+  if (settlementRows.length > 0) printSettlements(settlementRows);
   if (market.length > 0) printMarket(market);
 }
 

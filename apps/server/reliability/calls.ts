@@ -10,6 +10,7 @@ import type { Address, createWalletClient, Hex, PrivateKeyAccount } from "viem";
 import { expect } from "vitest";
 import { DEFAULT_LIMITS } from "../src/config.js";
 import { createPace } from "../test/helpers/pace.js";
+import { paymentSettlementKey } from "../test/helpers/settlements-since.js";
 import type { Environment } from "./environment.js";
 
 const FULL = process.env.RELIABILITY === "full";
@@ -24,6 +25,8 @@ export interface CallOutcome {
   status: number;
   reason?: string;
   transaction?: string;
+  /** The settlement key of the payment sent (its payer and nonce). */
+  key?: string;
 }
 
 /**
@@ -125,6 +128,7 @@ export function reliabilityCalls(env: () => Environment) {
       status: res.status,
       ...(res.status === 402 ? { reason: parsePaymentRefusal(answer.error).reason } : {}),
       ...(receipt ? { transaction: JSON.parse(Buffer.from(receipt, "base64").toString("utf8")).transaction } : {}),
+      key: paymentSettlementKey(payment),
       ms,
       body: answer,
     };

@@ -103,6 +103,8 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
     DATA_DIR: join(temp, "data"),
     ...deploymentEnv(deployment),
     FACILITATOR_PRIVATE_KEY: deployment.accounts[0]!.privateKey,
+    // Settlements gather into batches for up to 200 ms: the kills fall between a batch's send and its receipt.
+    SETTLEMENT_BATCH_WINDOW_MS: "200",
     MARKETPLACE_URL: proxies.marketplace.url,
     MARKET_DATA_URL: proxies.marketData.url,
     ...(options.upstreamTimeoutMs ? { UPSTREAM_TIMEOUT_MS: String(options.upstreamTimeoutMs) } : {}),

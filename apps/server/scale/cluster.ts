@@ -131,6 +131,8 @@ export async function startCluster(options: { freshPayers: number }): Promise<Cl
     PAID_CONCURRENCY_PER_IP: "100000",
     PAID_RATE_PER_PAYER: String(SCALE_LIMITS.payerRate),
     PAID_CONCURRENCY_PER_PAYER: String(SCALE_LIMITS.payerConcurrency),
+    // Settlements gather into batches for up to 200 ms: a kill falls between a batch's send and its receipt.
+    SETTLEMENT_BATCH_WINDOW_MS: "200",
   };
 
   const instances = FACILITATOR_ACCOUNTS.map((facilitator, index): Instance => {

@@ -20,8 +20,9 @@ import { createFailoverFacilitator, type HttpFacilitator, httpFacilitator } from
 import type { PaymentService } from "./payment/payment-service.js";
 import { createReceiptIssuer, type ReceiptIssuer } from "./payment/receipts.js";
 import { createMemoryReplayGuard } from "./payment/replay-guard.js";
+import { createSettlementBatcher, MULTICALL3_ADDRESS } from "./payment/settlement-batcher.js";
 import { createSettlementSender } from "./payment/settlement-sender.js";
-import { checkFacilitators } from "./startup-checks.js";
+import { checkFacilitators, StartupError, shortReason } from "./startup-checks.js";
 import type { SettlementLedger } from "./store/settlement-ledger.js";
 import type { SignInNonceStore } from "./store/sign-in-nonces.js";
 
@@ -100,12 +101,21 @@ export async function paymentDeps(
     }
     const client = chain;
     const chainId = Number(config.payment.network.split(":")[1]);
+    const { batch } = config.facilitator;
+    const multicall3 = batch.contract ?? MULTICALL3_ADDRESS;
+    if (batch.maxSize > 1) await expectBatchContract(client, multicall3, config.payment.network);
     facilitator = createExactEvmFacilitator({
       client,
-      sender: createSettlementSender({
-        client,
-        chainId,
-        accounts: config.facilitator.privateKeys.map((key) => privateKeyToAccount(key)),
+      sender: createSettlementBatcher({
+        sender: createSettlementSender({
+          client,
+          chainId,
+          accounts: config.facilitator.privateKeys.map((key) => privateKeyToAccount(key)),
+        }),
+        multicall3,
+        maxSize: batch.maxSize,
+        windowMs: batch.windowMs,
+        ...(options.metrics ? { onBatch: (size: number) => options.metrics!.settlementBatchSize.observe(size) } : {}),
       }),
       network: config.payment.network,
       receiptTimeoutMs: config.facilitator.receiptTimeoutMs,
@@ -139,6 +149,25 @@ export async function paymentDeps(
     now: () => new Date(),
     ...(options.logger ? { logger: options.logger } : {}),
   };
+}
+
+/**
+ * Batched settlements go through Multicall3: a payment chain without it at the address is refused at start, in one
+ * line naming what to set, rather than found out by the first batch (docs/configuration.md).
+ */
+async function expectBatchContract(client: PublicClient, address: Address, network: string): Promise<void> {
+  let code: string | undefined;
+  try {
+    code = await client.getCode({ address });
+  } catch (error) {
+    throw new StartupError("L2_RPC_URL", `the payment chain did not answer: ${shortReason(error)}`);
+  }
+  if (!code || code === "0x") {
+    throw new StartupError(
+      "MULTICALL3_ADDRESS",
+      `no Multicall3 contract at ${address} on ${network}, which batched settlements need: set MULTICALL3_ADDRESS to one, or SETTLEMENT_BATCH_SIZE=1 to send each settlement alone`,
+    );
+  }
 }
 
 /** The offer and receipt signer, with the offer of every paid route's two prices signed, over HTTP and MCP. */

@@ -92,6 +92,9 @@ export const envSchema = z.object({
   FACILITATOR_PRIVATE_KEY: privateKey.optional(),
   FACILITATOR_PRIVATE_KEYS: commaList(privateKey, "must be comma-separated 32-byte hex private keys").optional(),
   SETTLEMENT_RECEIPT_TIMEOUT_MS: int(100, 600_000).default(30_000),
+  SETTLEMENT_BATCH_SIZE: int(1, 200).default(50),
+  SETTLEMENT_BATCH_WINDOW_MS: int(0, 10_000).default(0),
+  MULTICALL3_ADDRESS: address.optional(),
   RECEIPT_SIGNER_PRIVATE_KEY: privateKey.optional(),
   // The upstreams.
   MARKETPLACE_URL: httpUrl("the marketplace's API").optional(),

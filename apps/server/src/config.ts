@@ -63,12 +63,19 @@ export type Config = {
   chainMaxStalenessMs: number;
   /**
    * Who verifies and settles payments: x402 facilitators over HTTP, the first that answers in turn, or the built-in
-   * facilitator sending settlements on the payment chain from its own keys (used in turn), waiting at most
+   * facilitator sending settlements on the payment chain from its own keys (used in turn), up to `batch.maxSize`
+   * in one transaction through the Multicall3 contract at `batch.contract` (1: each alone), waiting at most
    * `receiptTimeoutMs` for each settlement's receipt.
    */
   facilitator:
     | { kind: "http"; endpoints: FacilitatorEndpoint[] }
-    | { kind: "local"; rpcUrl: string; privateKeys: `0x${string}`[]; receiptTimeoutMs: number };
+    | {
+        kind: "local";
+        rpcUrl: string;
+        privateKeys: `0x${string}`[];
+        receiptTimeoutMs: number;
+        batch: { maxSize: number; windowMs: number; contract?: `0x${string}` };
+      };
   /** The payment and B20 chain (Base). */
   l2: { rpcUrl: string };
   /** The durable store: a Postgres server (`DATABASE_URL`), else PGlite in `DATA_DIR`. */
@@ -240,6 +247,11 @@ export function loadConfig(
               ]),
             ] as `0x${string}`[],
             receiptTimeoutMs: e.SETTLEMENT_RECEIPT_TIMEOUT_MS,
+            batch: {
+              maxSize: e.SETTLEMENT_BATCH_SIZE,
+              windowMs: e.SETTLEMENT_BATCH_WINDOW_MS,
+              ...(e.MULTICALL3_ADDRESS ? { contract: e.MULTICALL3_ADDRESS as `0x${string}` } : {}),
+            },
           },
   };
 }

@@ -72,7 +72,9 @@ async function main(): Promise<void> {
       kind: "local" as const,
       rpcUrl: deployment.l2.rpcUrl,
       privateKeys: [deployment.accounts[0]!.privateKey],
-      receiptTimeoutMs: loaded.facilitator.kind === "local" ? loaded.facilitator.receiptTimeoutMs : 30_000,
+      ...(loaded.facilitator.kind === "local"
+        ? { receiptTimeoutMs: loaded.facilitator.receiptTimeoutMs, batch: loaded.facilitator.batch }
+        : { receiptTimeoutMs: 30_000, batch: { maxSize: 50, windowMs: 0 } }),
     },
   };
   const logger = createLogger(config.logLevel);

@@ -13,17 +13,21 @@ import { toClientEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { type DiscoveryExtension, extractDiscoveryInfo, validateDiscoveryExtension } from "@x402/extensions/bazaar";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
+import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HttpError } from "../src/http/errors.js";
 import { transferWithAuthorizationTypes } from "../src/payment/authorization-signer.js";
+import { isCountingSettlement } from "../src/payment/chain-settlements.js";
 import type { PaymentService } from "../src/payment/payment-service.js";
+import { authorizationOf } from "./helpers/authorizations.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
 import { paymentHeader } from "./helpers/x402-client.js";
 
 let t: PaidTestServer;
 const address = (index: number) => t.devnet.deployment.accounts[index]!.address;
 const payTo = () => address(0);
+const asset = () => t.devnet.deployment.addresses.usdToken;
 
 beforeAll(async () => {
   t = await startPaidTestServer({
@@ -408,7 +412,13 @@ describe("concurrent paid calls", () => {
     const transactions = answers.map(
       (a) => decodePaymentResponseHeader(a.headers.get("payment-response")!).transaction,
     );
-    expect(new Set(transactions).size).toBe(payers.length);
+    // Each answer names the transaction its own settlement is in (several may share one batch).
+    for (const [i, header] of headers.entries()) {
+      const { authorization } = authorizationOf(header);
+      const receipt = await t.devnet.l2.publicClient.getTransactionReceipt({ hash: transactions[i] as Hex });
+      const expected = { asset: asset(), payer: authorization.from, payTo: payTo(), amount: 1_000_000n };
+      expect(isCountingSettlement(receipt, { ...expected, nonce: authorization.nonce }), `payment ${i}`).toBe(true);
+    }
     expect(await t.balance(payTo())).toBe(payToBefore + BigInt(payers.length) * 1_000_000n);
     // Account 1 paid twice, the others once.
     expect(await t.balance(address(1))).toBe(before[0]! - 2_000_000n);

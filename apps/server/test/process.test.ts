@@ -219,6 +219,20 @@ describe("a production configuration that cannot go wrong quietly", () => {
     expectOneLineWithoutSecrets(l2.output);
   }, 60_000);
 
+  it("refuses batched settlements on a payment chain without Multicall3 at the address, saying what to set", async () => {
+    const nothing = "0x000000000000000000000000000000000000dEaD";
+    const { code, output } = await refusal({
+      L1_RPC_URL: devnet.deployment.l1.rpcUrl!,
+      L2_RPC_URL: devnet.deployment.l2.rpcUrl!,
+      ...devnetPayments(),
+      MULTICALL3_ADDRESS: nothing,
+    });
+    expect(code).toBe(1);
+    expect(output).toBe(
+      `agent-tools failed to start: MULTICALL3_ADDRESS: no Multicall3 contract at ${nothing} on eip155:31338, which batched settlements need: set MULTICALL3_ADDRESS to one, or SETTLEMENT_BATCH_SIZE=1 to send each settlement alone\n`,
+    );
+  }, 60_000);
+
   it.each(["PORT", "METRICS_PORT"])("reports a taken %s in one line, before any other work", async (variable) => {
     const taken = await holdPort();
     try {

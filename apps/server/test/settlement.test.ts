@@ -1,13 +1,19 @@
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
-import { getAddress, type Hash, recoverTypedDataAddress } from "viem";
+import { type Address, getAddress, type Hash, recoverTypedDataAddress } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isCountingSettlement } from "../src/payment/chain-settlements.js";
+import { createExactEvmFacilitator, SETTLEMENT_REVERTED } from "../src/payment/exact-evm-facilitator.js";
+import { createSettlementBatcher, MULTICALL3_ADDRESS } from "../src/payment/settlement-batcher.js";
+import { createSettlementSender } from "../src/payment/settlement-sender.js";
+import { authorizationOf, cancelAuthorization, signedPayment, submitAuthorization } from "./helpers/authorizations.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
 
 /**
- * The built-in facilitator on the paid path: one signature recovery per call, settlements sent back to back with
- * nonces assigned here, several keys in turn, and a settlement whose receipt does not come in time kept for the
- * reconciler.
+ * The built-in facilitator on the paid path: one signature recovery per call, settlements sent in batches with
+ * nonces assigned here, several keys in turn, an authorization that fails in a batch failing alone, and a settlement
+ * whose receipt does not come in time kept for the reconciler.
  */
 const recoveries: string[] = [];
 let t: PaidTestServer;
@@ -17,7 +23,8 @@ beforeAll(async () => {
     facilitatorKeys: [0, 9],
     // The receipt of the last case never comes (mining is off): its wait is this long. Every other receipt comes in
     // milliseconds, but sixteen at once on a loaded machine must not come near it.
-    env: { SETTLEMENT_RECEIPT_TIMEOUT_MS: "3000" },
+    // Concurrent settlements gather for up to 250 ms into one transaction.
+    env: { SETTLEMENT_RECEIPT_TIMEOUT_MS: "3000", SETTLEMENT_BATCH_WINDOW_MS: "250" },
     recoverSigner: async (parameters) => {
       const signer = await recoverTypedDataAddress(parameters);
       recoveries.push(signer);
@@ -55,22 +62,89 @@ describe("the paid path", () => {
     expect(recoveries).toEqual([address(2)]);
   });
 
-  it("sends concurrent settlements back to back from its keys in turn, each key's nonces consecutive", async () => {
+  it("settles concurrent calls in batches, each answer naming the transaction its own transfer is in", async () => {
     const calls = await Promise.all(Array.from({ length: 16 }, (_, i) => paidIntel(1 + (i % 9), 1 + (i % 9))));
     expect(calls.map(({ res }) => res.status)).toEqual(Array(16).fill(200));
+    const hashes = calls.map(({ res }) => transactionOf(res) as Hash);
+    const receipts = new Map(
+      await Promise.all(
+        [...new Set(hashes)].map(
+          async (hash) => [hash, await t.devnet.l2.publicClient.getTransactionReceipt({ hash })] as const,
+        ),
+      ),
+    );
+    // Fewer transactions than calls: concurrent settlements went out together.
+    expect(receipts.size).toBeLessThan(16);
+    const quote = (await t.quote({ path: "/intel", body: { tokenId: 1 } })).accepts[0]!;
+    calls.forEach(({ payment }, i) => {
+      const { authorization } = authorizationOf(payment);
+      const expected = {
+        asset: quote.asset as Address,
+        payer: authorization.from,
+        payTo: quote.payTo as Address,
+        amount: BigInt(quote.amount),
+        nonce: authorization.nonce,
+      };
+      expect(isCountingSettlement(receipts.get(hashes[i]!)!, expected), `call ${i}`).toBe(true);
+    });
+    // The batches left from the keys in turn, each key's nonces following one another without a gap.
     const transactions = await Promise.all(
-      calls.map(({ res }) => t.devnet.l2.publicClient.getTransaction({ hash: transactionOf(res) as Hash })),
+      [...receipts.keys()].map((hash) => t.devnet.l2.publicClient.getTransaction({ hash })),
     );
     const byKey = new Map<string, number[]>();
     for (const tx of transactions)
       byKey.set(getAddress(tx.from), [...(byKey.get(getAddress(tx.from)) ?? []), tx.nonce]);
-    // Both keys took an equal share, and each key's nonces follow one another without a gap.
-    expect([...byKey.keys()].sort()).toEqual([address(0), address(9)].sort());
     for (const nonces of byKey.values()) {
-      expect(nonces).toHaveLength(8);
       const sorted = [...nonces].sort((a, b) => a - b);
-      expect(sorted).toEqual(Array.from({ length: 8 }, (_, i) => sorted[0]! + i));
+      expect(sorted).toEqual(Array.from({ length: sorted.length }, (_, i) => sorted[0]! + i));
     }
+  });
+
+  it("fails an authorization spent or cancelled before its batch alone: the others settle in the same transaction", async () => {
+    const requirements = (await t.quote({ path: "/intel", body: { tokenId: 1 } })).accepts[0]!;
+    const chainId = t.devnet.deployment.l2.chainId;
+    const client = t.devnet.l2.publicClient;
+    const payers = [2, 3, 4, 5].map((index) => privateKeyToAccount(t.devnet.deployment.accounts[index]!.privateKey));
+    const payments = await Promise.all(payers.map((payer) => signedPayment(payer, requirements, chainId)));
+    // What a payer can do between its call's verification and its settlement: spend the authorization itself, or
+    // cancel it.
+    await submitAuthorization(t.devnet.l2.walletClient(6), client, requirements.asset as Address, payments[1]!);
+    await cancelAuthorization(
+      payers[2]!,
+      t.devnet.l2.walletClient(7),
+      client,
+      requirements,
+      chainId,
+      authorizationOf(payments[2]!).authorization.nonce,
+    );
+    // The built-in facilitator on a key of its own, its batch full at four: the four settlements leave together.
+    const facilitator = createExactEvmFacilitator({
+      client,
+      sender: createSettlementBatcher({
+        sender: createSettlementSender({
+          client,
+          chainId,
+          accounts: [privateKeyToAccount(t.devnet.deployment.accounts[8]!.privateKey)],
+        }),
+        maxSize: 4,
+        windowMs: 60_000,
+      }),
+      network: `eip155:${chainId}`,
+    });
+    const payTo = requirements.payTo as Address;
+    const before = await t.balance(payTo);
+    const settled = await Promise.all(
+      payments.map((payment) =>
+        facilitator.settle(JSON.parse(Buffer.from(payment, "base64").toString("utf8")), requirements),
+      ),
+    );
+    expect(settled.map((s) => s.success)).toEqual([true, false, false, true]);
+    expect(settled.map((s) => s.errorReason)).toEqual([undefined, SETTLEMENT_REVERTED, SETTLEMENT_REVERTED, undefined]);
+    expect(new Set(settled.map((s) => s.transaction)).size).toBe(1);
+    const receipt = await client.getTransactionReceipt({ hash: settled[0]!.transaction as Hash });
+    expect(receipt.status).toBe("success");
+    expect(receipt.to).toBe(MULTICALL3_ADDRESS.toLowerCase());
+    expect(await t.balance(payTo)).toBe(before + 2n * BigInt(requirements.amount));
   });
 
   it("uses the keys in turn for calls one after another", async () => {

@@ -16,6 +16,8 @@ export interface ServiceMetrics {
   refusals: Counter<"reason">;
   /** Requests that went on to the next facilitator (over HTTP), by the facilitator left and the operation. */
   facilitatorFailovers: Counter<"facilitator" | "operation">;
+  /** Settlements per transaction the built-in facilitator sent (1: sent alone). */
+  settlementBatchSize: Histogram;
   missions: Counter<"tool" | "outcome">;
   /** An upstream client's observer: its requests, retries, cache hits and circuit. */
   upstream(name: string): UpstreamObserver;
@@ -132,6 +134,12 @@ export function createServiceMetrics(reads: ScrapeReads): ServiceMetrics {
       name: `${PREFIX}facilitator_failovers_total`,
       help: "Facilitator requests that went on to the next facilitator, by the one left and the operation.",
       labelNames: ["facilitator", "operation"] as const,
+      registers,
+    }),
+    settlementBatchSize: new Histogram({
+      name: `${PREFIX}settlement_batch_size`,
+      help: "Settlements carried by each transaction the built-in facilitator sent (1: sent alone).",
+      buckets: [1, 2, 5, 10, 20, 50, 100, 200],
       registers,
     }),
     missions: new Counter({

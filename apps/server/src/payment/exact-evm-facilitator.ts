@@ -1,8 +1,9 @@
 /**
  * The built-in x402 facilitator for the `exact` scheme on EVM chains (EIP-3009 `transferWithAuthorization`),
  * shaped for one paid call = one signature recovery: `verify` checks everything once (fields, time window, the
- * signature, the payer's funds and the authorization's state) and `settle` only sends the transfer, through the
- * settlement sender's pipelined keys, and reads its receipt. The failure reasons are x402's own names.
+ * signature, the payer's funds and the authorization's state) and `settle` only sends the transfer, in a batch with
+ * the other settlements of the moment (./settlement-batcher.ts) through the settlement sender's pipelined keys, and
+ * reads its receipt. The failure reasons are x402's own names.
  * (docs/architecture.md, "Settlement")
  */
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from "@x402/core/types";
@@ -25,7 +26,7 @@ import {
   SETTLEMENT_MARGIN_SECONDS,
   VALID_BEFORE_SKEW_SECONDS,
 } from "./payment-payload.js";
-import type { SettlementSender } from "./settlement-sender.js";
+import type { SettlementBatcher } from "./settlement-batcher.js";
 
 /** EIP-3009's functions and event as the facilitator uses them (eips.ethereum.org/EIPS/eip-3009; USDC v2.2). */
 export const eip3009Abi = [
@@ -94,7 +95,8 @@ export const SETTLEMENT_REVERTED = "invalid_exact_evm_transaction_failed";
 export interface ExactEvmFacilitatorOptions {
   /** Reads on the payment chain (a client that batches concurrent calls makes verify one round trip). */
   client: PublicClient;
-  sender: SettlementSender;
+  /** Sends settlements, alone or in batches (./settlement-batcher.ts). */
+  sender: Pick<SettlementBatcher, "send">;
   /** CAIP-2 id of the payment chain, `eip155:<chainId>`. */
   network: string;
   /** How long `settle` waits for a receipt before reporting the settlement as sent but unconfirmed. */
@@ -109,6 +111,7 @@ export interface ExactEvmFacilitatorOptions {
 }
 
 type Parsed = { ok: true; payload: Eip3009Payload } | { ok: false; response: VerifyResponse };
+type Receipt = Awaited<ReturnType<PublicClient["waitForTransactionReceipt"]>>;
 
 export function createExactEvmFacilitator(options: ExactEvmFacilitatorOptions): Facilitator {
   const { client, sender, network } = options;
@@ -136,6 +139,21 @@ export function createExactEvmFacilitator(options: ExactEvmFacilitatorOptions): 
       return invalid("invalid_network", `this facilitator settles on ${network}`);
     }
     return { ok: true, payload: parsed.data };
+  }
+
+  /** The receipts being waited for: the settlements of one batch wait for their transaction's receipt once. */
+  const waiting = new Map<Hash, Promise<Receipt>>();
+  function receiptOf(hash: Hash): Promise<Receipt> {
+    let receipt = waiting.get(hash);
+    if (!receipt) {
+      receipt = client.waitForTransactionReceipt({ hash, timeout: receiptTimeoutMs });
+      waiting.set(hash, receipt);
+      void receipt.then(
+        () => waiting.delete(hash),
+        () => waiting.delete(hash),
+      );
+    }
+    return receipt;
   }
 
   return {
@@ -242,9 +260,9 @@ export function createExactEvmFacilitator(options: ExactEvmFacilitatorOptions): 
           payer,
           ...(errorReason ? { errorReason } : {}),
         }) as SettleResponse;
-      let receipt: Awaited<ReturnType<typeof client.waitForTransactionReceipt>>;
+      let receipt: Receipt;
       try {
-        receipt = await client.waitForTransactionReceipt({ hash: sent.hash as Hash, timeout: receiptTimeoutMs });
+        receipt = await receiptOf(sent.hash);
       } catch (error) {
         // Sent, not seen through: the caller keeps the claim for reconciliation (the chain decides).
         if (error instanceof WaitForTransactionReceiptTimeoutError) return result(SETTLEMENT_PENDING);
@@ -258,7 +276,10 @@ export function createExactEvmFacilitator(options: ExactEvmFacilitatorOptions): 
         amount: BigInt(requirements.amount),
         nonce: authorization.nonce as Hex,
       });
-      return paid ? result() : result("invalid_exact_evm_transfer_event_mismatch");
+      if (paid) return result();
+      // In a batch, an authorization that reverted fails alone, inside a transaction that succeeded: it moved
+      // nothing, as a single settlement that reverted.
+      return result(sent.batchSize > 1 ? SETTLEMENT_REVERTED : "invalid_exact_evm_transfer_event_mismatch");
     },
   };
 }

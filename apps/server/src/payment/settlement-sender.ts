@@ -23,6 +23,13 @@ export interface SettlementSenderOptions {
   now?: () => number;
 }
 
+/** A transaction to send: its gas limit defaults to one settlement's. */
+export interface OutgoingTransaction {
+  to: Address;
+  data: Hex;
+  gas?: bigint;
+}
+
 export interface SentTransaction {
   hash: Hash;
   from: Address;
@@ -31,7 +38,7 @@ export interface SentTransaction {
 
 export interface SettlementSender {
   /** Signs and sends a transaction from the next key; resolves once the node accepted it. */
-  send(transaction: { to: Address; data: Hex }): Promise<SentTransaction>;
+  send(transaction: OutgoingTransaction): Promise<SentTransaction>;
   /** The keys' addresses, in the order they are used. */
   readonly addresses: Address[];
 }
@@ -95,7 +102,7 @@ export function createSettlementSender(options: SettlementSenderOptions): Settle
 
   async function sign(
     key: Key,
-    transaction: { to: Address; data: Hex },
+    transaction: OutgoingTransaction,
   ): Promise<{ serializedTransaction: Hex; nonce: number }> {
     const [nonce, fee] = await Promise.all([takeNonce(key), currentFees()]);
     const serializedTransaction = await key.account.signTransaction!({
@@ -103,7 +110,7 @@ export function createSettlementSender(options: SettlementSenderOptions): Settle
       nonce,
       to: transaction.to,
       data: transaction.data,
-      gas,
+      gas: transaction.gas ?? gas,
       value: 0n,
       ...("gasPrice" in fee
         ? { type: "legacy" as const, gasPrice: fee.gasPrice }
@@ -112,7 +119,7 @@ export function createSettlementSender(options: SettlementSenderOptions): Settle
     return { serializedTransaction, nonce };
   }
 
-  async function sendFrom(key: Key, transaction: { to: Address; data: Hex }): Promise<SentTransaction> {
+  async function sendFrom(key: Key, transaction: OutgoingTransaction): Promise<SentTransaction> {
     const { serializedTransaction, nonce } = await sign(key, transaction);
     const hash = await client.sendRawTransaction({ serializedTransaction });
     return { hash, from: key.account.address, nonce };

@@ -3,6 +3,7 @@ import express from "express";
 import type { PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { createExactEvmFacilitator } from "../../src/payment/exact-evm-facilitator.js";
+import { createSettlementBatcher } from "../../src/payment/settlement-batcher.js";
 import { createSettlementSender } from "../../src/payment/settlement-sender.js";
 import { listen, type RunningServer } from "../../src/server.js";
 
@@ -28,10 +29,15 @@ export async function startTestFacilitator(
 ): Promise<TestFacilitator> {
   const facilitator = createExactEvmFacilitator({
     client,
-    sender: createSettlementSender({
-      client,
-      chainId: Number(network.split(":")[1]),
-      accounts: [privateKeyToAccount(privateKey)],
+    // One transaction per settlement, as a facilitator over HTTP answers each `/settle` on its own.
+    sender: createSettlementBatcher({
+      sender: createSettlementSender({
+        client,
+        chainId: Number(network.split(":")[1]),
+        accounts: [privateKeyToAccount(privateKey)],
+      }),
+      maxSize: 1,
+      windowMs: 0,
     }),
     network,
   });

@@ -1,11 +1,25 @@
 import { usdTokenAbi } from "@agent-tools/contracts";
 import type { LedgerReport } from "@agent-tools/schema";
-import type { Address, Hex, PublicClient } from "viem";
+import { type Address, getAddress, type Hex, type PublicClient } from "viem";
 
-/** Every settled payment the service has recorded: how many, and their transactions (all of them, not a page). */
+/**
+ * A settlement's identity: its payer and EIP-3009 nonce. Not its transaction, which a batch shares among the
+ * settlements it carries.
+ */
+export const settlementKey = (payer: string, nonce: string): string => `${getAddress(payer)}:${nonce.toLowerCase()}`;
+
+/** The settlement key of a `PAYMENT-SIGNATURE` header's payment. */
+export function paymentSettlementKey(payment: string): string {
+  const { authorization } = JSON.parse(Buffer.from(payment, "base64").toString("utf8")).payload as {
+    authorization: { from: string; nonce: string };
+  };
+  return settlementKey(authorization.from, authorization.nonce);
+}
+
+/** Every settled payment the service has recorded: how many, and their keys (all of them, not a page). */
 export interface Book {
   payments: number;
-  transactions: Hex[];
+  settlements: string[];
 }
 
 /**
@@ -19,18 +33,19 @@ export function bookOfLedger(ledger: LedgerReport): Book {
         "to compare with the chain through one listing",
     );
   }
-  return { payments: ledger.total.payments, transactions: ledger.entries.map((e) => e.transaction as Hex) };
+  const payments = ledger.entries.filter((e) => e.kind === "payment");
+  return { payments: ledger.total.payments, settlements: payments.map((e) => settlementKey(e.payer, e.nonce)) };
 }
 
 export interface SettlementsSince {
   /** Transfers to the payee since the block: every settlement is one. */
   transfers: number;
-  /** Their transactions. */
-  onChain: Set<Hex>;
+  /** The settlements among them (a transfer right after its authorization's use), by key, with their transaction. */
+  onChain: Map<string, Hex>;
   /** The book, once it counts as many new payments as the chain shows settlements (or after 30 s). */
   book: Book;
-  /** The book's transactions not in `before`. */
-  recorded: Hex[];
+  /** The book's settlement keys not in `before`. */
+  recorded: string[];
 }
 
 /**
@@ -46,22 +61,31 @@ export async function settlementsSince(options: {
   readBook: () => Promise<Book>;
   before: Book;
 }): Promise<SettlementsSince> {
-  const transfers = await options.l2.getContractEvents({
+  const events = await options.l2.getContractEvents({
     address: options.asset,
     abi: usdTokenAbi,
-    eventName: "Transfer",
-    args: { to: options.payTo },
     fromBlock: options.fromBlock,
     toBlock: "latest",
   });
-  const onChain = new Set(transfers.map((t) => t.transactionHash));
+  const payTo = getAddress(options.payTo);
+  const transfers = events.filter((e) => e.eventName === "Transfer" && getAddress(e.args.to!) === payTo);
+  const onChain = new Map<string, Hex>();
+  for (const transfer of transfers) {
+    // EIP-3009 tokens log the authorization's use right before its transfer (src/payment/chain-settlements.ts).
+    const used = events.find(
+      (e) => e.transactionHash === transfer.transactionHash && e.logIndex === transfer.logIndex - 1,
+    );
+    if (used?.eventName === "AuthorizationUsed") {
+      onChain.set(settlementKey(used.args.authorizer!, used.args.nonce!), transfer.transactionHash);
+    }
+  }
   const { before } = options;
   let book = await options.readBook();
   for (let i = 0; i < 150 && book.payments - before.payments < onChain.size; i++) {
     await new Promise((resolve) => setTimeout(resolve, 200));
     book = await options.readBook();
   }
-  const listed = new Set(before.transactions);
-  const recorded = book.transactions.filter((tx) => !listed.has(tx));
+  const listed = new Set(before.settlements);
+  const recorded = book.settlements.filter((key) => !listed.has(key));
   return { transfers: transfers.length, onChain, book, recorded };
 }

@@ -1,0 +1,127 @@
+/**
+ * Settles many authorizations in one transaction: calls that arrive while a batch forms go out together through
+ * Multicall3's `aggregate3`, each with `allowFailure`, so one authorization that reverts (spent, cancelled, its
+ * payer's balance moved away) fails alone and the others settle. Batches leave at most one per window: a call that
+ * comes when the last batch left longer ago than the window goes at once (alone, as a plain call to the token: a
+ * batch of one costs what a single send costs), and under load calls gather for at most the window. A full batch
+ * leaves at once; a batch never leaves while the one before it is still being handed to the node, so calls gather
+ * while a slow node takes the last one. Every caller gets the batch's transaction and reads its own outcome from
+ * the receipt's events (./chain-settlements.ts). (docs/architecture.md, "Settlement")
+ */
+import { type Address, encodeFunctionData, type Hex, multicall3Abi } from "viem";
+import { SETTLEMENT_GAS, type SentTransaction, type SettlementSender } from "./settlement-sender.js";
+
+/** Multicall3's address, the same on every chain it is deployed to (github.com/mds1/multicall3). */
+export const MULTICALL3_ADDRESS: Address = "0xcA11bde05977b3631167028862bE2a173976CA11";
+
+/** Gas a batch needs beside its calls: the transaction, `aggregate3`'s loop and the calls' data. */
+const BATCH_OVERHEAD_GAS = 50_000n;
+
+export interface SettlementCall {
+  to: Address;
+  data: Hex;
+}
+
+/** A settlement as sent: its transaction, and how many settlements that transaction carries. */
+export interface SentSettlement extends SentTransaction {
+  /** Settlements in the transaction: 1 for a call sent alone. */
+  batchSize: number;
+}
+
+export interface SettlementBatcherOptions {
+  sender: SettlementSender;
+  /** The batching contract (default: Multicall3's canonical address). */
+  multicall3?: Address;
+  /** Most settlements in one transaction; a full batch leaves at once. */
+  maxSize: number;
+  /** Least time between two batches, so the longest a call waits for its batch (0: only while one is sent). */
+  windowMs: number;
+  /** Gas allowed per settlement in a batch (default: a single settlement's limit). */
+  gasPerCall?: bigint;
+  /** Told the size of each transaction sent (metrics). */
+  onBatch?: (size: number) => void;
+  /** The clock, in milliseconds. */
+  now?: () => number;
+}
+
+export interface SettlementBatcher {
+  /** Sends `call` in the next batch; resolves once the node accepted the batch's transaction. */
+  send(call: SettlementCall): Promise<SentSettlement>;
+}
+
+interface Waiting {
+  call: SettlementCall;
+  resolve: (sent: SentSettlement) => void;
+  reject: (error: unknown) => void;
+}
+
+export function createSettlementBatcher(options: SettlementBatcherOptions): SettlementBatcher {
+  const { sender, maxSize, windowMs } = options;
+  if (!Number.isInteger(maxSize) || maxSize < 1) throw new Error("a settlement batch holds at least one call");
+  const multicall3 = options.multicall3 ?? MULTICALL3_ADDRESS;
+  const gasPerCall = options.gasPerCall ?? SETTLEMENT_GAS;
+  const now = options.now ?? Date.now;
+  let lastLeft = Number.NEGATIVE_INFINITY;
+  let forming: Waiting[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  /** The window has passed, and the batch waits for the one being sent. */
+  let due = false;
+  let sending = 0;
+
+  function transactionOf(batch: Waiting[]): { to: Address; data: Hex; gas?: bigint } {
+    if (batch.length === 1) return batch[0]!.call;
+    return {
+      to: multicall3,
+      data: encodeFunctionData({
+        abi: multicall3Abi,
+        functionName: "aggregate3",
+        args: [batch.map(({ call }) => ({ target: call.to, allowFailure: true, callData: call.data }))],
+      }),
+      gas: BATCH_OVERHEAD_GAS + gasPerCall * BigInt(batch.length),
+    };
+  }
+
+  function dispatch(): void {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    due = false;
+    const batch = forming;
+    forming = [];
+    if (batch.length === 0) return;
+    lastLeft = now();
+    options.onBatch?.(batch.length);
+    sending++;
+    sender.send(transactionOf(batch)).then(
+      (sent) => {
+        for (const waiting of batch) waiting.resolve({ ...sent, batchSize: batch.length });
+        handedOver();
+      },
+      (error: unknown) => {
+        for (const waiting of batch) waiting.reject(error);
+        handedOver();
+      },
+    );
+  }
+
+  /** A batch was handed over (or refused): the next one leaves if its window has passed. */
+  function handedOver(): void {
+    sending--;
+    if (due && sending === 0) dispatch();
+  }
+
+  function windowPassed(): void {
+    timer = undefined;
+    if (sending === 0) dispatch();
+    else due = true;
+  }
+
+  return {
+    send(call) {
+      return new Promise<SentSettlement>((resolve, reject) => {
+        forming.push({ call, resolve, reject });
+        if (forming.length >= maxSize) dispatch();
+        else if (forming.length === 1) timer = setTimeout(windowPassed, Math.max(0, lastLeft + windowMs - now()));
+      });
+    },
+  };
+}

@@ -1,0 +1,136 @@
+import { type Address, decodeFunctionData, getAddress, type Hex, keccak256, multicall3Abi, toHex } from "viem";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createSettlementBatcher, MULTICALL3_ADDRESS } from "../src/payment/settlement-batcher.js";
+import type { OutgoingTransaction, SentTransaction, SettlementSender } from "../src/payment/settlement-sender.js";
+
+/**
+ * When batches leave, on a sender that hands each transaction over when the test says so: the rules of
+ * src/payment/settlement-batcher.ts. What a batch does on chain is tested in settlement.test.ts.
+ */
+const token: Address = getAddress("0x00000000000000000000000000000000000000aa");
+const call = (i: number) => ({ to: token, data: toHex(`settle ${i}`) as Hex });
+
+function handOverSender() {
+  const sent: { transaction: OutgoingTransaction; accept: () => void; refuse: (error: Error) => void }[] = [];
+  let nonce = 0;
+  const sender: SettlementSender = {
+    addresses: [],
+    send: (transaction) =>
+      new Promise<SentTransaction>((resolve, reject) => {
+        const tx = { hash: keccak256(transaction.data), from: token, nonce: nonce++ };
+        sent.push({ transaction, accept: () => resolve(tx), refuse: reject });
+      }),
+  };
+  return { sender, sent };
+}
+
+/** The calls a transaction carries: itself when sent alone, else the calls of its `aggregate3`. */
+function callsOf(transaction: OutgoingTransaction) {
+  if (transaction.to !== MULTICALL3_ADDRESS)
+    return [{ target: transaction.to, allowFailure: false, callData: transaction.data }];
+  const { functionName, args } = decodeFunctionData({ abi: multicall3Abi, data: transaction.data });
+  expect(functionName).toBe("aggregate3");
+  return [...(args![0] as readonly { target: Address; allowFailure: boolean; callData: Hex }[])];
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("settlement batches", () => {
+  it("sends a call that comes alone at once, as a plain call to the token", async () => {
+    const { sender, sent } = handOverSender();
+    const batcher = createSettlementBatcher({ sender, maxSize: 50, windowMs: 0 });
+    const settled = batcher.send(call(1));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sent.map((s) => s.transaction)).toEqual([call(1)]);
+    sent[0]!.accept();
+    expect(await settled).toMatchObject({ batchSize: 1, nonce: 0 });
+  });
+
+  it("gathers the calls that come while a batch is handed over into the next one, each allowed to fail", async () => {
+    const { sender, sent } = handOverSender();
+    const batcher = createSettlementBatcher({ sender, maxSize: 50, windowMs: 0 });
+    const first = batcher.send(call(0));
+    await vi.advanceTimersByTimeAsync(0);
+    const next = [1, 2, 3].map((i) => batcher.send(call(i)));
+    await vi.advanceTimersByTimeAsync(10);
+    expect(sent).toHaveLength(1);
+    sent[0]!.accept();
+    await first;
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sent).toHaveLength(2);
+    expect(callsOf(sent[1]!.transaction)).toEqual(
+      [1, 2, 3].map((i) => ({ target: token, allowFailure: true, callData: call(i).data })),
+    );
+    // Gas for each call of the batch, beyond the one of a single settlement.
+    expect(sent[1]!.transaction.gas).toBeGreaterThan(3n * 100_000n);
+    sent[1]!.accept();
+    const results = await Promise.all(next);
+    expect(new Set(results.map((r) => r.hash)).size).toBe(1);
+    expect(results.map((r) => r.batchSize)).toEqual([3, 3, 3]);
+  });
+
+  it("sends a full batch at once, in flight or not; the rest waits for its window", async () => {
+    const { sender, sent } = handOverSender();
+    const batcher = createSettlementBatcher({ sender, maxSize: 3, windowMs: 10_000 });
+    void batcher.send(call(0));
+    await vi.advanceTimersByTimeAsync(0);
+    for (const i of [1, 2, 3, 4, 5, 6, 7, 8]) void batcher.send(call(i));
+    expect(sent.map((s) => callsOf(s.transaction).length)).toEqual([1, 3, 3]);
+    for (const s of sent) s.accept();
+    await vi.advanceTimersByTimeAsync(9_999);
+    expect(sent).toHaveLength(3);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(sent.map((s) => callsOf(s.transaction).length)).toEqual([1, 3, 3, 2]);
+  });
+
+  it("sends at most one batch per window: a call waits for the rest of it, never longer", async () => {
+    const { sender, sent } = handOverSender();
+    const batcher = createSettlementBatcher({ sender, maxSize: 50, windowMs: 200 });
+    void batcher.send(call(0));
+    await vi.advanceTimersByTimeAsync(0);
+    sent[0]!.accept();
+    await vi.advanceTimersByTimeAsync(50);
+    void batcher.send(call(1));
+    await vi.advanceTimersByTimeAsync(100);
+    void batcher.send(call(2));
+    await vi.advanceTimersByTimeAsync(49);
+    expect(sent).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(sent.map((s) => callsOf(s.transaction).length)).toEqual([1, 2]);
+    sent[1]!.accept();
+    // Past the window since the last batch left: a call goes at once.
+    await vi.advanceTimersByTimeAsync(500);
+    void batcher.send(call(3));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sent.map((s) => callsOf(s.transaction).length)).toEqual([1, 2, 1]);
+  });
+
+  it("sends each call alone, without waiting, with a batch size of 1", async () => {
+    const { sender, sent } = handOverSender();
+    const batcher = createSettlementBatcher({ sender, maxSize: 1, windowMs: 200 });
+    for (const i of [0, 1, 2]) void batcher.send(call(i));
+    expect(sent.map((s) => s.transaction)).toEqual([call(0), call(1), call(2)]);
+  });
+
+  it("gives every call of a batch the sender's refusal, and sends the next batch all the same", async () => {
+    const { sender, sent } = handOverSender();
+    const batcher = createSettlementBatcher({ sender, maxSize: 50, windowMs: 0 });
+    void batcher.send(call(0)).catch(() => undefined);
+    await vi.advanceTimersByTimeAsync(0);
+    const refused = [1, 2].map((i) => batcher.send(call(i)));
+    const outcomes = Promise.allSettled(refused);
+    sent[0]!.refuse(new Error("node down"));
+    await vi.advanceTimersByTimeAsync(0);
+    sent[1]!.refuse(new Error("node down"));
+    expect((await outcomes).map((o) => o.status)).toEqual(["rejected", "rejected"]);
+    const later = batcher.send(call(3));
+    await vi.advanceTimersByTimeAsync(0);
+    sent[2]!.accept();
+    expect(await later).toMatchObject({ batchSize: 1 });
+  });
+});
