@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { usdTokenAbi } from "@agent-tools/contracts";
 import { parsePaymentRefusal, paymentRequiredSchema } from "@agent-tools/schema";
 import type { PaymentRequired } from "@x402/core/types";
-import type { Hex, PrivateKeyAccount } from "viem";
+import type { PrivateKeyAccount } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitForOutput } from "../src/embedded-process.js";
 import { createPace } from "../test/helpers/pace.js";

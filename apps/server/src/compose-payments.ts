@@ -6,7 +6,6 @@
 import { paidRoutes, routePaymentRequirements } from "@agent-tools/schema";
 import type { Logger } from "pino";
 import { type Address, createPublicClient, erc20Abi, http, type PublicClient } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
 import type { Config } from "./config.js";
 import { ConfigError } from "./config-error.js";
 import { createCallLimiter, type RateCounter } from "./limits/call-limiter.js";
@@ -17,6 +16,7 @@ import { paidResourceUrl } from "./payment/challenge.js";
 import { createExactEvmFacilitator } from "./payment/exact-evm-facilitator.js";
 import type { Facilitator } from "./payment/facilitator.js";
 import { createFailoverFacilitator, type HttpFacilitator, httpFacilitator } from "./payment/http-facilitators.js";
+import { localAccount } from "./payment/local-account.js";
 import type { PaymentService } from "./payment/payment-service.js";
 import { createReceiptIssuer, type ReceiptIssuer } from "./payment/receipts.js";
 import { createMemoryReplayGuard } from "./payment/replay-guard.js";
@@ -110,7 +110,7 @@ export async function paymentDeps(
         sender: createSettlementSender({
           client,
           chainId,
-          accounts: config.facilitator.privateKeys.map((key) => privateKeyToAccount(key)),
+          accounts: config.facilitator.privateKeys.map((key) => localAccount(key)),
         }),
         multicall3,
         maxSize: batch.maxSize,

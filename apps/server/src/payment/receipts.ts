@@ -15,7 +15,7 @@ import {
   type SignTypedDataFn,
 } from "@x402/extensions/offer-receipt";
 import type { Address, Hex } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { localAccount } from "./local-account.js";
 
 /** How long a signed offer holds: prices change only with the configuration, so an hour. */
 export const OFFER_VALIDITY_SECONDS = 3600;
@@ -41,7 +41,7 @@ function offerKey(resourceUrl: string, r: PaymentRequirements): string {
 }
 
 export function createReceiptIssuer(privateKey: Hex): ReceiptIssuer {
-  const account = privateKeyToAccount(privateKey);
+  const account = localAccount(privateKey);
   const signTypedData: SignTypedDataFn = (params) => account.signTypedData(params as never);
   const offers = new Map<string, EIP712SignedOffer>();
   const signing = new Map<string, Promise<void>>();

@@ -18,8 +18,10 @@ import {
   recoverAddress as viemRecoverAddress,
 } from "viem";
 
-interface NativeSecp256k1 {
+/** The part of the `secp256k1` package's API used here (its native binding, wrapped by the package). */
+export interface NativeSecp256k1 {
   ecdsaRecover(signature: Uint8Array, recid: number, message: Uint8Array, compressed: boolean): Uint8Array;
+  ecdsaSign(message: Uint8Array, privateKey: Uint8Array): { signature: Uint8Array; recid: number };
 }
 
 /** Half the curve order: an `s` above it is the malleable twin of a valid signature. */
@@ -34,7 +36,8 @@ function loadNative(): NativeSecp256k1 | undefined {
   }
 }
 
-const native = loadNative();
+/** libsecp256k1, when its binding loads here (./local-account.ts signs with it too). */
+export const native = loadNative();
 
 /** Whether recovery runs natively here. */
 export const nativeRecovery = native !== undefined;
