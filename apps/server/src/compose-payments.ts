@@ -102,8 +102,6 @@ export async function paymentDeps(
     const client = chain;
     const chainId = Number(config.payment.network.split(":")[1]);
     const { batch } = config.facilitator;
-    const multicall3 = batch.contract ?? MULTICALL3_ADDRESS;
-    if (batch.maxSize > 1) await expectBatchContract(client, multicall3, config.payment.network);
     facilitator = createExactEvmFacilitator({
       client,
       sender: createSettlementBatcher({
@@ -112,7 +110,7 @@ export async function paymentDeps(
           chainId,
           accounts: config.facilitator.privateKeys.map((key) => localAccount(key)),
         }),
-        multicall3,
+        multicall3: batch.contract ?? MULTICALL3_ADDRESS,
         maxSize: batch.maxSize,
         windowMs: batch.windowMs,
         ...(options.metrics ? { onBatch: (size: number) => options.metrics!.settlementBatchSize.observe(size) } : {}),
@@ -153,9 +151,12 @@ export async function paymentDeps(
 
 /**
  * Batched settlements go through Multicall3: a payment chain without it at the address is refused at start, in one
- * line naming what to set, rather than found out by the first batch (docs/configuration.md).
+ * line naming what to set, rather than found out by the first batch (docs/configuration.md). Cheap: composeService
+ * asks it beside the facilitators' check, before anything heavy is built.
  */
-async function expectBatchContract(client: PublicClient, address: Address, network: string): Promise<void> {
+export async function checkBatchContract(config: Config, client: Pick<PublicClient, "getCode">): Promise<void> {
+  if (config.facilitator.kind !== "local" || config.facilitator.batch.maxSize === 1) return;
+  const address = config.facilitator.batch.contract ?? MULTICALL3_ADDRESS;
   let code: string | undefined;
   try {
     code = await client.getCode({ address });
@@ -165,7 +166,7 @@ async function expectBatchContract(client: PublicClient, address: Address, netwo
   if (!code || code === "0x") {
     throw new StartupError(
       "MULTICALL3_ADDRESS",
-      `no Multicall3 contract at ${address} on ${network}, which batched settlements need: set MULTICALL3_ADDRESS to one, or SETTLEMENT_BATCH_SIZE=1 to send each settlement alone`,
+      `no Multicall3 contract at ${address} on ${config.payment.network}, which batched settlements need: set MULTICALL3_ADDRESS to one, or SETTLEMENT_BATCH_SIZE=1 to send each settlement alone`,
     );
   }
 }

@@ -6,7 +6,7 @@ import { type AppDeps, createApp } from "./app.js";
 import { createAgentRegistryReader } from "./chain/agent-registry.js";
 import { createB20Scanner } from "./chain/b20-scanner.js";
 import { createCollectionIndex } from "./chain/collection-index.js";
-import { checkedHttpFacilitators, paymentDeps } from "./compose-payments.js";
+import { checkBatchContract, checkedHttpFacilitators, paymentDeps } from "./compose-payments.js";
 import type { Config } from "./config.js";
 import { postgresRateCounter, type RateCounter } from "./limits/call-limiter.js";
 import { createRequestBudget } from "./limits/request-budget.js";
@@ -190,6 +190,7 @@ export async function composeService(config: Config, logger: Logger, clients: Se
   });
   const paymentsLogger = logger.child({ component: "payments" });
   const facilitators = await checkedHttpFacilitators(config, paymentsLogger);
+  await checkBatchContract(config, l2);
   const chain = await chainDeps(l1, config, { chainId: l1ChainId, ...(clients.clock ? { now: clients.clock } : {}) });
   const db = clients.db ?? (await openDatabase(config.store));
   // On Postgres, the request rates are counted for all instances on the database at once, and no two instances

@@ -266,43 +266,52 @@ function settledRowOf(row: SettledRecord): SettledRow {
 export function createSettlementLedger(db: Database): SettlementLedger {
   const ledger: SettlementLedger = {
     async claim(c) {
-      const inserted = await db.transaction(async (tx) => {
-        // One claim of a payer at a time, across instances: the sum below then sees every claim made before.
-        await tx.query("SELECT pg_advisory_xact_lock(72610002, hashtext($1))", [c.payer.toLowerCase()]);
-        const rows = await tx.query(
-          `INSERT INTO settlements (payment_key, status, route, method, token_id, payer, nonce, caller, price_point,
-             amount, asset, network, pay_to, valid_before, request_id, payment_id, request_hash)
-           VALUES ($1, 'pending', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-           ON CONFLICT DO NOTHING
-           RETURNING payment_key`,
-          [
-            c.paymentKey,
-            c.route,
-            c.method,
-            c.tokenId,
-            c.payer,
-            c.nonce,
-            c.caller,
-            c.pricePoint,
-            c.amount,
-            c.asset,
-            c.network,
-            c.payTo,
-            c.validBefore,
-            c.requestId,
-            c.identifier?.paymentId ?? null,
-            c.identifier?.requestHash ?? null,
-          ],
+      const params = [
+        c.paymentKey,
+        c.route,
+        c.method,
+        c.tokenId,
+        c.payer,
+        c.nonce,
+        c.caller,
+        c.pricePoint,
+        c.amount,
+        c.asset,
+        c.network,
+        c.payTo,
+        c.validBefore,
+        c.requestId,
+        c.identifier?.paymentId ?? null,
+        c.identifier?.requestHash ?? null,
+      ];
+      // The claim and the sum of the payer's other claims in flight, in one statement (the sum does not see the row
+      // it inserts, which it leaves out anyway).
+      const claim = async (q: Queryable): Promise<bigint | undefined> => {
+        const [row] = await q.query<{ claimed: number; in_flight: string }>(
+          `WITH claimed AS (
+             INSERT INTO settlements (payment_key, status, route, method, token_id, payer, nonce, caller, price_point,
+               amount, asset, network, pay_to, valid_before, request_id, payment_id, request_hash)
+             VALUES ($1, 'pending', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+             ON CONFLICT DO NOTHING
+             RETURNING payment_key)
+           SELECT (SELECT count(*) FROM claimed)::int AS claimed,
+             (SELECT coalesce(sum(amount), 0) FROM settlements
+              WHERE status = 'pending' AND payer = $5 AND lower(asset) = lower($10) AND network = $11
+                AND payment_key <> $1 AND valid_before > now())::text AS in_flight`,
+          params,
         );
-        if (rows.length === 0) return undefined;
-        const [sum] = await tx.query<{ amount: string }>(
-          `SELECT coalesce(sum(amount), 0)::text AS amount FROM settlements
-           WHERE status = 'pending' AND payer = $1 AND lower(asset) = lower($2) AND network = $3
-             AND payment_key <> $4 AND valid_before > now()`,
-          [c.payer, c.asset, c.network, c.paymentKey],
-        );
-        return BigInt(sum?.amount ?? "0");
-      });
+        return row && row.claimed > 0 ? BigInt(row.in_flight) : undefined;
+      };
+      // One claim of a payer at a time, so that the sum sees every claim made before. PGlite runs one statement at
+      // a time for its one process: the statement alone is that. On Postgres, instances claim at once: a lock per
+      // payer, taken before the statement, whose snapshot then holds every claim committed before it.
+      const inserted =
+        db.kind === "pglite"
+          ? await claim(db)
+          : await db.transaction(async (tx) => {
+              await tx.query("SELECT pg_advisory_xact_lock(72610002, hashtext($1))", [c.payer.toLowerCase()]);
+              return claim(tx);
+            });
       if (inserted !== undefined) return { outcome: "claimed", inFlight: inserted };
       const [existing] = await db.query<{ status: string }>("SELECT status FROM settlements WHERE payment_key = $1", [
         c.paymentKey,
