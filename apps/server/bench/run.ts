@@ -14,7 +14,7 @@
  *
  * - Paid calls over MCP (`POST /mcp`, the payment in the call's `_meta`) next to the same calls over HTTP.
  * - Settlements: ours as shipped (batched) next to ours sending each settlement alone (`SETTLEMENT_BATCH_SIZE=1`,
- *   its own key), as fast as answers come, at 100 paid calls/s, at 100/s on a chain that mines a block every second,
+ *   its own key), as fast as answers come, at 50 and 100 paid calls/s, at 100/s on a chain that mines a block every second,
  *   and behind the 100 ms proxy; gas per settled payment read from the receipts.
  *
  *   --only=healthz,info,challenge,paid,mcp,batching,remote,market   run some lines only
@@ -287,6 +287,7 @@ async function main(): Promise<void> {
       });
       const lines = [
         { line: "paid, as fast as answers come", extra: {} },
+        { line: `paid, ${STEADY_RATE / 2} calls/s`, extra: { rate: STEADY_RATE / 2, connections: 100 } },
         { line: `paid, ${STEADY_RATE} calls/s`, extra: { rate: STEADY_RATE, connections: 100 } },
         {
           line: `paid, ${STEADY_RATE} calls/s, a block every ${BLOCK_MS / 1000} s`,
