@@ -287,8 +287,9 @@ async function main(): Promise<void> {
       });
       const lines = [
         { line: "paid, as fast as answers come", extra: {} },
-        { line: `paid, ${STEADY_RATE / 2} calls/s`, extra: { rate: STEADY_RATE / 2, connections: 100 } },
-        { line: `paid, ${STEADY_RATE} calls/s`, extra: { rate: STEADY_RATE, connections: 100 } },
+        // autocannon paces each connection apart and starts them together: few connections, small bursts.
+        { line: `paid, ${STEADY_RATE / 2} calls/s`, extra: { rate: STEADY_RATE / 2, connections: 10 } },
+        { line: `paid, ${STEADY_RATE} calls/s`, extra: { rate: STEADY_RATE, connections: 20 } },
         {
           line: `paid, ${STEADY_RATE} calls/s, a block every ${BLOCK_MS / 1000} s`,
           extra: { rate: STEADY_RATE, connections: 300 },
