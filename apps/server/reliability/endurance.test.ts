@@ -21,7 +21,9 @@ const summary: Record<string, string> = {};
 const { payAndCall, steadyPaidLoad } = reliabilityCalls(() => env);
 
 beforeAll(async () => {
-  env = await startEnvironment();
+  // Settlements gather into batches for up to 200 ms: the kills of the crash phase fall between a batch's send and
+  // its receipt.
+  env = await startEnvironment({ settlementBatchWindowMs: 200 });
 }, 180_000);
 afterAll(async () => {
   await env?.close();
