@@ -81,8 +81,6 @@ export interface Environment {
 export interface EnvironmentOptions {
   /** The server's UPSTREAM_TIMEOUT_MS (default: the shipped one). */
   upstreamTimeoutMs?: number;
-  /** The server's SETTLEMENT_BATCH_WINDOW_MS (default: the shipped one). */
-  settlementBatchWindowMs?: number;
 }
 
 export async function startEnvironment(options: EnvironmentOptions = {}): Promise<Environment> {
@@ -105,9 +103,6 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
     DATA_DIR: join(temp, "data"),
     ...deploymentEnv(deployment),
     FACILITATOR_PRIVATE_KEY: deployment.accounts[0]!.privateKey,
-    ...(options.settlementBatchWindowMs !== undefined
-      ? { SETTLEMENT_BATCH_WINDOW_MS: String(options.settlementBatchWindowMs) }
-      : {}),
     MARKETPLACE_URL: proxies.marketplace.url,
     MARKET_DATA_URL: proxies.marketData.url,
     ...(options.upstreamTimeoutMs ? { UPSTREAM_TIMEOUT_MS: String(options.upstreamTimeoutMs) } : {}),
