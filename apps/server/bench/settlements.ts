@@ -5,6 +5,7 @@
 import { createPublicClient, type Hash, http } from "viem";
 import type { LoadResult } from "./load.js";
 import type { PaidRun } from "./paid.js";
+import { fmt, table } from "./table.js";
 
 export interface SettlementCost {
   /** Paid calls answered 200 (each settled). */
@@ -30,11 +31,6 @@ export interface SettlementRow {
   /** The single-send row this one is compared with. */
   versus?: { result: LoadResult; cost: SettlementCost };
 }
-
-const fmt = (value: number, digits = 0) =>
-  Number.isFinite(value)
-    ? value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })
-    : "-";
 
 /** The settlement lines: throughput, latency and gas per payment, batched next to single sends. */
 export function printSettlements(rows: SettlementRow[]): void {
@@ -69,18 +65,10 @@ export function printSettlements(rows: SettlementRow[]): void {
       versus ? `${fmt((100 * (cost.gasPerPayment - versus.cost.gasPerPayment)) / versus.cost.gasPerPayment)}%` : "",
     ];
   });
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))
-      .join("  ")
-      .trimEnd();
   const out = [
     "",
     "Settlements: batched (as shipped) next to single sends (SETTLEMENT_BATCH_SIZE=1), gas from the receipts:",
-    line(header),
-    line(widths.map((w) => "-".repeat(w))),
-    ...cells.map(line),
+    table(header, cells, 2),
   ];
   process.stdout.write(`${out.join("\n")}\n`);
 }

@@ -12,12 +12,14 @@ export interface Row {
   failures?: Record<string, number>;
 }
 
-const fmt = (value: number, digits = 0) =>
+/** A number for a table cell, with `digits` decimals ("-" when not finite). */
+export const fmt = (value: number, digits = 0) =>
   Number.isFinite(value)
     ? value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })
     : "-";
 
-function table(header: string[], rows: string[][], leftColumns: number): string {
+/** Columns padded to their widest cell, the first `leftColumns` to the left, the rest to the right. */
+export function table(header: string[], rows: string[][], leftColumns: number): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const line = (cells: string[]) =>
     cells

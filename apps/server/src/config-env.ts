@@ -43,6 +43,9 @@ export const DEFAULT_LIMITS: { perIp: LimitSettings; perPayer: LimitSettings } =
   perPayer: { ratePerSecond: 50, concurrency: 16 },
 };
 
+/** The built-in facilitator's settlement settings when no variable sets them (the embedded default uses them too). */
+export const SETTLEMENT_DEFAULTS = { receiptTimeoutMs: 30_000, batch: { maxSize: 50, windowMs: 0 } };
+
 export const envSchema = z.object({
   PORT: z.coerce
     .number({ error: "must be a port number" })
@@ -91,9 +94,9 @@ export const envSchema = z.object({
   CDP_API_KEY_SECRET: z.string().min(1).optional(),
   FACILITATOR_PRIVATE_KEY: privateKey.optional(),
   FACILITATOR_PRIVATE_KEYS: commaList(privateKey, "must be comma-separated 32-byte hex private keys").optional(),
-  SETTLEMENT_RECEIPT_TIMEOUT_MS: int(100, 600_000).default(30_000),
-  SETTLEMENT_BATCH_SIZE: int(1, 200).default(50),
-  SETTLEMENT_BATCH_WINDOW_MS: int(0, 10_000).default(0),
+  SETTLEMENT_RECEIPT_TIMEOUT_MS: int(100, 600_000).default(SETTLEMENT_DEFAULTS.receiptTimeoutMs),
+  SETTLEMENT_BATCH_SIZE: int(1, 200).default(SETTLEMENT_DEFAULTS.batch.maxSize),
+  SETTLEMENT_BATCH_WINDOW_MS: int(0, 10_000).default(SETTLEMENT_DEFAULTS.batch.windowMs),
   MULTICALL3_ADDRESS: address.optional(),
   RECEIPT_SIGNER_PRIVATE_KEY: privateKey.optional(),
   // The upstreams.

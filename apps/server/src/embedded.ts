@@ -3,6 +3,7 @@ import { MARKETPLACE_FACTS, simWalletAccessToken, startUpstreamSims } from "@age
 import { withHealthCheck } from "./app.js";
 import { composeService } from "./compose.js";
 import { withListenerUrl } from "./config.js";
+import { SETTLEMENT_DEFAULTS } from "./config-env.js";
 import { exitOnStartFailure, loadConfigOrExit, stopOnSignals } from "./lifecycle.js";
 import { createLogger } from "./logger.js";
 import { openListener } from "./server.js";
@@ -74,7 +75,7 @@ async function main(): Promise<void> {
       privateKeys: [deployment.accounts[0]!.privateKey],
       ...(loaded.facilitator.kind === "local"
         ? { receiptTimeoutMs: loaded.facilitator.receiptTimeoutMs, batch: loaded.facilitator.batch }
-        : { receiptTimeoutMs: 30_000, batch: { maxSize: 50, windowMs: 0 } }),
+        : SETTLEMENT_DEFAULTS),
     },
   };
   const logger = createLogger(config.logLevel);
