@@ -17,6 +17,7 @@ import { createExactEvmFacilitator } from "./payment/exact-evm-facilitator.js";
 import type { Facilitator } from "./payment/facilitator.js";
 import { createFailoverFacilitator, type HttpFacilitator, httpFacilitator } from "./payment/http-facilitators.js";
 import { localAccount } from "./payment/local-account.js";
+import { settlementMarginSeconds } from "./payment/payment-payload.js";
 import type { PaymentService } from "./payment/payment-service.js";
 import { createReceiptIssuer, type ReceiptIssuer } from "./payment/receipts.js";
 import { createMemoryReplayGuard } from "./payment/replay-guard.js";
@@ -117,6 +118,7 @@ export async function paymentDeps(
       }),
       network: config.payment.network,
       receiptTimeoutMs: config.facilitator.receiptTimeoutMs,
+      marginSeconds: settlementMarginSeconds(batchWaitMs(config)),
       signer: authorizationSigner,
     });
   }
@@ -143,10 +145,21 @@ export async function paymentDeps(
     signIns: stores.signIns,
     signInChains: [...new Set([`eip155:${l1ChainId}`, config.payment.network])],
     anonymousAccess: config.anonymousAccess,
+    settlementMarginSeconds: settlementMarginSeconds(batchWaitMs(config)),
     ...(receipts ? { receipts } : {}),
     now: () => new Date(),
     ...(options.logger ? { logger: options.logger } : {}),
   };
+}
+
+/**
+ * The longest a settlement waits for its batch to leave: the built-in facilitator's window when it batches;
+ * facilitators over HTTP, and batches of one, send each settlement at once.
+ */
+function batchWaitMs(config: Config): number {
+  return config.facilitator.kind === "local" && config.facilitator.batch.maxSize > 1
+    ? config.facilitator.batch.windowMs
+    : 0;
 }
 
 /**

@@ -46,6 +46,9 @@ export const DEFAULT_LIMITS: { perIp: LimitSettings; perPayer: LimitSettings } =
 /** The built-in facilitator's settlement settings when no variable sets them (the embedded default uses them too). */
 export const SETTLEMENT_DEFAULTS = { receiptTimeoutMs: 30_000, batch: { maxSize: 50, windowMs: 0 } };
 
+/** The shortest time a price gives a payment to be settled in (`PAYMENT_TIMEOUT_SECONDS`). */
+export const MIN_PAYMENT_TIMEOUT_SECONDS = 10;
+
 export const envSchema = z.object({
   PORT: z.coerce
     .number({ error: "must be a port number" })
@@ -68,7 +71,7 @@ export const envSchema = z.object({
   PAYMENT_ASSET_NAME: z.string().min(1).default("USD Coin"),
   PAYMENT_ASSET_VERSION: z.string().min(1).default("2"),
   PAY_TO: address.optional(),
-  PAYMENT_TIMEOUT_SECONDS: int(10, 3600).default(120),
+  PAYMENT_TIMEOUT_SECONDS: int(MIN_PAYMENT_TIMEOUT_SECONDS, 3600).default(120),
   L2_RPC_URL: httpUrl("a JSON-RPC endpoint").optional(),
   // The collection chain (Ethereum).
   COLLECTION_NETWORK: network("eip155:1").default("eip155:31337"),

@@ -5,7 +5,7 @@
  * fill in what is not given. (docs/decisions.md, "Safe production defaults")
  */
 import { privateKeyToAccount } from "viem/accounts";
-import type { Env } from "./config-env.js";
+import { type Env, MIN_PAYMENT_TIMEOUT_SECONDS } from "./config-env.js";
 import type { ConfigError } from "./config-error.js";
 import { isPublicTestAddress, LOCAL_CHAIN_IDS } from "./public-test-accounts.js";
 
@@ -67,6 +67,7 @@ export function configProblems(e: Env, options: { embedded?: boolean }): Problem
     if (!e.PAY_TO) problems.push({ variable: "PAY_TO", message: "must be set: the address that receives payments" });
   }
   problems.push(...facilitatorProblems(e, options));
+  problems.push(...batchWindowProblems(e));
   if (!isLocalNetwork(e.PAYMENT_NETWORK)) problems.push(...publicTestAccounts(e));
   return problems;
 }
@@ -104,6 +105,22 @@ function facilitatorProblems(e: Env, options: { embedded?: boolean }): Problems 
     });
   }
   return problems;
+}
+
+/**
+ * A settlement waits for its batch on top of the time it needs to be settled, so a payment must be valid for the
+ * window as well: the window must leave a payment at least the shortest timeout a price can have.
+ */
+function batchWindowProblems(e: Env): Problems {
+  const batches = !(e.FACILITATOR_URLS ?? e.FACILITATOR_URL) && e.SETTLEMENT_BATCH_SIZE > 1;
+  const shortest = MIN_PAYMENT_TIMEOUT_SECONDS;
+  if (!batches || e.SETTLEMENT_BATCH_WINDOW_MS <= (e.PAYMENT_TIMEOUT_SECONDS - shortest) * 1000) return [];
+  return [
+    {
+      variable: "SETTLEMENT_BATCH_WINDOW_MS",
+      message: `is ${e.SETTLEMENT_BATCH_WINDOW_MS} with PAYMENT_TIMEOUT_SECONDS=${e.PAYMENT_TIMEOUT_SECONDS}: a payment must stay valid for its batch's window on top of the ${shortest} s a payment has at least; lower the window or raise PAYMENT_TIMEOUT_SECONDS to ${shortest + Math.ceil(e.SETTLEMENT_BATCH_WINDOW_MS / 1000)}`,
+    },
+  ];
 }
 
 /**

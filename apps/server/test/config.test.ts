@@ -154,6 +154,19 @@ describe("safe production settings", () => {
     expect(problemsOf({ PAY_TO: real.PAY_TO, FACILITATOR_URL: "https://facilitator.example" })).toEqual({});
   });
 
+  it("refuses a settlement batch window that would leave a payment less time than a price's shortest timeout", () => {
+    const tight = { ...DEVNET_PAYMENTS, PAYMENT_TIMEOUT_SECONDS: "12", SETTLEMENT_BATCH_WINDOW_MS: "5000" };
+    const problems = problemsOf(tight);
+    expect(Object.keys(problems)).toEqual(["SETTLEMENT_BATCH_WINDOW_MS"]);
+    expect(problems.SETTLEMENT_BATCH_WINDOW_MS).toMatch(
+      /PAYMENT_TIMEOUT_SECONDS=12.*raise PAYMENT_TIMEOUT_SECONDS to 15/,
+    );
+    // Room for the window, or no batches to wait for: the same timeout is fine.
+    expect(problemsOf({ ...tight, PAYMENT_TIMEOUT_SECONDS: "15" })).toEqual({});
+    expect(problemsOf({ ...tight, SETTLEMENT_BATCH_SIZE: "1" })).toEqual({});
+    expect(problemsOf({ ...tight, SETTLEMENT_BATCH_WINDOW_MS: "2000" })).toEqual({});
+  });
+
   it("takes several facilitators in order, each with its key or none, and Coinbase's with a CDP key", () => {
     const config = load({
       ...real,

@@ -5,6 +5,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isCountingSettlement } from "../src/payment/chain-settlements.js";
 import { createExactEvmFacilitator, SETTLEMENT_REVERTED } from "../src/payment/exact-evm-facilitator.js";
+import { settlementMarginSeconds } from "../src/payment/payment-payload.js";
 import { createSettlementBatcher, MULTICALL3_ADDRESS } from "../src/payment/settlement-batcher.js";
 import { createSettlementSender } from "../src/payment/settlement-sender.js";
 import { authorizationOf, cancelAuthorization, signedPayment, submitAuthorization } from "./helpers/authorizations.js";
@@ -145,6 +146,43 @@ describe("the paid path", () => {
     expect(receipt.status).toBe("success");
     expect(receipt.to).toBe(MULTICALL3_ADDRESS.toLowerCase());
     expect(await t.balance(payTo)).toBe(before + 2n * BigInt(requirements.amount));
+  });
+
+  it("asks a payment to outlast its batch's window as well as its settlement: one closing sooner is refused before the tool runs", async () => {
+    const requirements = (await t.quote({ path: "/intel", body: { tokenId: 1 } })).accepts[0]!;
+    const chainId = t.devnet.deployment.l2.chainId;
+    const payer = privateKeyToAccount(t.devnet.deployment.accounts[4]!.privateKey);
+    const before = await t.balance(payer.address);
+    const claims = () => t.db.query("SELECT 1 FROM settlements WHERE payer = $1", [payer.address]);
+    const claimedBefore = (await claims()).length;
+    // This server's batches wait up to 250 ms: 6 s to settle plus one second for the window. Six seconds from the
+    // second it was signed in would do for a settlement sent at once; here it could expire inside its batch.
+    const closing = await signedPayment(payer, requirements, chainId, {
+      validBefore: Math.floor(Date.now() / 1000) + 6,
+    });
+    const res = await t.post("/intel", { tokenId: 1 }, { "PAYMENT-SIGNATURE": closing });
+    expect(res.status).toBe(402);
+    expect(((await res.json()) as PaymentRequired).error).toMatch(/^invalid_payment:.*validBefore.*at least 7 s more/);
+    expect(await t.balance(payer.address)).toBe(before);
+    expect(await claims()).toHaveLength(claimedBefore);
+
+    // The built-in facilitator asks the same of what it verifies.
+    const facilitator = createExactEvmFacilitator({
+      client: t.devnet.l2.publicClient,
+      sender: { send: () => Promise.reject(new Error("nothing is sent")) },
+      network: `eip155:${chainId}`,
+      marginSeconds: settlementMarginSeconds(4_000),
+    });
+    const inNine = await signedPayment(payer, requirements, chainId, {
+      validBefore: Math.floor(Date.now() / 1000) + 9,
+    });
+    await expect(
+      facilitator.verify(JSON.parse(Buffer.from(inNine, "base64").toString("utf8")), requirements),
+    ).resolves.toMatchObject({ isValid: false, invalidReason: "invalid_exact_evm_payload_authorization_valid_before" });
+    const inAMinute = await signedPayment(payer, requirements, chainId);
+    await expect(
+      facilitator.verify(JSON.parse(Buffer.from(inAMinute, "base64").toString("utf8")), requirements),
+    ).resolves.toMatchObject({ isValid: true });
   });
 
   it("uses the keys in turn for calls one after another", async () => {

@@ -106,6 +106,11 @@ export interface ExactEvmFacilitatorOptions {
    * call costs one recovery (./authorization-signer.ts). Default: a signer of its own.
    */
   signer?: AuthorizationSigner;
+  /**
+   * Seconds an authorization must still be valid for to be verified: the settlement margin plus the batch window
+   * (./payment-payload.ts, `settlementMarginSeconds`). Default: the margin alone.
+   */
+  marginSeconds?: number;
   /** The clock, in milliseconds. */
   now?: () => number;
 }
@@ -118,6 +123,7 @@ export function createExactEvmFacilitator(options: ExactEvmFacilitatorOptions): 
   const signerOf = options.signer ?? createAuthorizationSigner();
   const now = options.now ?? Date.now;
   const receiptTimeoutMs = options.receiptTimeoutMs ?? 30_000;
+  const marginSeconds = options.marginSeconds ?? SETTLEMENT_MARGIN_SECONDS;
 
   function parse(payload: PaymentPayload, requirements: PaymentRequirements): Parsed {
     const parsed = eip3009PayloadSchema.safeParse(payload.payload);
@@ -183,7 +189,7 @@ export function createExactEvmFacilitator(options: ExactEvmFacilitatorOptions): 
         return invalid("invalid_exact_evm_payload_authorization_valid_after", "the authorization is not valid yet");
       }
       const validBefore = BigInt(authorization.validBefore);
-      if (validBefore < BigInt(seconds + SETTLEMENT_MARGIN_SECONDS)) {
+      if (validBefore < BigInt(seconds + marginSeconds)) {
         return invalid("invalid_exact_evm_payload_authorization_valid_before", "the authorization has expired");
       }
       if (validBefore > BigInt(seconds + requirements.maxTimeoutSeconds + VALID_BEFORE_SKEW_SECONDS)) {

@@ -123,6 +123,7 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
 
       // Step 5, pay: an x402 v2 payment of exactly this requirement, unused, verified by the facilitator.
       const read = readDecodedPayment(decoded, requirements, payments.now(), {
+        marginSeconds: payments.settlementMarginSeconds,
         ...(request.paymentInVersion1Header ? { inVersion1Header: true } : {}),
       });
       if (!read.ok) return refuse(route, request.method, point, read.reason, read.sentence);

@@ -79,6 +79,15 @@ export function requirementMismatch(
  */
 export const SETTLEMENT_MARGIN_SECONDS = 6;
 
+/**
+ * Seconds an authorization must still be valid for when a call is admitted, where settlements wait up to
+ * `batchWindowMs` for their batch (docs/decisions.md, "Settlements in batches"): the batch's wait comes on top of
+ * the margin, so a payment cannot expire inside its batch and revert through no fault of its payer.
+ */
+export function settlementMarginSeconds(batchWindowMs = 0): number {
+  return SETTLEMENT_MARGIN_SECONDS + Math.ceil(batchWindowMs / 1000);
+}
+
 /** Seconds a payer's clock may be ahead of ours when it sets `validBefore`. */
 export const VALID_BEFORE_SKEW_SECONDS = 60;
 
@@ -91,7 +100,12 @@ export type AuthorizationCheck =
  * asked: well formed, for the amount and payee quoted, valid now, and valid for at most `maxTimeoutSeconds` (with a
  * minute of clock skew), so no authorization outlives the window in which it can be settled and recorded.
  */
-export function readAuthorization(payload: PaymentPayload, quoted: PaymentRequirements, now: Date): AuthorizationCheck {
+export function readAuthorization(
+  payload: PaymentPayload,
+  quoted: PaymentRequirements,
+  now: Date,
+  marginSeconds: number = SETTLEMENT_MARGIN_SECONDS,
+): AuthorizationCheck {
   const parsed = eip3009PayloadSchema.safeParse(payload.payload);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -115,8 +129,11 @@ export function readAuthorization(payload: PaymentPayload, quoted: PaymentRequir
   if (validAfter >= seconds) {
     return { ok: false, why: "the authorization is not valid yet (validAfter must be before the current second)" };
   }
-  if (validBefore < seconds + SETTLEMENT_MARGIN_SECONDS) {
-    return { ok: false, why: "the authorization has expired, or expires before it could be settled (validBefore)" };
+  if (validBefore < seconds + marginSeconds) {
+    return {
+      ok: false,
+      why: `the authorization has expired, or expires before it could be settled (validBefore): it must be valid for at least ${marginSeconds} s more`,
+    };
   }
   const latest = seconds + quoted.maxTimeoutSeconds + VALID_BEFORE_SKEW_SECONDS;
   if (validBefore > latest) {
@@ -148,6 +165,13 @@ export type ReadPayment =
   | { ok: true; payload: PaymentPayload; key: string; from: string; nonce: string; validBefore: Date }
   | { ok: false; reason: "payment_required" | "unsupported_x402_version" | "invalid_payment"; sentence: string };
 
+export interface ReadPaymentOptions {
+  /** The payment came in x402 version 1's `X-PAYMENT` header. */
+  inVersion1Header?: boolean;
+  /** Seconds the authorization must still be valid for (default {@link SETTLEMENT_MARGIN_SECONDS}). */
+  marginSeconds?: number;
+}
+
 /**
  * Reads the payment sent with a call against the requirement quoted to it: x402 version 2, `exact`, this very
  * requirement, an EIP-3009 authorization valid now. Whether it is unused is the ledger's to say.
@@ -156,7 +180,7 @@ export function readPayment(
   sent: string | Record<string, unknown> | undefined,
   quoted: PaymentRequirements,
   now: Date,
-  options: { inVersion1Header?: boolean } = {},
+  options: ReadPaymentOptions = {},
 ): ReadPayment {
   return readDecodedPayment(sent === undefined ? undefined : decodePayment(sent), quoted, now, options);
 }
@@ -166,7 +190,7 @@ export function readDecodedPayment(
   decoded: DecodedPayment | undefined,
   quoted: PaymentRequirements,
   now: Date,
-  options: { inVersion1Header?: boolean } = {},
+  options: ReadPaymentOptions = {},
 ): ReadPayment {
   if (decoded === undefined) {
     return { ok: false, reason: "payment_required", sentence: "pay with x402 version 2 (PAYMENT-SIGNATURE)" };
@@ -195,7 +219,7 @@ export function readDecodedPayment(
   const { payload } = decoded;
   const wrong = requirementMismatch(payload.accepted, quoted);
   if (wrong) return { ok: false, reason: "invalid_payment", sentence: wrong };
-  const authorization = readAuthorization(payload, quoted, now);
+  const authorization = readAuthorization(payload, quoted, now, options.marginSeconds);
   if (!authorization.ok) return { ok: false, reason: "invalid_payment", sentence: authorization.why };
   const { from, nonce, validBefore } = authorization;
   return { ok: true, payload, key: paymentKey(payload), from, nonce, validBefore };

@@ -35,6 +35,11 @@ export interface PaymentService {
   /** CAIP-2 chains accepted in sign-in messages. */
   signInChains: string[];
   anonymousAccess: boolean;
+  /**
+   * Seconds a payment must still be valid for when its call is admitted: time to run the tool and settle, plus
+   * the settlement batch's window (./payment-payload.ts, `settlementMarginSeconds`).
+   */
+  settlementMarginSeconds: number;
   /** Signs each 402's offer and each settled call's receipt; absent when no signer key is configured. */
   receipts?: ReceiptIssuer;
   now: () => Date;
