@@ -1,8 +1,12 @@
 /**
- * One autocannon run. Rates and latencies are computed here from every response (autocannon's own figures round
- * latencies to whole milliseconds and count every status): only answers with the expected status count, and
- * latencies are those of the counted answers.
+ * One load run: autocannon keeping its connections busy, or, at a given rate, requests sent at even intervals
+ * whatever the answers do (an open loop: autocannon's `overallRate` starts every connection at once, so its
+ * arrivals come in bursts as large as the connection count). Rates and latencies are computed here from every
+ * response (autocannon's own figures round latencies to whole milliseconds and count every status): only answers
+ * with the expected status count, and latencies are those of the counted answers.
  */
+import { Agent, request } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
 import autocannon from "autocannon";
 
 export const CONNECTIONS = 10;
@@ -29,9 +33,12 @@ export interface LoadOptions {
   onAnswer?: (status: number, headers: Record<string, string | string[]>, body: string) => void;
   /** Reads the servers' process CPU time (µs), to charge the run's CPU time to its answers. */
   serverCpu?: ServerCpu;
-  /** Connections kept busy at once (default {@link CONNECTIONS}). */
+  /** Connections kept busy at once (default {@link CONNECTIONS}); at a rate, the most open at once. */
   connections?: number;
-  /** Requests per second over all connections (default: as fast as answers come). */
+  /**
+   * Requests per second, sent at even intervals whatever the answers do; each latency counts from the moment its
+   * request was due (default: as fast as answers come, on busy connections).
+   */
   overallRate?: number;
 }
 
@@ -115,14 +122,14 @@ export async function alternate<K extends string, T>(
 export async function load(options: LoadOptions): Promise<LoadResult> {
   const { serverCpu } = options;
   const before = serverCpu ? await serverCpu() : 0;
-  const { latencies, statuses, errors, seconds } = await run(options);
+  const { latencies, statuses, errors, seconds } = await (options.overallRate
+    ? paced(options, options.overallRate)
+    : run(options));
   const cpuMicros = serverCpu ? (await serverCpu()) - before : undefined;
   return summarize(latencies, statuses, errors, seconds, cpuMicros);
 }
 
-function run(
-  options: LoadOptions,
-): Promise<{ latencies: number[]; statuses: Record<string, number>; errors: number; seconds: number }> {
+function run(options: LoadOptions): Promise<Run> {
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
   let last = 0;
@@ -164,4 +171,67 @@ function run(
       if (status === options.expect) latencies.push(ms);
     });
   });
+}
+
+type Run = { latencies: number[]; statuses: Record<string, number>; errors: number; seconds: number };
+
+/** Requests at `rate` per second, each sent when due on a socket of a pool of `connections`. */
+async function paced(options: LoadOptions, rate: number): Promise<Run> {
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  let errors = 0;
+  const target = new URL(options.url);
+  const agent = new Agent({ keepAlive: true, maxSockets: options.connections ?? CONNECTIONS });
+  const amount = options.amount ?? Math.round(rate * (options.seconds ?? 4));
+  const started = performance.now();
+  let last = started;
+  const send = (due: number) =>
+    new Promise<void>((resolve) => {
+      const body = options.perRequestBody?.() ?? options.body;
+      const sent = request(
+        {
+          agent,
+          host: target.hostname,
+          port: target.port,
+          path: `${target.pathname}${target.search}`,
+          method: options.method ?? "GET",
+          headers: {
+            ...options.headers,
+            ...options.perRequest?.(),
+            ...(body === undefined ? {} : { "content-length": Buffer.byteLength(body) }),
+          },
+        },
+        (answer) => {
+          const chunks: Buffer[] = [];
+          answer.on("data", (chunk: Buffer) => chunks.push(chunk));
+          answer.on("end", () => {
+            last = performance.now();
+            const status = answer.statusCode ?? 0;
+            statuses[status] = (statuses[status] ?? 0) + 1;
+            if (status === options.expect) latencies.push(last - due);
+            options.onAnswer?.(
+              status,
+              answer.headers as Record<string, string | string[]>,
+              Buffer.concat(chunks).toString(),
+            );
+            resolve();
+          });
+        },
+      );
+      sent.on("error", () => {
+        errors++;
+        resolve();
+      });
+      sent.end(body);
+    });
+  const answers: Promise<void>[] = [];
+  for (let i = 0; i < amount; i++) {
+    const due = started + (i * 1000) / rate;
+    const early = due - performance.now();
+    if (early > 0) await sleep(early);
+    answers.push(send(due));
+  }
+  await Promise.all(answers);
+  agent.destroy();
+  return { latencies, statuses, errors, seconds: (last - started) / 1000 };
 }

@@ -41,8 +41,10 @@ export interface PaidOptions {
   serverCpu: ServerCpu;
   /** Connections kept busy at once (default 10). */
   connections?: number;
-  /** Paid calls per second over all connections (default: as fast as answers come). */
+  /** Paid calls per second, at even intervals (default: as fast as answers come). */
   rate?: number;
+  /** Seconds all rounds of a side last together (default {@link TARGET_SECONDS}). */
+  seconds?: number;
   /**
    * Call the tool over MCP instead (`url` is then the `/mcp` endpoint and `body` the tool's arguments): each request
    * a `tools/call` with its payment in `_meta["x402/payment"]`; `challengeUrl` is the HTTP route quoting the price.
@@ -168,7 +170,7 @@ export async function benchPaid<K extends string>(sides: Record<K, PaidOptions>)
   const callsPerRound = {} as Record<K, number>;
   for (const key of Object.keys(sides) as K[]) {
     const warm = await run(sides[key], WARM_UP_CALLS, false);
-    const calls = ((sides[key].rate ?? warm.result.rps) * TARGET_SECONDS) / ROUNDS;
+    const calls = ((sides[key].rate ?? warm.result.rps) * (sides[key].seconds ?? TARGET_SECONDS)) / ROUNDS;
     callsPerRound[key] = Math.round(Math.min(MAX_CALLS, Math.max(MIN_CALLS, calls)));
   }
   const rounds = await alternate(

@@ -281,18 +281,19 @@ async function main(): Promise<void> {
         join(temp, "ours-single.log"),
       );
       const singleCpu: ServerCpu = async () => processCpuMicros(single!.pid);
-      const sides = (extra: { rate?: number; connections?: number }) => ({
+      const sides = (extra: { rate?: number; connections?: number; seconds?: number }) => ({
         single: { url: `${single!.url}/intel`, body: INTEL_BODY, signers, serverCpu: singleCpu, ...extra },
         batched: { url: `${ours!.url}/intel`, body: INTEL_BODY, signers, serverCpu: ourCpu, ...extra },
       });
       const lines = [
         { line: "paid, as fast as answers come", extra: {} },
-        // autocannon paces each connection apart and starts them together: few connections, small bursts.
-        { line: `paid, ${STEADY_RATE / 2} calls/s`, extra: { rate: STEADY_RATE / 2, connections: 10 } },
-        { line: `paid, ${STEADY_RATE} calls/s`, extra: { rate: STEADY_RATE, connections: 20 } },
+        // At a rate, calls come at even intervals, as many open at once as the answers need.
+        { line: `paid, ${STEADY_RATE / 2} calls/s`, extra: { rate: STEADY_RATE / 2, connections: 300 } },
+        { line: `paid, ${STEADY_RATE} calls/s`, extra: { rate: STEADY_RATE, connections: 300 } },
+        // Calls settle once a block: enough blocks that where the calls fall between them evens out.
         {
           line: `paid, ${STEADY_RATE} calls/s, a block every ${BLOCK_MS / 1000} s`,
-          extra: { rate: STEADY_RATE, connections: 300 },
+          extra: { rate: STEADY_RATE, connections: 300, seconds: 20 },
         },
       ];
       for (const { line, extra } of lines) {
@@ -419,7 +420,7 @@ async function main(): Promise<void> {
   }
 
   printTable(rows, breakdowns, {
-    environment: `Node ${process.version}, ${cpus().length} CPUs, 127.0.0.1, autocannon 8, 10 connections unless said`,
+    environment: `Node ${process.version}, ${cpus().length} CPUs, 127.0.0.1, autocannon 8, 10 connections unless said; at a rate, calls at even intervals`,
     seconds: (performance.now() - started) / 1000,
     notes,
   });

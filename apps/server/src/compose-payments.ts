@@ -21,7 +21,7 @@ import { settlementMarginSeconds } from "./payment/payment-payload.js";
 import type { PaymentService } from "./payment/payment-service.js";
 import { createReceiptIssuer, type ReceiptIssuer } from "./payment/receipts.js";
 import { createMemoryReplayGuard } from "./payment/replay-guard.js";
-import { createSettlementBatcher, MULTICALL3_ADDRESS } from "./payment/settlement-batcher.js";
+import { createSettlementBatcher, createSettlementsAhead, MULTICALL3_ADDRESS } from "./payment/settlement-batcher.js";
 import { createSettlementSender } from "./payment/settlement-sender.js";
 import { checkFacilitators, StartupError, shortReason } from "./startup-checks.js";
 import type { SettlementLedger } from "./store/settlement-ledger.js";
@@ -71,6 +71,7 @@ export async function paymentDeps(
   } = {},
 ): Promise<PaymentService> {
   let facilitator: Facilitator;
+  const settlementsAhead = createSettlementsAhead();
   // One recovery per payment: the paid-call core's check and the built-in facilitator's share it.
   const authorizationSigner = createAuthorizationSigner(options.recoverSigner);
   // The payment chain: the built-in facilitator's, or the L2 RPC beside an HTTP facilitator (for payer balances).
@@ -114,6 +115,7 @@ export async function paymentDeps(
         multicall3: batch.contract ?? MULTICALL3_ADDRESS,
         maxSize: batch.maxSize,
         windowMs: batch.windowMs,
+        ahead: settlementsAhead.count,
         ...(options.metrics ? { onBatch: (size: number) => options.metrics!.settlementBatchSize.observe(size) } : {}),
       }),
       network: config.payment.network,
@@ -146,6 +148,7 @@ export async function paymentDeps(
     signInChains: [...new Set([`eip155:${l1ChainId}`, config.payment.network])],
     anonymousAccess: config.anonymousAccess,
     settlementMarginSeconds: settlementMarginSeconds(batchWaitMs(config)),
+    settlementsAhead,
     ...(receipts ? { receipts } : {}),
     now: () => new Date(),
     ...(options.logger ? { logger: options.logger } : {}),

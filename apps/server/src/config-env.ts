@@ -44,7 +44,7 @@ export const DEFAULT_LIMITS: { perIp: LimitSettings; perPayer: LimitSettings } =
 };
 
 /** The built-in facilitator's settlement settings when no variable sets them (the embedded default uses them too). */
-export const SETTLEMENT_DEFAULTS = { receiptTimeoutMs: 30_000, batch: { maxSize: 50, windowMs: 0 } };
+export const SETTLEMENT_DEFAULTS = { receiptTimeoutMs: 30_000, batch: { maxSize: 50, windowMs: 100 } };
 
 /** The shortest time a price gives a payment to be settled in (`PAYMENT_TIMEOUT_SECONDS`). */
 export const MIN_PAYMENT_TIMEOUT_SECONDS = 10;

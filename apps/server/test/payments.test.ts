@@ -268,6 +268,8 @@ describe("nothing is charged for a failed call", () => {
     expect((await failed.json()).error.code).toBe("upstream_unavailable");
     expect(await t.balance(address(4))).toBe(payerBefore);
     expect(await t.balance(payTo())).toBe(payToBefore);
+    // Nor is a settlement awaited from it: batches do not wait for a call that failed.
+    expect(t.payments.settlementsAhead.count()).toBe(0);
     // The authorization was given back: it still buys one call.
     const retry = await t.post("/intel", { tokenId: 5 }, { "PAYMENT-SIGNATURE": header });
     expect(retry.status).toBe(200);
@@ -423,6 +425,8 @@ describe("concurrent paid calls", () => {
     // Account 1 paid twice, the others once.
     expect(await t.balance(address(1))).toBe(before[0]! - 2_000_000n);
     expect(await t.balance(address(5))).toBe(before[4]! - 1_000_000n);
+    // None is still awaited by a batch.
+    expect(t.payments.settlementsAhead.count()).toBe(0);
   });
 });
 

@@ -1,6 +1,10 @@
 import { type Address, decodeFunctionData, getAddress, type Hex, keccak256, multicall3Abi, toHex } from "viem";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createSettlementBatcher, MULTICALL3_ADDRESS } from "../src/payment/settlement-batcher.js";
+import {
+  createSettlementBatcher,
+  createSettlementsAhead,
+  MULTICALL3_ADDRESS,
+} from "../src/payment/settlement-batcher.js";
 import type { OutgoingTransaction, SentTransaction, SettlementSender } from "../src/payment/settlement-sender.js";
 
 /**
@@ -108,6 +112,36 @@ describe("settlement batches", () => {
     void batcher.send(call(3));
     await vi.advanceTimersByTimeAsync(0);
     expect(sent.map((s) => callsOf(s.transaction).length)).toEqual([1, 2, 1]);
+  });
+
+  it("sends a call with no other settlement on its way at once, inside the window; with some, waits for them", async () => {
+    const { sender, sent } = handOverSender();
+    const ahead = createSettlementsAhead();
+    const batcher = createSettlementBatcher({ sender, maxSize: 50, windowMs: 200, ahead: ahead.count });
+    // One caller paying one call after another: nobody could join its batch, so nothing waits for the window.
+    for (const i of [0, 1, 2]) {
+      const asked = ahead.expect();
+      asked();
+      void batcher.send(call(i));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(sent).toHaveLength(i + 1);
+      sent[i]!.accept();
+      await vi.advanceTimersByTimeAsync(10);
+    }
+    // Three calls admitted together: the first to settle waits the window for the two still running their tool.
+    const tickets = [ahead.expect(), ahead.expect(), ahead.expect()];
+    expect(ahead.count()).toBe(3);
+    for (const i of [3, 4, 5]) {
+      tickets[i - 3]!();
+      // Asked twice (a release after a settle, say), a settlement still counts once.
+      tickets[i - 3]!();
+      void batcher.send(call(i));
+      await vi.advanceTimersByTimeAsync(20);
+    }
+    expect(ahead.count()).toBe(0);
+    expect(sent).toHaveLength(3);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(sent.map((s) => callsOf(s.transaction).length)).toEqual([1, 1, 1, 3]);
   });
 
   it("sends each call alone, without waiting, with a batch size of 1", async () => {

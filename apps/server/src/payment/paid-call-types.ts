@@ -56,6 +56,11 @@ export interface AdmittedCall {
   /** The payment identifier the call named: its answer is kept with its settlement. */
   identifier?: CallIdentifier;
   /**
+   * Tells the settlements ahead (`PaymentService.settlementsAhead`) that this call's settlement is asked for, or
+   * will never be: once, when it is settled or released. Absent for a call paid before.
+   */
+  settlementAsked?: () => void;
+  /**
    * Set when the call was paid before and cut before its answer was kept: it runs again at no charge, and this
    * settlement is what it answers with.
    */

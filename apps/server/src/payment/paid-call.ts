@@ -25,7 +25,14 @@ import {
 import { checkTokenPolicy, validateCall } from "./call-checks.js";
 import { paidResourceUrl, signInPath } from "./challenge.js";
 import { settlementRefusal, verifyRefusal } from "./facilitator-refusals.js";
-import type { AdmittedCall, PaidCallDeps, PaidCalls, StepTimings } from "./paid-call-types.js";
+import type {
+  Admission,
+  AdmittedCall,
+  PaidCallDeps,
+  PaidCallRequest,
+  PaidCalls,
+  StepTimings,
+} from "./paid-call-types.js";
 import { checkPayer } from "./payer-checks.js";
 import { identifierTaken, keptAnswer, type Recall, recall } from "./payment-identifier.js";
 import { decodePayment, readDecodedPayment } from "./payment-payload.js";
@@ -39,284 +46,17 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
 
   return {
     async admit(request) {
-      const { route } = request;
-      const timings: StepTimings = [];
-      let mark = performance.now();
-      const step = (name: string) => {
-        const now = performance.now();
-        timings.push([name, now - mark]);
-        mark = now;
-      };
-
-      const params = validateCall(request);
-      step("validate");
-
-      // Step 2, identify: a valid sign-in makes the signer the caller; an invalid one is refused with its reason.
-      let caller: Address | undefined;
-      let signInNonce: string | undefined;
-      // A sign-in already spent is good only to have a paid call's answer again (below).
-      let signInSpent = false;
-      if (request.signIn !== undefined) {
-        const signIn = await verifySignIn(request.signIn, payments, signInPath(route, request.method), {
-          spentIsValid: request.payment !== undefined,
-        });
-        if (!signIn.ok) return refuse(route, request.method, undefined, "invalid_siwx", signIn.reason);
-        caller = signIn.address;
-        signInNonce = signIn.nonce;
-        signInSpent = signIn.spent === true;
-      }
-      step("identify");
-
-      const token = await checkTokenPolicy(collection, route, params.tokenId, caller);
-      step("policy");
-
-      // Step 4, price: a signed-in holder pays the discounted point, anyone else the standard one.
-      let point: PricePoint;
-      if (caller) point = "discounted";
-      else if (payments.anonymousAccess) point = "standard";
-      else {
-        return refuse(
-          route,
-          request.method,
-          "discounted",
-          "sign_in_required",
-          "anonymous access is off; sign in as a holder with SIGN-IN-WITH-X",
-        );
-      }
-      const requirements = routePaymentRequirements(payments.terms, route, point);
-      step("price");
-
-      // A payment naming an identifier its payer used before: that call's answer again, or run again at no charge
-      // when it was cut before its answer was kept (./payment-identifier.ts). Read before the payment is checked as
-      // a new one, whose authorization may have expired since.
-      const decoded = request.payment === undefined ? undefined : decodePayment(request.payment);
-      const recalled: Recall = request.paymentInVersion1Header
-        ? { kind: "new" }
-        : await recall(payments, decoded, { route, params, caller, requirements });
-      if (recalled.kind === "answer") return { admitted: false, answered: recalled.answer };
-      if (recalled.kind === "refused") {
-        return refuse(route, request.method, point, "invalid_payment", recalled.sentence);
-      }
-      if (recalled.kind === "run_again") {
-        const slot = await takePayerSlot(payments, recalled.payer);
-        step("recall");
-        return {
-          admitted: true,
-          call: {
-            route,
-            method: request.method,
-            params,
-            ...(caller ? { caller } : {}),
-            token,
-            price: { point, requirements },
-            payment: { payload: recalled.payload, key: recalled.key, payer: recalled.payer },
-            timings,
-            requestId: request.requestId,
-            slot,
-            identifier: recalled.identifier,
-            paidBefore: recalled.settlement,
-          },
-        };
-      }
-      if (signInSpent) return refuse(route, request.method, undefined, "invalid_siwx", SIGN_IN_SPENT);
-      const { identifier } = recalled;
-
-      // Step 5, pay: an x402 v2 payment of exactly this requirement, unused, verified by the facilitator.
-      const read = readDecodedPayment(decoded, requirements, payments.now(), {
-        marginSeconds: payments.settlementMarginSeconds,
-        ...(request.paymentInVersion1Header ? { inVersion1Header: true } : {}),
-      });
-      if (!read.ok) return refuse(route, request.method, point, read.reason, read.sentence);
-      const { payload, key, nonce: authorizationNonce, validBefore } = read;
-      // Nothing is done in the payer's name before the payment is known to be the payer's.
-      const checked = await checkPayer(payments, payload, requirements, read.from, caller);
-      if (!checked.ok) return refuse(route, request.method, point, "invalid_payment", checked.sentence);
-      const { payer } = checked;
-      step("signature");
-      if (!payments.payments.claim(key)) {
-        return payments.payments.isUsed(key)
-          ? refuse(
-              route,
-              request.method,
-              point,
-              "payment_already_used",
-              "this payment authorization already bought a call",
-            )
-          : refuse(
-              route,
-              request.method,
-              point,
-              "payment_in_use",
-              "this payment authorization is being used by another request",
-            );
-      }
-      // The payer's slot: so many paid calls at once and per second, before anything costly is done for it.
-      let slot: Slot;
+      // A paid request is a settlement on its way from the moment it comes: a forming batch waits for it while it
+      // is checked and its tool runs (./settlement-batcher.ts). Refused, or run again at no charge, it is not.
+      const settlementAsked = request.payment === undefined ? undefined : payments.settlementsAhead.expect();
       try {
-        slot = await takePayerSlot(payments, payer);
+        const admission = await admitCall(request, settlementAsked);
+        if (!admission.admitted || !admission.call.settlementAsked) settlementAsked?.();
+        return admission;
       } catch (error) {
-        payments.payments.release(key);
+        settlementAsked?.();
         throw error;
       }
-      // The sign-in serves one call, on any instance and across restarts: its nonce is claimed in the store.
-      if (caller && signInNonce) {
-        let nonce: Awaited<ReturnType<typeof payments.signIns.claim>>;
-        try {
-          nonce = await payments.signIns.claim(caller, signInNonce, signInExpiry(payments));
-        } catch (error) {
-          payments.payments.release(key);
-          slot.release();
-          throw error;
-        }
-        if (nonce !== "claimed") {
-          payments.payments.release(key);
-          slot.release();
-          return refuse(
-            route,
-            request.method,
-            point,
-            "invalid_siwx",
-            nonce === "spent"
-              ? "invalid_siwx_nonce: this sign-in was already used for a call; sign in again"
-              : "invalid_siwx_nonce: this sign-in is in use by another call",
-          );
-        }
-      }
-      const giveBack = async () => {
-        payments.payments.release(key);
-        slot.release();
-        if (caller && signInNonce) await releaseSignIn(payments, caller, signInNonce);
-      };
-
-      // The durable claim, before the facilitator is asked: shared by every instance and kept across restarts, it
-      // is the ledger's row, and it tells what the payer already has in flight (docs/architecture.md).
-      let claimed: Awaited<ReturnType<typeof payments.ledger.claim>>;
-      try {
-        claimed = await payments.ledger.claim({
-          paymentKey: key,
-          route: route.path,
-          method: request.method,
-          tokenId: params.tokenId,
-          payer,
-          nonce: authorizationNonce,
-          caller: caller ?? null,
-          pricePoint: point,
-          amount: requirements.amount,
-          asset: requirements.asset,
-          network: requirements.network,
-          payTo: requirements.payTo,
-          validBefore,
-          requestId: request.requestId,
-          ...(identifier ? { identifier } : {}),
-        });
-      } catch (error) {
-        await giveBack();
-        throw error;
-      } finally {
-        step("claim");
-      }
-      if (claimed.outcome !== "claimed") {
-        await giveBack();
-        if (claimed.outcome === "identifier_taken" && identifier) throw identifierTaken(identifier.paymentId);
-        if (claimed.outcome === "used") {
-          payments.payments.consume(key);
-          return refuse(
-            route,
-            request.method,
-            point,
-            "payment_already_used",
-            "this payment authorization already bought a call",
-          );
-        }
-        return refuse(
-          route,
-          request.method,
-          point,
-          "payment_in_use",
-          "this payment authorization is being used by another request, or its settlement is being confirmed",
-        );
-      }
-      const giveAllBack = async () => {
-        await payments.ledger.release(key);
-        await giveBack();
-      };
-
-      let verified: Awaited<ReturnType<typeof payments.facilitator.verify>>;
-      try {
-        verified = await payments.facilitator.verify(payload, requirements as never);
-      } catch (error) {
-        await giveAllBack();
-        throw unverifiable(payments, request.requestId, error);
-      } finally {
-        step("verify");
-      }
-      if (!verified.isValid) {
-        await giveAllBack();
-        // The chain says the authorization was used: a payment that already bought something (here or elsewhere).
-        if (verified.invalidReason === AUTHORIZATION_USED) {
-          payments.payments.consume(key);
-          return refuse(
-            route,
-            request.method,
-            point,
-            "payment_already_used",
-            "this payment authorization was already used on chain",
-          );
-        }
-        // The facilitator's own words go to the log; the caller gets a reason and a sentence of ours.
-        payments.logger?.info(
-          {
-            requestId: request.requestId,
-            invalidReason: verified.invalidReason,
-            invalidMessage: verified.invalidMessage,
-          },
-          "payment refused by the facilitator",
-        );
-        const refusal = verifyRefusal(verified.invalidReason);
-        return refuse(route, request.method, point, refusal.reason, refusal.sentence);
-      }
-
-      // The facilitator checked the balance against this payment alone: with others in flight, it must cover all.
-      if (claimed.inFlight > 0n) {
-        const needed = claimed.inFlight + BigInt(requirements.amount);
-        let balance: bigint;
-        try {
-          balance = await payments.payerBalance(payer);
-        } catch (error) {
-          await giveAllBack();
-          throw unverifiable(payments, request.requestId, error);
-        } finally {
-          step("funds");
-        }
-        if (balance < needed) {
-          await giveAllBack();
-          return refuse(
-            route,
-            request.method,
-            point,
-            "insufficient_funds",
-            `the payer's balance does not cover this payment with the payments it has in flight ` +
-              `(${formatUsd(needed.toString())} USD needed); wait for them to finish, or add funds`,
-          );
-        }
-      }
-      return {
-        admitted: true,
-        call: {
-          route,
-          method: request.method,
-          params,
-          ...(caller ? { caller } : {}),
-          ...(signInNonce ? { signInNonce } : {}),
-          token,
-          price: { point, requirements },
-          payment: { payload, key, payer },
-          timings,
-          requestId: request.requestId,
-          slot,
-          ...(identifier ? { identifier } : {}),
-        },
-      };
     },
 
     async settle(call, answer) {
@@ -330,6 +70,7 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
       const started = performance.now();
       let settlement: SettleResponse;
       try {
+        call.settlementAsked?.();
         settlement = await payments.facilitator.settle(call.payment.payload, call.price.requirements as never);
       } catch (error) {
         call.timings.push(["settle", performance.now() - started]);
@@ -398,11 +139,295 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
         call.slot.release();
         return;
       }
+      call.settlementAsked?.();
       await releaseGuards(call);
       await payments.ledger.release(call.payment.key);
       metrics?.paidCalls.inc({ route: call.route.path, price_point: call.price.point, outcome: "released" });
     },
   };
+
+  /** The steps of `admit`: a call to run, or why not (`settlementAsked` goes with an admitted call). */
+  async function admitCall(request: PaidCallRequest, settlementAsked: (() => void) | undefined): Promise<Admission> {
+    const { route } = request;
+    const timings: StepTimings = [];
+    let mark = performance.now();
+    const step = (name: string) => {
+      const now = performance.now();
+      timings.push([name, now - mark]);
+      mark = now;
+    };
+
+    const params = validateCall(request);
+    step("validate");
+
+    // Step 2, identify: a valid sign-in makes the signer the caller; an invalid one is refused with its reason.
+    let caller: Address | undefined;
+    let signInNonce: string | undefined;
+    // A sign-in already spent is good only to have a paid call's answer again (below).
+    let signInSpent = false;
+    if (request.signIn !== undefined) {
+      const signIn = await verifySignIn(request.signIn, payments, signInPath(route, request.method), {
+        spentIsValid: request.payment !== undefined,
+      });
+      if (!signIn.ok) return refuse(route, request.method, undefined, "invalid_siwx", signIn.reason);
+      caller = signIn.address;
+      signInNonce = signIn.nonce;
+      signInSpent = signIn.spent === true;
+    }
+    step("identify");
+
+    const token = await checkTokenPolicy(collection, route, params.tokenId, caller);
+    step("policy");
+
+    // Step 4, price: a signed-in holder pays the discounted point, anyone else the standard one.
+    let point: PricePoint;
+    if (caller) point = "discounted";
+    else if (payments.anonymousAccess) point = "standard";
+    else {
+      return refuse(
+        route,
+        request.method,
+        "discounted",
+        "sign_in_required",
+        "anonymous access is off; sign in as a holder with SIGN-IN-WITH-X",
+      );
+    }
+    const requirements = routePaymentRequirements(payments.terms, route, point);
+    step("price");
+
+    // A payment naming an identifier its payer used before: that call's answer again, or run again at no charge
+    // when it was cut before its answer was kept (./payment-identifier.ts). Read before the payment is checked as
+    // a new one, whose authorization may have expired since.
+    const decoded = request.payment === undefined ? undefined : decodePayment(request.payment);
+    const recalled: Recall = request.paymentInVersion1Header
+      ? { kind: "new" }
+      : await recall(payments, decoded, { route, params, caller, requirements });
+    if (recalled.kind === "answer") return { admitted: false, answered: recalled.answer };
+    if (recalled.kind === "refused") {
+      return refuse(route, request.method, point, "invalid_payment", recalled.sentence);
+    }
+    if (recalled.kind === "run_again") {
+      const slot = await takePayerSlot(payments, recalled.payer);
+      step("recall");
+      return {
+        admitted: true,
+        call: {
+          route,
+          method: request.method,
+          params,
+          ...(caller ? { caller } : {}),
+          token,
+          price: { point, requirements },
+          payment: { payload: recalled.payload, key: recalled.key, payer: recalled.payer },
+          timings,
+          requestId: request.requestId,
+          slot,
+          identifier: recalled.identifier,
+          paidBefore: recalled.settlement,
+        },
+      };
+    }
+    if (signInSpent) return refuse(route, request.method, undefined, "invalid_siwx", SIGN_IN_SPENT);
+    const { identifier } = recalled;
+
+    // Step 5, pay: an x402 v2 payment of exactly this requirement, unused, verified by the facilitator.
+    const read = readDecodedPayment(decoded, requirements, payments.now(), {
+      marginSeconds: payments.settlementMarginSeconds,
+      ...(request.paymentInVersion1Header ? { inVersion1Header: true } : {}),
+    });
+    if (!read.ok) return refuse(route, request.method, point, read.reason, read.sentence);
+    const { payload, key, nonce: authorizationNonce, validBefore } = read;
+    // Nothing is done in the payer's name before the payment is known to be the payer's.
+    const checked = await checkPayer(payments, payload, requirements, read.from, caller);
+    if (!checked.ok) return refuse(route, request.method, point, "invalid_payment", checked.sentence);
+    const { payer } = checked;
+    step("signature");
+    if (!payments.payments.claim(key)) {
+      return payments.payments.isUsed(key)
+        ? refuse(
+            route,
+            request.method,
+            point,
+            "payment_already_used",
+            "this payment authorization already bought a call",
+          )
+        : refuse(
+            route,
+            request.method,
+            point,
+            "payment_in_use",
+            "this payment authorization is being used by another request",
+          );
+    }
+    // The payer's slot: so many paid calls at once and per second, before anything costly is done for it.
+    let slot: Slot;
+    try {
+      slot = await takePayerSlot(payments, payer);
+    } catch (error) {
+      payments.payments.release(key);
+      throw error;
+    }
+    // The sign-in serves one call, on any instance and across restarts: its nonce is claimed in the store.
+    if (caller && signInNonce) {
+      let nonce: Awaited<ReturnType<typeof payments.signIns.claim>>;
+      try {
+        nonce = await payments.signIns.claim(caller, signInNonce, signInExpiry(payments));
+      } catch (error) {
+        payments.payments.release(key);
+        slot.release();
+        throw error;
+      }
+      if (nonce !== "claimed") {
+        payments.payments.release(key);
+        slot.release();
+        return refuse(
+          route,
+          request.method,
+          point,
+          "invalid_siwx",
+          nonce === "spent"
+            ? "invalid_siwx_nonce: this sign-in was already used for a call; sign in again"
+            : "invalid_siwx_nonce: this sign-in is in use by another call",
+        );
+      }
+    }
+    const giveBack = async () => {
+      payments.payments.release(key);
+      slot.release();
+      if (caller && signInNonce) await releaseSignIn(payments, caller, signInNonce);
+    };
+
+    // The durable claim, before the facilitator is asked: shared by every instance and kept across restarts, it
+    // is the ledger's row, and it tells what the payer already has in flight (docs/architecture.md).
+    let claimed: Awaited<ReturnType<typeof payments.ledger.claim>>;
+    try {
+      claimed = await payments.ledger.claim({
+        paymentKey: key,
+        route: route.path,
+        method: request.method,
+        tokenId: params.tokenId,
+        payer,
+        nonce: authorizationNonce,
+        caller: caller ?? null,
+        pricePoint: point,
+        amount: requirements.amount,
+        asset: requirements.asset,
+        network: requirements.network,
+        payTo: requirements.payTo,
+        validBefore,
+        requestId: request.requestId,
+        ...(identifier ? { identifier } : {}),
+      });
+    } catch (error) {
+      await giveBack();
+      throw error;
+    } finally {
+      step("claim");
+    }
+    if (claimed.outcome !== "claimed") {
+      await giveBack();
+      if (claimed.outcome === "identifier_taken" && identifier) throw identifierTaken(identifier.paymentId);
+      if (claimed.outcome === "used") {
+        payments.payments.consume(key);
+        return refuse(
+          route,
+          request.method,
+          point,
+          "payment_already_used",
+          "this payment authorization already bought a call",
+        );
+      }
+      return refuse(
+        route,
+        request.method,
+        point,
+        "payment_in_use",
+        "this payment authorization is being used by another request, or its settlement is being confirmed",
+      );
+    }
+    const giveAllBack = async () => {
+      await payments.ledger.release(key);
+      await giveBack();
+    };
+
+    let verified: Awaited<ReturnType<typeof payments.facilitator.verify>>;
+    try {
+      verified = await payments.facilitator.verify(payload, requirements as never);
+    } catch (error) {
+      await giveAllBack();
+      throw unverifiable(payments, request.requestId, error);
+    } finally {
+      step("verify");
+    }
+    if (!verified.isValid) {
+      await giveAllBack();
+      // The chain says the authorization was used: a payment that already bought something (here or elsewhere).
+      if (verified.invalidReason === AUTHORIZATION_USED) {
+        payments.payments.consume(key);
+        return refuse(
+          route,
+          request.method,
+          point,
+          "payment_already_used",
+          "this payment authorization was already used on chain",
+        );
+      }
+      // The facilitator's own words go to the log; the caller gets a reason and a sentence of ours.
+      payments.logger?.info(
+        {
+          requestId: request.requestId,
+          invalidReason: verified.invalidReason,
+          invalidMessage: verified.invalidMessage,
+        },
+        "payment refused by the facilitator",
+      );
+      const refusal = verifyRefusal(verified.invalidReason);
+      return refuse(route, request.method, point, refusal.reason, refusal.sentence);
+    }
+
+    // The facilitator checked the balance against this payment alone: with others in flight, it must cover all.
+    if (claimed.inFlight > 0n) {
+      const needed = claimed.inFlight + BigInt(requirements.amount);
+      let balance: bigint;
+      try {
+        balance = await payments.payerBalance(payer);
+      } catch (error) {
+        await giveAllBack();
+        throw unverifiable(payments, request.requestId, error);
+      } finally {
+        step("funds");
+      }
+      if (balance < needed) {
+        await giveAllBack();
+        return refuse(
+          route,
+          request.method,
+          point,
+          "insufficient_funds",
+          `the payer's balance does not cover this payment with the payments it has in flight ` +
+            `(${formatUsd(needed.toString())} USD needed); wait for them to finish, or add funds`,
+        );
+      }
+    }
+    return {
+      admitted: true,
+      call: {
+        route,
+        method: request.method,
+        params,
+        ...(caller ? { caller } : {}),
+        ...(signInNonce ? { signInNonce } : {}),
+        token,
+        price: { point, requirements },
+        payment: { payload, key, payer },
+        timings,
+        requestId: request.requestId,
+        slot,
+        ...(identifier ? { identifier } : {}),
+        ...(settlementAsked ? { settlementAsked } : {}),
+      },
+    };
+  }
 
   /**
    * The settlement with the service's signed receipt, when it signs them. A receipt that cannot be signed is left

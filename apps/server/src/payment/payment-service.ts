@@ -9,6 +9,7 @@ import type { AuthorizationSigner } from "./authorization-signer.js";
 import type { Facilitator } from "./facilitator.js";
 import type { ReceiptIssuer } from "./receipts.js";
 import type { ReplayGuard } from "./replay-guard.js";
+import type { SettlementsAhead } from "./settlement-batcher.js";
 
 /** Everything the payment steps share: terms, facilitator, ledger, replay guards, sign-in settings. */
 export interface PaymentService {
@@ -40,6 +41,11 @@ export interface PaymentService {
    * the settlement batch's window (./payment-payload.ts, `settlementMarginSeconds`).
    */
   settlementMarginSeconds: number;
+  /**
+   * Paid calls admitted whose settlement is not asked for yet: a settlement batch with none on its way leaves at
+   * once (./settlement-batcher.ts).
+   */
+  settlementsAhead: SettlementsAhead;
   /** Signs each 402's offer and each settled call's receipt; absent when no signer key is configured. */
   receipts?: ReceiptIssuer;
   now: () => Date;

@@ -2,11 +2,12 @@
  * Settles many authorizations in one transaction: calls that arrive while a batch forms go out together through
  * Multicall3's `aggregate3`, each with `allowFailure`, so one authorization that reverts (spent, cancelled, its
  * payer's balance moved away) fails alone and the others settle. Batches leave at most one per window: a call that
- * comes when the last batch left longer ago than the window goes at once (alone, as a plain call to the token: a
- * batch of one costs what a single send costs), and under load calls gather for at most the window. A full batch
- * leaves at once; a batch never leaves while the one before it is still being handed to the node, so calls gather
- * while a slow node takes the last one. Every caller gets the batch's transaction and reads its own outcome from
- * the receipt's events (./chain-settlements.ts). (docs/architecture.md, "Settlement")
+ * comes when the last batch left longer ago than the window, or when no other paid call is on its way to join it,
+ * goes at once (alone, as a plain call to the token: a batch of one costs what a single send costs), and under load
+ * calls gather for at most the window. A full batch leaves at once; a batch never leaves while the one before it is
+ * still being handed to the node, so calls gather while a slow node takes the last one. Every caller gets the
+ * batch's transaction and reads its own outcome from the receipt's events (./chain-settlements.ts).
+ * (docs/decisions.md, "Settlements in batches")
  */
 import { type Address, encodeFunctionData, type Hex, multicall3Abi } from "viem";
 import { SETTLEMENT_GAS, type SentTransaction, type SettlementSender } from "./settlement-sender.js";
@@ -38,6 +39,12 @@ export interface SettlementBatcherOptions {
   windowMs: number;
   /** Gas allowed per settlement in a batch (default: a single settlement's limit). */
   gasPerCall?: bigint;
+  /**
+   * Settlements on their way: paid calls admitted whose tool still runs ({@link createSettlementsAhead}). A call
+   * that would start a batch while none is on its way has nobody to wait for, and leaves at once. Default: a
+   * batch always waits out its window.
+   */
+  ahead?: () => number;
   /** Told the size of each transaction sent (metrics). */
   onBatch?: (size: number) => void;
   /** The clock, in milliseconds. */
@@ -120,8 +127,33 @@ export function createSettlementBatcher(options: SettlementBatcherOptions): Sett
       return new Promise<SentSettlement>((resolve, reject) => {
         forming.push({ call, resolve, reject });
         if (forming.length >= maxSize) dispatch();
+        else if (forming.length === 1 && options.ahead?.() === 0) windowPassed();
         else if (forming.length === 1) timer = setTimeout(windowPassed, Math.max(0, lastLeft + windowMs - now()));
       });
+    },
+  };
+}
+
+/** A count of settlements on their way to the batcher: each paid call is expected once and arrives once. */
+export interface SettlementsAhead {
+  /** Settlements expected and not arrived. */
+  count(): number;
+  /** A call was admitted: its settlement (or its release) is to come. Call the returned function when it does. */
+  expect(): () => void;
+}
+
+export function createSettlementsAhead(): SettlementsAhead {
+  let count = 0;
+  return {
+    count: () => count,
+    expect() {
+      count++;
+      let arrived = false;
+      return () => {
+        if (arrived) return;
+        arrived = true;
+        count--;
+      };
     },
   };
 }
