@@ -114,7 +114,7 @@ describe("settlement batches", () => {
     expect(sent.map((s) => callsOf(s.transaction).length)).toEqual([1, 2, 1]);
   });
 
-  it("sends a call with no other settlement on its way at once, inside the window; with some, waits for them", async () => {
+  it("waits for the paid calls on their way, never for calls that have not come, and at most the window", async () => {
     const { sender, sent } = handOverSender();
     const ahead = createSettlementsAhead();
     const batcher = createSettlementBatcher({ sender, maxSize: 50, windowMs: 200, ahead: ahead.count });
@@ -128,7 +128,7 @@ describe("settlement batches", () => {
       sent[i]!.accept();
       await vi.advanceTimersByTimeAsync(10);
     }
-    // Three calls admitted together: the first to settle waits the window for the two still running their tool.
+    // Three calls came together: the first two to settle wait for the third, which takes them with it.
     const tickets = [ahead.expect(), ahead.expect(), ahead.expect()];
     expect(ahead.count()).toBe(3);
     for (const i of [3, 4, 5]) {
@@ -136,12 +136,24 @@ describe("settlement batches", () => {
       // Asked twice (a release after a settle, say), a settlement still counts once.
       tickets[i - 3]!();
       void batcher.send(call(i));
-      await vi.advanceTimersByTimeAsync(20);
+      if (i < 5) {
+        await vi.advanceTimersByTimeAsync(20);
+        expect(sent).toHaveLength(3);
+      }
     }
     expect(ahead.count()).toBe(0);
-    expect(sent).toHaveLength(3);
-    await vi.advanceTimersByTimeAsync(200);
     expect(sent.map((s) => callsOf(s.transaction).length)).toEqual([1, 1, 1, 3]);
+    sent[3]!.accept();
+    // One on its way that never settles (its tool failed, say): the others wait for it the window, no longer.
+    const [waiting, failing] = [ahead.expect(), ahead.expect()];
+    waiting();
+    void batcher.send(call(6));
+    await vi.advanceTimersByTimeAsync(150);
+    failing();
+    await vi.advanceTimersByTimeAsync(49);
+    expect(sent).toHaveLength(4);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(sent.map((s) => callsOf(s.transaction).length)).toEqual([1, 1, 1, 3, 1]);
   });
 
   it("sends each call alone, without waiting, with a batch size of 1", async () => {

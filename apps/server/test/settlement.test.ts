@@ -64,7 +64,19 @@ describe("the paid path", () => {
   });
 
   it("settles concurrent calls in batches, each answer naming the transaction its own transfer is in", async () => {
-    const calls = await Promise.all(Array.from({ length: 16 }, (_, i) => paidIntel(1 + (i % 9), 1 + (i % 9))));
+    // Sixteen agents' calls at once: paid first, then sent together.
+    const payments = await Promise.all(
+      Array.from({ length: 16 }, async (_, i) => {
+        const tokenId = 1 + (i % 9);
+        return { tokenId, payment: await t.pay(tokenId, await t.quote({ path: "/intel", body: { tokenId } })) };
+      }),
+    );
+    const calls = await Promise.all(
+      payments.map(async ({ tokenId, payment }) => ({
+        payment,
+        res: await t.post("/intel", { tokenId }, { "PAYMENT-SIGNATURE": payment }),
+      })),
+    );
     expect(calls.map(({ res }) => res.status)).toEqual(Array(16).fill(200));
     const hashes = calls.map(({ res }) => transactionOf(res) as Hash);
     const receipts = new Map(

@@ -1,11 +1,11 @@
 /**
  * Settles many authorizations in one transaction: calls that arrive while a batch forms go out together through
  * Multicall3's `aggregate3`, each with `allowFailure`, so one authorization that reverts (spent, cancelled, its
- * payer's balance moved away) fails alone and the others settle. Batches leave at most one per window: a call that
- * comes when the last batch left longer ago than the window, or when no other paid call is on its way to join it,
- * goes at once (alone, as a plain call to the token: a batch of one costs what a single send costs), and under load
- * calls gather for at most the window. A full batch leaves at once; a batch never leaves while the one before it is
- * still being handed to the node, so calls gather while a slow node takes the last one. Every caller gets the
+ * payer's balance moved away) fails alone and the others settle. A batch waits for the paid calls already on their
+ * way, never for calls that have not come, and for at most the window since the last batch left: it leaves once
+ * every call on its way has joined it, when its window has passed, or when it is full. So a call that comes alone
+ * goes at once (as a plain call to the token: a batch of one costs what a single send costs). A batch never leaves
+ * while the one before it is still being handed to the node, so calls gather while a slow node takes the last one. Every caller gets the
  * batch's transaction and reads its own outcome from the receipt's events (./chain-settlements.ts).
  * (docs/decisions.md, "Settlements in batches")
  */
@@ -40,9 +40,9 @@ export interface SettlementBatcherOptions {
   /** Gas allowed per settlement in a batch (default: a single settlement's limit). */
   gasPerCall?: bigint;
   /**
-   * Settlements on their way: paid calls admitted whose tool still runs ({@link createSettlementsAhead}). A call
-   * that would start a batch while none is on its way has nobody to wait for, and leaves at once. Default: a
-   * batch always waits out its window.
+   * Settlements on their way: paid requests that came and whose settlement is not asked for yet
+   * ({@link createSettlementsAhead}). Once none is, the batch has nobody to wait for, and leaves. Default: a batch
+   * always waits out its window.
    */
   ahead?: () => number;
   /** Told the size of each transaction sent (metrics). */
@@ -116,10 +116,15 @@ export function createSettlementBatcher(options: SettlementBatcherOptions): Sett
     if (due && sending === 0) dispatch();
   }
 
-  function windowPassed(): void {
-    timer = undefined;
+  /** The batch may go: now, or once the batch before it is handed over. */
+  function leave(): void {
     if (sending === 0) dispatch();
     else due = true;
+  }
+
+  function windowPassed(): void {
+    timer = undefined;
+    leave();
   }
 
   return {
@@ -127,7 +132,8 @@ export function createSettlementBatcher(options: SettlementBatcherOptions): Sett
       return new Promise<SentSettlement>((resolve, reject) => {
         forming.push({ call, resolve, reject });
         if (forming.length >= maxSize) dispatch();
-        else if (forming.length === 1 && options.ahead?.() === 0) windowPassed();
+        // Every paid call on its way has joined: nobody else is coming to wait for.
+        else if (options.ahead?.() === 0) leave();
         else if (forming.length === 1) timer = setTimeout(windowPassed, Math.max(0, lastLeft + windowMs - now()));
       });
     },
