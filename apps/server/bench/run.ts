@@ -7,7 +7,8 @@
  *   the built-in facilitator.
  * - References, in another process: a bare Express 5 app, and plain `@x402/express` with x402's own facilitator
  *   settling on the same chain over HTTP (bench/apps.ts).
- * - This process only generates the load (autocannon, 10 connections), the two sides of each comparison in
+ * - This process only generates the load (autocannon, 10 connections; at a rate, its own sender, calls at even
+ *   intervals), the two sides of each comparison in
  *   alternating rounds, and reads each server process's CPU time from /proc.
  * - Then, with every chain call held 100 ms by a proxy (a remote RPC), ours again: public GET and 402 latency,
  *   and paid calls per second next to what settlements sent one at a time would allow.
@@ -15,7 +16,7 @@
  * - Paid calls over MCP (`POST /mcp`, the payment in the call's `_meta`) next to the same calls over HTTP.
  * - Settlements: ours as shipped (batched) next to ours sending each settlement alone (`SETTLEMENT_BATCH_SIZE=1`,
  *   its own key), as fast as answers come, at 50 and 100 paid calls/s, at 100/s on a chain that mines a block every second,
- *   and behind the 100 ms proxy; gas per settled payment read from the receipts.
+ *   and behind the 100 ms proxy (64 connections, and 100 calls/s); gas per settled payment read from the receipts.
  *
  *   --only=healthz,info,challenge,paid,mcp,batching,remote,market   run some lines only
  *   --cpu-prof[=dir]                                   write CPU profiles of our server (default ./bench-profiles)
@@ -370,12 +371,24 @@ async function main(): Promise<void> {
         single: remotePaid(single.url, singleCpu),
         ours: remotePaid(ours.url, remoteCpu),
       });
+      // Calls at even intervals, as many clients each calling now and then make them, behind the same proxy.
+      progress(`paid, ${STEADY_RATE} calls/s at even intervals, every chain call held ${REMOTE_RPC_MS} ms`);
+      const paced = { rate: STEADY_RATE, connections: 300 };
+      const steadyRemote = await benchPaid({
+        single: { ...remotePaid(single.url, singleCpu), ...paced },
+        batched: { ...remotePaid(ours.url, remoteCpu), ...paced },
+      });
       await single.stop();
       single = undefined;
       const line = `RPC +${REMOTE_RPC_MS} ms, ${REMOTE_PAID_CONNECTIONS} conns`;
       const cost = {
         single: await settlementCost(deployment.l2.rpcUrl, singleRemote),
         batched: await settlementCost(deployment.l2.rpcUrl, paid.ours),
+      };
+      const steadyLine = `RPC +${REMOTE_RPC_MS} ms, ${STEADY_RATE} calls/s`;
+      const steadyCost = {
+        single: await settlementCost(deployment.l2.rpcUrl, steadyRemote.single),
+        batched: await settlementCost(deployment.l2.rpcUrl, steadyRemote.batched),
       };
       settlementRows.push(
         { line, app: "single sends", result: singleRemote.result, cost: cost.single },
@@ -385,6 +398,14 @@ async function main(): Promise<void> {
           result: paid.ours.result,
           cost: cost.batched,
           versus: { result: singleRemote.result, cost: cost.single },
+        },
+        { line: steadyLine, app: "single sends", result: steadyRemote.single.result, cost: steadyCost.single },
+        {
+          line: steadyLine,
+          app: "batched",
+          result: steadyRemote.batched.result,
+          cost: steadyCost.batched,
+          versus: { result: steadyRemote.single.result, cost: steadyCost.single },
         },
       );
       const oneAtATime = 1000 / REMOTE_RPC_MS;

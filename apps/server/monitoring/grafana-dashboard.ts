@@ -224,6 +224,23 @@ export const grafanaDashboard: Dashboard = {
             w: 6,
           },
         ],
+        [
+          {
+            title: "Settlements per transaction",
+            description:
+              "Settlements the built-in facilitator sent per transaction, on average: near 1 on a busy service, " +
+              "batches do not form (docs/decisions.md, Settlements in batches).",
+            targets: [
+              [
+                `sum(${perSecond(`agent_tools_settlement_batch_size_sum${on()}`)}) / sum(${perSecond(`agent_tools_settlement_batch_size_count${on()}`)})`,
+                "settlements per transaction",
+              ],
+            ],
+            unit: "short",
+            x: 0,
+            w: 12,
+          },
+        ],
       ],
     ],
     [
