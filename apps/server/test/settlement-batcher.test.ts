@@ -156,6 +156,19 @@ describe("settlement batches", () => {
     expect(sent.map((s) => callsOf(s.transaction).length)).toEqual([1, 1, 1, 3, 1]);
   });
 
+  it("with a window, sends a batch when its window has passed even while the one before is still handed over", async () => {
+    const { sender, sent } = handOverSender();
+    const batcher = createSettlementBatcher({ sender, maxSize: 50, windowMs: 100 });
+    void batcher.send(call(0));
+    await vi.advanceTimersByTimeAsync(0);
+    // The node is slow to take the first one (it is never accepted here).
+    for (const i of [1, 2]) void batcher.send(call(i));
+    await vi.advanceTimersByTimeAsync(99);
+    expect(sent).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(sent.map((s) => callsOf(s.transaction).length)).toEqual([1, 2]);
+  });
+
   it("sends each call alone, without waiting, with a batch size of 1", async () => {
     const { sender, sent } = handOverSender();
     const batcher = createSettlementBatcher({ sender, maxSize: 1, windowMs: 200 });

@@ -4,8 +4,9 @@
  * payer's balance moved away) fails alone and the others settle. A batch waits for the paid calls already on their
  * way, never for calls that have not come, and for at most the window since the last batch left: it leaves once
  * every call on its way has joined it, when its window has passed, or when it is full. So a call that comes alone
- * goes at once (as a plain call to the token: a batch of one costs what a single send costs). A batch never leaves
- * while the one before it is still being handed to the node, so calls gather while a slow node takes the last one. Every caller gets the
+ * goes at once (as a plain call to the token: a batch of one costs what a single send costs). With a window of 0,
+ * a batch never leaves while the one before it is still being handed to the node, so calls gather while the node
+ * takes the last one. Every caller gets the
  * batch's transaction and reads its own outcome from the receipt's events (./chain-settlements.ts).
  * (docs/decisions.md, "Settlements in batches")
  */
@@ -116,9 +117,13 @@ export function createSettlementBatcher(options: SettlementBatcherOptions): Sett
     if (due && sending === 0) dispatch();
   }
 
-  /** The batch may go: now, or once the batch before it is handed over. */
+  /**
+   * The batch may go. Without a window it waits for the batch before it to be handed over, the only time calls
+   * have to gather in; with one, the window spaces batches already, and waiting for a slow node's answer on top
+   * of it would only add latency.
+   */
   function leave(): void {
-    if (sending === 0) dispatch();
+    if (sending === 0 || windowMs > 0) dispatch();
     else due = true;
   }
 
