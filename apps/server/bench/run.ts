@@ -16,7 +16,7 @@
  * - Paid calls over MCP (`POST /mcp`, the payment in the call's `_meta`) next to the same calls over HTTP.
  * - Settlements: ours as shipped (batched) next to ours sending each settlement alone (`SETTLEMENT_BATCH_SIZE=1`,
  *   its own key), as fast as answers come, at 50 and 100 paid calls/s, at 100/s on a chain that mines a block every second,
- *   and behind the 100 ms proxy (64 connections, and 50 calls/s); gas per settled payment read from the receipts.
+ *   and behind the 100 ms proxy (64 connections, and 100 calls/s); gas per settled payment read from the receipts.
  *
  *   --only=healthz,info,challenge,paid,mcp,batching,remote,market   run some lines only
  *   --cpu-prof[=dir]                                   write CPU profiles of our server (default ./bench-profiles)
@@ -47,8 +47,8 @@ const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
 const REMOTE_RPC_MS = 100;
 /** Connections of the remote paid line: pipelined settlements show with calls in flight, not one at a time. */
 const REMOTE_PAID_CONNECTIONS = 64;
-/** Paid calls per second at even intervals behind the proxy: below what both sides serve there on 2 cores. */
-const REMOTE_PACED_RATE = 50;
+/** Paid calls per second at even intervals behind the proxy. */
+const REMOTE_PACED_RATE = 100;
 const ROUNDS = 2;
 const SECONDS_PER_ROUND = 3;
 /** The steady paid load of the settlement lines, and the block time of their interval-mined line. */
@@ -373,8 +373,7 @@ async function main(): Promise<void> {
         single: remotePaid(single.url, singleCpu),
         ours: remotePaid(ours.url, remoteCpu),
       });
-      // Calls at even intervals, as many clients each calling now and then make them, behind the same proxy; at
-      // half the steady rate, which both sides serve here without a queue growing.
+      // Calls at even intervals, as many clients each calling now and then make them, behind the same proxy.
       progress(`paid, ${REMOTE_PACED_RATE} calls/s at even intervals, every chain call held ${REMOTE_RPC_MS} ms`);
       const paced = { rate: REMOTE_PACED_RATE, connections: 300 };
       const steadyRemote = await benchPaid({
