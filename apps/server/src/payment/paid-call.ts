@@ -163,16 +163,15 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
     // Step 2, identify: a valid sign-in makes the signer the caller; an invalid one is refused with its reason.
     let caller: Address | undefined;
     let signInNonce: string | undefined;
-    // A sign-in already spent is good only to have a paid call's answer again (below).
-    let signInSpent = false;
     if (request.signIn !== undefined) {
+      // With a payment, the nonce is claimed below (a spent one is refused there), or not at all when the payment
+      // is one sent again to have its answer again, which may come with its spent sign-in.
       const signIn = await verifySignIn(request.signIn, payments, signInPath(route, request.method), {
-        spentIsValid: request.payment !== undefined,
+        claimedNext: request.payment !== undefined,
       });
       if (!signIn.ok) return refuse(route, request.method, undefined, "invalid_siwx", signIn.reason);
       caller = signIn.address;
       signInNonce = signIn.nonce;
-      signInSpent = signIn.spent === true;
     }
     step("identify");
 
@@ -227,7 +226,6 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
         },
       };
     }
-    if (signInSpent) return refuse(route, request.method, undefined, "invalid_siwx", SIGN_IN_SPENT);
     const { identifier } = recalled;
 
     // Step 5, pay: an x402 v2 payment of exactly this requirement, unused, verified by the facilitator.
@@ -285,9 +283,7 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
           request.method,
           point,
           "invalid_siwx",
-          nonce === "spent"
-            ? "invalid_siwx_nonce: this sign-in was already used for a call; sign in again"
-            : "invalid_siwx_nonce: this sign-in is in use by another call",
+          nonce === "spent" ? SIGN_IN_SPENT : "invalid_siwx_nonce: this sign-in is in use by another call",
         );
       }
     }

@@ -50,8 +50,8 @@ function malformedField(payload: SIWxPayload): string | undefined {
 /** How old a sign-in message may be. */
 export const SIGN_IN_MAX_AGE_MS = 5 * 60 * 1000;
 
-/** A valid sign-in; `spent` when its nonce already served a call (only said when the caller asks, see below). */
-export type SignInResult = { ok: true; address: Address; nonce: string; spent?: true } | { ok: false; reason: string };
+/** A valid sign-in, or why not. */
+export type SignInResult = { ok: true; address: Address; nonce: string } | { ok: false; reason: string };
 
 /** The refusal of a sign-in whose nonce already served a call. */
 export const SIGN_IN_SPENT = "invalid_siwx_nonce: this sign-in was already used for a call; sign in again";
@@ -64,14 +64,15 @@ export const SIGN_IN_NONCE_RETENTION_MS = SIGN_IN_MAX_AGE_MS + 60_000;
  * service's public origin and to the path it is presented to (`path`: a route, the MCP endpoint), at most 5 minutes
  * old, on a supported chain, signed by the address it names. Whether its nonce is unspent is the store's to say:
  * read here, so a stale sign-in is refused before anything is paid, and claimed for good by the caller
- * (`PaymentService.signIns`). With `spentIsValid`, a spent nonce is a valid sign-in marked `spent`: the paid call
- * that sends a paid call's payment again, to have its answer again, may send its sign-in again too.
+ * (`PaymentService.signIns`). With `claimedNext`, the nonce is not read here: the caller claims it next (a paid
+ * call with its payment), and the claim finds a spent one; a payment sent again to have its answer again may come
+ * with its spent sign-in.
  */
 export async function verifySignIn(
   header: string,
   payments: Pick<PaymentService, "publicUrl" | "signInChains" | "signIns">,
   path: string,
-  options: { spentIsValid?: boolean } = {},
+  options: { claimedNext?: boolean } = {},
 ): Promise<SignInResult> {
   let payload: SIWxPayload;
   try {
@@ -115,10 +116,8 @@ export async function verifySignIn(
     return { ok: false, reason: "invalid_siwx_signature: the signature is not the address's" };
   }
   const address = getAddress(payload.address);
-  if (await payments.signIns.isSpent(address, payload.nonce)) {
-    return options.spentIsValid
-      ? { ok: true, address, nonce: payload.nonce, spent: true }
-      : { ok: false, reason: SIGN_IN_SPENT };
+  if (!options.claimedNext && (await payments.signIns.isSpent(address, payload.nonce))) {
+    return { ok: false, reason: SIGN_IN_SPENT };
   }
   return { ok: true, address, nonce: payload.nonce };
 }
