@@ -42,8 +42,8 @@ export interface PaymentService {
    */
   settlementMarginSeconds: number;
   /**
-   * Paid calls admitted whose settlement is not asked for yet: a settlement batch with none on its way leaves at
-   * once (./settlement-batcher.ts).
+   * Paid requests that came and whose settlement is not asked for yet (nor refused or released): a settlement
+   * batch waits for these, and leaves once none is left (./settlement-batcher.ts).
    */
   settlementsAhead: SettlementsAhead;
   /** Signs each 402's offer and each settled call's receipt; absent when no signer key is configured. */

@@ -6,9 +6,8 @@
  * every call on its way has joined it, when its window has passed, or when it is full. So a call that comes alone
  * goes at once (as a plain call to the token: a batch of one costs what a single send costs). With a window of 0,
  * a batch never leaves while the one before it is still being handed to the node, so calls gather while the node
- * takes the last one. Every caller gets the
- * batch's transaction and reads its own outcome from the receipt's events (./chain-settlements.ts).
- * (docs/decisions.md, "Settlements in batches")
+ * takes the last one. Every caller gets the batch's transaction and reads its own outcome from the receipt's events
+ * (./chain-settlements.ts). (docs/decisions.md, "Settlements in batches")
  */
 import { type Address, encodeFunctionData, type Hex, multicall3Abi } from "viem";
 import { SETTLEMENT_GAS, type SentTransaction, type SettlementSender } from "./settlement-sender.js";
@@ -149,7 +148,7 @@ export function createSettlementBatcher(options: SettlementBatcherOptions): Sett
 export interface SettlementsAhead {
   /** Settlements expected and not arrived. */
   count(): number;
-  /** A call was admitted: its settlement (or its release) is to come. Call the returned function when it does. */
+  /** A paid request came: its settlement (or its refusal or release) is to come. Call the returned function then. */
   expect(): () => void;
 }
 
