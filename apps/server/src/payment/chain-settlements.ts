@@ -7,7 +7,7 @@
  * cancellation, or another authorization signed with the same nonce paying another amount or address) paid
  * nothing, and a transfer is never counted for two authorizations (docs/threat-model.md, "Settlements").
  */
-import { type Address, getAddress, type Hex, type Log, parseEventLogs, type TransactionReceipt } from "viem";
+import { type Address, type Hex, type Log, parseEventLogs, type TransactionReceipt } from "viem";
 
 /** The events of an EIP-3009 token that a settlement is read from. */
 export const settlementEventsAbi = [
@@ -41,29 +41,49 @@ export interface ExpectedSettlement {
   nonce: Hex;
 }
 
+const decodeSettlementEvents = (logs: Log[]) => parseEventLogs({ abi: settlementEventsAbi, logs, strict: false });
+type SettlementEvents = ReturnType<typeof decodeSettlementEvents>;
+
+/**
+ * The settlement events of `receipt` emitted by `asset`, decoded once per receipt: every call of a batch reads its
+ * own settlement from the batch's one receipt.
+ */
+const decodedEvents = new WeakMap<object, Map<string, SettlementEvents>>();
+function settlementEventsOf(receipt: Pick<TransactionReceipt, "logs">, asset: string): SettlementEvents {
+  let byAsset = decodedEvents.get(receipt);
+  if (!byAsset) {
+    byAsset = new Map();
+    decodedEvents.set(receipt, byAsset);
+  }
+  let events = byAsset.get(asset);
+  if (!events) {
+    events = decodeSettlementEvents(receipt.logs.filter((log) => log.address.toLowerCase() === asset) as Log[]);
+    byAsset.set(asset, events);
+  }
+  return events;
+}
+
 /** Whether `receipt` is a settlement of `expected` (see the module's comment). */
 export function isCountingSettlement(
   receipt: Pick<TransactionReceipt, "status" | "logs">,
   expected: ExpectedSettlement,
 ): boolean {
   if (receipt.status !== "success") return false;
-  const asset = getAddress(expected.asset);
-  const logs = receipt.logs.filter((log) => getAddress(log.address) === asset) as Log[];
-  const events = parseEventLogs({ abi: settlementEventsAbi, logs, strict: false });
-  const payer = getAddress(expected.payer);
-  const payTo = getAddress(expected.payTo);
+  // Addresses compare in lower case: the same address, without a checksum to compute per comparison.
+  const events = settlementEventsOf(receipt, expected.asset.toLowerCase());
+  const payer = expected.payer.toLowerCase();
+  const payTo = expected.payTo.toLowerCase();
+  const nonce = expected.nonce.toLowerCase();
   return events.some((used, i) => {
     if (used.eventName !== "AuthorizationUsed") return false;
-    if (!used.args.authorizer || getAddress(used.args.authorizer) !== payer) return false;
-    if (used.args.nonce?.toLowerCase() !== expected.nonce.toLowerCase()) return false;
+    if (used.args.authorizer?.toLowerCase() !== payer) return false;
+    if (used.args.nonce?.toLowerCase() !== nonce) return false;
     const next = events[i + 1];
     return (
       next?.eventName === "Transfer" &&
       next.logIndex === (used.logIndex ?? -2) + 1 &&
-      next.args.from !== undefined &&
-      getAddress(next.args.from) === payer &&
-      next.args.to !== undefined &&
-      getAddress(next.args.to) === payTo &&
+      next.args.from?.toLowerCase() === payer &&
+      next.args.to?.toLowerCase() === payTo &&
       next.args.value === expected.amount
     );
   });
