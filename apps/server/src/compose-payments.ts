@@ -72,6 +72,7 @@ export async function paymentDeps(
 ): Promise<PaymentService> {
   let facilitator: Facilitator;
   const settlementsAhead = createSettlementsAhead();
+  const marginSeconds = settlementMarginSeconds(settlementBatch(config)?.windowMs);
   // One recovery per payment: the paid-call core's check and the built-in facilitator's share it.
   const authorizationSigner = createAuthorizationSigner(options.recoverSigner);
   // The payment chain: the built-in facilitator's, or the L2 RPC beside an HTTP facilitator (for payer balances).
@@ -120,7 +121,7 @@ export async function paymentDeps(
       }),
       network: config.payment.network,
       receiptTimeoutMs: config.facilitator.receiptTimeoutMs,
-      marginSeconds: settlementMarginSeconds(batchWaitMs(config)),
+      marginSeconds,
       signer: authorizationSigner,
     });
   }
@@ -147,7 +148,7 @@ export async function paymentDeps(
     signIns: stores.signIns,
     signInChains: [...new Set([`eip155:${l1ChainId}`, config.payment.network])],
     anonymousAccess: config.anonymousAccess,
-    settlementMarginSeconds: settlementMarginSeconds(batchWaitMs(config)),
+    settlementMarginSeconds: marginSeconds,
     settlementsAhead,
     ...(receipts ? { receipts } : {}),
     now: () => new Date(),
@@ -156,13 +157,13 @@ export async function paymentDeps(
 }
 
 /**
- * The longest a settlement waits for its batch to leave: the built-in facilitator's window when it batches;
- * facilitators over HTTP, and batches of one, send each settlement at once.
+ * The built-in facilitator's batch settings when it sends settlements in batches; undefined when each goes alone
+ * (facilitators over HTTP, a batch size of 1), and so waits for no batch.
  */
-function batchWaitMs(config: Config): number {
+function settlementBatch(config: Config) {
   return config.facilitator.kind === "local" && config.facilitator.batch.maxSize > 1
-    ? config.facilitator.batch.windowMs
-    : 0;
+    ? config.facilitator.batch
+    : undefined;
 }
 
 /**
@@ -171,8 +172,9 @@ function batchWaitMs(config: Config): number {
  * asks it beside the facilitators' check, before anything heavy is built.
  */
 export async function checkBatchContract(config: Config, client: Pick<PublicClient, "getCode">): Promise<void> {
-  if (config.facilitator.kind !== "local" || config.facilitator.batch.maxSize === 1) return;
-  const address = config.facilitator.batch.contract ?? MULTICALL3_ADDRESS;
+  const batch = settlementBatch(config);
+  if (!batch) return;
+  const address = batch.contract ?? MULTICALL3_ADDRESS;
   let code: string | undefined;
   try {
     code = await client.getCode({ address });

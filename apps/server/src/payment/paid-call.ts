@@ -50,8 +50,10 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
       // is checked and its tool runs (./settlement-batcher.ts). Refused, or run again at no charge, it is not.
       const settlementAsked = request.payment === undefined ? undefined : payments.settlementsAhead.expect();
       try {
-        const admission = await admitCall(request, settlementAsked);
-        if (!admission.admitted || !admission.call.settlementAsked) settlementAsked?.();
+        const admission = await admitCall(request);
+        if (admission.admitted && !admission.call.paidBefore && settlementAsked) {
+          admission.call.settlementAsked = settlementAsked;
+        } else settlementAsked?.();
         return admission;
       } catch (error) {
         settlementAsked?.();
@@ -146,8 +148,8 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
     },
   };
 
-  /** The steps of `admit`: a call to run, or why not (`settlementAsked` goes with an admitted call). */
-  async function admitCall(request: PaidCallRequest, settlementAsked: (() => void) | undefined): Promise<Admission> {
+  /** The steps of `admit`: a call to run, or why not. */
+  async function admitCall(request: PaidCallRequest): Promise<Admission> {
     const { route } = request;
     const timings: StepTimings = [];
     let mark = performance.now();
@@ -420,7 +422,6 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
         requestId: request.requestId,
         slot,
         ...(identifier ? { identifier } : {}),
-        ...(settlementAsked ? { settlementAsked } : {}),
       },
     };
   }
