@@ -12,6 +12,7 @@ import { createCallLimiter, type RateCounter } from "./limits/call-limiter.js";
 import { createFailureBudget } from "./limits/failure-budget.js";
 import type { ServiceMetrics } from "./metrics/service-metrics.js";
 import { createAuthorizationSigner, type RecoverTypedDataSigner } from "./payment/authorization-signer.js";
+import { createBlockClock } from "./payment/block-clock.js";
 import { paidResourceUrl } from "./payment/challenge.js";
 import { createExactEvmFacilitator } from "./payment/exact-evm-facilitator.js";
 import type { Facilitator } from "./payment/facilitator.js";
@@ -105,6 +106,7 @@ export async function paymentDeps(
     const client = chain;
     const chainId = Number(config.payment.network.split(":")[1]);
     const { batch } = config.facilitator;
+    const blockClock = createBlockClock();
     facilitator = createExactEvmFacilitator({
       client,
       sender: createSettlementBatcher({
@@ -117,11 +119,13 @@ export async function paymentDeps(
         maxSize: batch.maxSize,
         windowMs: batch.windowMs,
         ahead: settlementsAhead.count,
+        clock: blockClock,
         ...(options.metrics ? { onBatch: (size: number) => options.metrics!.settlementBatchSize.observe(size) } : {}),
       }),
       network: config.payment.network,
       receiptTimeoutMs: config.facilitator.receiptTimeoutMs,
       marginSeconds,
+      blockClock,
       signer: authorizationSigner,
     });
   }

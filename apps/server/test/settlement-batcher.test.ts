@@ -1,5 +1,6 @@
 import { type Address, decodeFunctionData, getAddress, type Hex, keccak256, multicall3Abi, toHex } from "viem";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createBlockClock } from "../src/payment/block-clock.js";
 import {
   createSettlementBatcher,
   createSettlementsAhead,
@@ -154,6 +155,46 @@ describe("settlement batches", () => {
     expect(sent).toHaveLength(4);
     await vi.advanceTimersByTimeAsync(1);
     expect(sent.map((s) => callsOf(s.transaction).length)).toEqual([1, 1, 1, 3, 1]);
+  });
+
+  it("on a chain mining on a clock, waits out its window though nobody is on the way, and leaves before the block", async () => {
+    const { sender, sent } = handOverSender();
+    const clock = createBlockClock();
+    // Blocks 100 to 107 came a second apart, the last 950 ms ago, two of our transactions in each: block 108 is due
+    // in 50 ms, and a batch leaves 20 ms before it (the base lead; these sends take no time).
+    const t0 = Date.now();
+    for (let n = 0; n < 8; n++) {
+      for (const i of [0, 1]) clock.mined(keccak256(toHex(`${n}/${i}`)), BigInt(100 + n), t0 - 7950 + n * 1000 + 10);
+    }
+    const ahead = createSettlementsAhead();
+    const batcher = createSettlementBatcher({ sender, maxSize: 50, windowMs: 200, ahead: ahead.count, clock });
+    // After a quiet spell, a call goes at once, as anywhere.
+    void batcher.send(call(0));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sent).toHaveLength(1);
+    sent[0]!.accept();
+    await vi.advanceTimersByTimeAsync(10);
+    // Nobody is on the way, but block 108 is 50 ms away: these two wait for others until 20 ms before it.
+    for (const i of [1, 2]) void batcher.send(call(i));
+    await vi.advanceTimersByTimeAsync(29);
+    expect(sent).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(sent.map((s) => callsOf(s.transaction).length)).toEqual([1, 2]);
+    sent[1]!.accept();
+    await vi.advanceTimersByTimeAsync(5);
+    // Block 108 is too near to make now: the next call aims at 109, a second away, so it waits out the window.
+    void batcher.send(call(3));
+    await vi.advanceTimersByTimeAsync(194);
+    expect(sent).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(sent).toHaveLength(3);
+    // The batch that aimed at block 108 but is read in 109 (just after it came) makes the next batches leave earlier.
+    await vi.advanceTimersByTimeAsync(830);
+    const before = clock.nextDeparture()!;
+    clock.mined(keccak256(sent[1]!.transaction.data), 109n);
+    const after = clock.nextDeparture()!;
+    expect(after.block).toBe(before.block);
+    expect(after.leaveBy).toBeLessThan(before.leaveBy);
   });
 
   it("with a window, sends a batch when its window has passed even while the one before is still handed over", async () => {

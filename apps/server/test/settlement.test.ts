@@ -250,3 +250,33 @@ describe("a settlement whose receipt does not come in time", () => {
     expect(await t.balance(payer)).toBe(before - 1_000_000n);
   });
 });
+
+describe("on a chain that mines a block every half second", () => {
+  it("gathers calls that come one by one into few transactions, once it has seen when blocks come", async () => {
+    // Calls 25 ms apart for 5 s, from eight payers in turn, each paid beforehand: on a chain mining each
+    // transaction as it comes, each would go alone (nobody is on its way when it settles).
+    const count = 200;
+    const quotes = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => t.quote({ path: "/intel", body: { tokenId: 1 + i } })),
+    );
+    const payments = await Promise.all(Array.from({ length: count }, (_, i) => t.pay(1 + (i % 8), quotes[i % 8]!)));
+    await t.devnet.l2.provider.request({ method: "evm_setAutomine", params: [false] });
+    await t.devnet.l2.provider.request({ method: "evm_setIntervalMining", params: [500] });
+    let calls: { i: number; res: Response }[];
+    try {
+      calls = await Promise.all(
+        payments.map(async (payment, i) => {
+          await new Promise((started) => setTimeout(started, 25 * i));
+          return { i, res: await t.post("/intel", { tokenId: 1 + (i % 8) }, { "PAYMENT-SIGNATURE": payment }) };
+        }),
+      );
+    } finally {
+      await t.devnet.l2.provider.request({ method: "evm_setIntervalMining", params: [0] });
+      await t.devnet.l2.provider.request({ method: "evm_setAutomine", params: [true] });
+    }
+    expect(calls.map(({ res }) => res.status)).toEqual(Array(count).fill(200));
+    // The second half, once a few blocks have been seen: the 250 ms window gathers about ten calls per transaction.
+    const later = calls.slice(count / 2).map(({ res }) => transactionOf(res));
+    expect(new Set(later).size).toBeLessThan(later.length / 3);
+  }, 60_000);
+});

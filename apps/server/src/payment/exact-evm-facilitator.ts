@@ -17,6 +17,7 @@ import {
   WaitForTransactionReceiptTimeoutError,
 } from "viem";
 import { type AuthorizationSigner, createAuthorizationSigner } from "./authorization-signer.js";
+import type { BlockClock } from "./block-clock.js";
 import { SETTLEMENT_PENDING } from "./call-bookkeeping.js";
 import { isCountingSettlement } from "./chain-settlements.js";
 import type { Facilitator } from "./facilitator.js";
@@ -111,6 +112,8 @@ export interface ExactEvmFacilitatorOptions {
    * (./payment-payload.ts, `settlementMarginSeconds`). Default: the margin alone.
    */
   marginSeconds?: number;
+  /** Told the block of each receipt read, so batches learn when blocks come (./block-clock.ts). */
+  blockClock?: Pick<BlockClock, "mined">;
   /** The clock, in milliseconds. */
   now?: () => number;
 }
@@ -155,7 +158,10 @@ export function createExactEvmFacilitator(options: ExactEvmFacilitatorOptions): 
       receipt = client.waitForTransactionReceipt({ hash, timeout: receiptTimeoutMs });
       waiting.set(hash, receipt);
       void receipt.then(
-        () => waiting.delete(hash),
+        (mined) => {
+          waiting.delete(hash);
+          options.blockClock?.mined(hash, mined.blockNumber, now());
+        },
         () => waiting.delete(hash),
       );
     }

@@ -6,10 +6,13 @@
  * every call on its way has joined it, when its window has passed, or when it is full. So a call that comes alone
  * goes at once (as a plain call to the token: a batch of one costs what a single send costs). With a window of 0,
  * a batch never leaves while the one before it is still being handed to the node, so calls gather while the node
- * takes the last one. Every caller gets the batch's transaction and reads its own outcome from the receipt's events
+ * takes the last one. On a chain seen mining on a clock (./block-clock.ts) a batch waits out its window whoever is on
+ * the way, but leaves before the next block if that comes first: its calls would have waited for that block
+ * anyway, so they lose nothing, and the chain carries fewer transactions. Every caller gets the batch's transaction and reads its own outcome from the receipt's events
  * (./chain-settlements.ts). (docs/decisions.md, "Settlements in batches")
  */
 import { type Address, encodeFunctionData, type Hex, multicall3Abi } from "viem";
+import type { BlockClock, Departure } from "./block-clock.js";
 import { SETTLEMENT_GAS, type SentTransaction, type SettlementSender } from "./settlement-sender.js";
 
 /** Multicall3's address, the same on every chain it is deployed to (github.com/mds1/multicall3). */
@@ -45,6 +48,11 @@ export interface SettlementBatcherOptions {
    * always waits out its window.
    */
   ahead?: () => number;
+  /**
+   * When the payment chain's next block comes, once it is seen mining on a clock: a batch then waits out its window,
+   * and leaves before the block. Told how long each send takes, and which block each batch aimed at.
+   */
+  clock?: Pick<BlockClock, "nextDeparture" | "handedOver" | "aimed">;
   /** Told the size of each transaction sent (metrics). */
   onBatch?: (size: number) => void;
   /** The clock, in milliseconds. */
@@ -74,6 +82,8 @@ export function createSettlementBatcher(options: SettlementBatcherOptions): Sett
   /** The window has passed, and the batch waits for the one being sent. */
   let due = false;
   let sending = 0;
+  /** The block the forming batch aims at, when the chain keeps a clock. */
+  let departure: Departure | undefined;
 
   function transactionOf(batch: Waiting[]): { to: Address; data: Hex; gas?: bigint } {
     if (batch.length === 1) return batch[0]!.call;
@@ -93,13 +103,18 @@ export function createSettlementBatcher(options: SettlementBatcherOptions): Sett
     timer = undefined;
     due = false;
     const batch = forming;
+    const aim = departure;
     forming = [];
+    departure = undefined;
     if (batch.length === 0) return;
-    lastLeft = now();
+    const left = now();
+    lastLeft = left;
     options.onBatch?.(batch.length);
     sending++;
     sender.send(transactionOf(batch)).then(
       (sent) => {
+        options.clock?.handedOver(now() - left);
+        if (aim) options.clock?.aimed(sent.hash, aim.block);
         for (const waiting of batch) waiting.resolve({ ...sent, batchSize: batch.length });
         handedOver();
       },
@@ -135,10 +150,18 @@ export function createSettlementBatcher(options: SettlementBatcherOptions): Sett
     send(call) {
       return new Promise<SentSettlement>((resolve, reject) => {
         forming.push({ call, resolve, reject });
-        if (forming.length >= maxSize) dispatch();
+        if (forming.length >= maxSize) return dispatch();
+        const at = now();
+        if (forming.length === 1 && windowMs > 0) departure = options.clock?.nextDeparture(at);
+        // The chain mines on a clock: the batch waits for more calls until its window ends or its block nears.
+        if (departure) {
+          if (forming.length === 1) {
+            timer = setTimeout(windowPassed, Math.max(0, Math.min(lastLeft + windowMs, departure.leaveBy) - at));
+          }
+        }
         // Every paid call on its way has joined: nobody else is coming to wait for.
         else if (options.ahead?.() === 0) leave();
-        else if (forming.length === 1) timer = setTimeout(windowPassed, Math.max(0, lastLeft + windowMs - now()));
+        else if (forming.length === 1) timer = setTimeout(windowPassed, Math.max(0, lastLeft + windowMs - at));
       });
     },
   };
