@@ -8,7 +8,6 @@ import {
   bytesToHex,
   type Hex,
   hashMessage,
-  hashTypedData,
   hexToBytes,
   keccak256,
   type LocalAccount,
@@ -18,6 +17,7 @@ import {
 } from "viem";
 import { privateKeyToAccount, toAccount } from "viem/accounts";
 import { native } from "./recover-signer.js";
+import { hashTypedDataOfKnownDomain } from "./typed-data-hash.js";
 
 export function localAccount(privateKey: Hex): LocalAccount {
   const account = privateKeyToAccount(privateKey);
@@ -31,7 +31,7 @@ export function localAccount(privateKey: Hex): LocalAccount {
     ...toAccount({
       address: account.address,
       signMessage: async ({ message }) => sign(hashMessage(message)),
-      signTypedData: async (typedData) => sign(hashTypedData(typedData as never)),
+      signTypedData: async (typedData) => sign(hashTypedDataOfKnownDomain(typedData as never)),
       async signTransaction(transaction, options) {
         // A blob transaction is signed without its sidecars: viem's own account knows how.
         if (transaction.type === "eip4844") return account.signTransaction(transaction, options);

@@ -10,13 +10,13 @@ import {
   getAddress,
   type Hex,
   hashMessage,
-  hashTypedData,
   hexToBytes,
   keccak256,
   type TypedDataDefinition,
   toHex,
   recoverAddress as viemRecoverAddress,
 } from "viem";
+import { hashTypedDataOfKnownDomain } from "./typed-data-hash.js";
 
 /** The part of the `secp256k1` package's API used here (its native binding, wrapped by the package). */
 export interface NativeSecp256k1 {
@@ -62,7 +62,7 @@ export async function recoverHashSigner(hash: Hex, signature: Hex): Promise<Addr
 
 /** The signer of EIP-712 typed data. */
 export async function recoverTypedDataSigner(parameters: TypedDataDefinition & { signature: Hex }): Promise<Address> {
-  const signer = await recoverHashSigner(hashTypedData(parameters), parameters.signature);
+  const signer = await recoverHashSigner(hashTypedDataOfKnownDomain(parameters), parameters.signature);
   if (!signer) throw new Error("the signature is not a recoverable secp256k1 signature");
   return signer;
 }
