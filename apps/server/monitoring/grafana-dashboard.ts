@@ -240,6 +240,20 @@ export const grafanaDashboard: Dashboard = {
             x: 0,
             w: 12,
           },
+          {
+            title: "Payment chain's block clock",
+            description:
+              "The block interval the built-in facilitator learned from its receipts (0: not seen mining on a " +
+              "clock, batches then wait only for calls on their way), and batches per second that missed the " +
+              "block they left for (docs/decisions.md, Settlements in batches).",
+            targets: [
+              [`max by (instance) (agent_tools_settlement_block_interval_seconds${on()})`, "interval (s) {{instance}}"],
+              [`sum(${perSecond(`agent_tools_settlement_blocks_missed_total${on()}`)})`, "missed blocks per second"],
+            ],
+            unit: "short",
+            x: 12,
+            w: 12,
+          },
         ],
       ],
     ],

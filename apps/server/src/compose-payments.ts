@@ -106,7 +106,17 @@ export async function paymentDeps(
     const client = chain;
     const chainId = Number(config.payment.network.split(":")[1]);
     const { batch } = config.facilitator;
-    const blockClock = createBlockClock();
+    const metrics = options.metrics;
+    const blockClock = createBlockClock(
+      metrics
+        ? {
+            observer: {
+              interval: (ms) => metrics.settlementBlockInterval.set(ms / 1000),
+              missed: () => metrics.settlementBlocksMissed.inc(),
+            },
+          }
+        : {},
+    );
     facilitator = createExactEvmFacilitator({
       client,
       sender: createSettlementBatcher({

@@ -50,6 +50,21 @@ describe("the payment chain's block clock", () => {
     expect(slowSends - clock.nextDeparture(17_000)!.leaveBy).toBeGreaterThan(0);
   });
 
+  it("tells its observer the interval it knows (0 before it knows one) and each block a batch missed", () => {
+    const intervals: number[] = [];
+    let missed = 0;
+    const clock = createBlockClock({ observer: { interval: (ms) => intervals.push(ms), missed: () => missed++ } });
+    clock.nextDeparture(9_000);
+    feed(clock, 8, 1000, [10]);
+    const departure = clock.nextDeparture(17_500)!;
+    expect(intervals).toEqual([0, 1000]);
+    clock.aimed(tx(1000), departure.block);
+    clock.mined(tx(1000), departure.block, 18_030);
+    clock.aimed(tx(1001), departure.block + 1n);
+    clock.mined(tx(1001), departure.block + 2n, 20_030);
+    expect(missed).toBe(1);
+  });
+
   it("knows no clock on a chain that mines each transaction in a block of its own", () => {
     const clock = createBlockClock();
     // Automine: block after block, one of our transactions each, at whatever times they were sent.

@@ -18,6 +18,10 @@ export interface ServiceMetrics {
   facilitatorFailovers: Counter<"facilitator" | "operation">;
   /** Settlements per transaction the built-in facilitator sent (1: sent alone). */
   settlementBatchSize: Histogram;
+  /** The payment chain's block interval as learned from the receipts (0: not seen mining on a clock). */
+  settlementBlockInterval: Gauge;
+  /** Batches that left for a block and were mined in a later one. */
+  settlementBlocksMissed: Counter;
   missions: Counter<"tool" | "outcome">;
   /** An upstream client's observer: its requests, retries, cache hits and circuit. */
   upstream(name: string): UpstreamObserver;
@@ -140,6 +144,16 @@ export function createServiceMetrics(reads: ScrapeReads): ServiceMetrics {
       name: `${PREFIX}settlement_batch_size`,
       help: "Settlements carried by each transaction the built-in facilitator sent (1: sent alone).",
       buckets: [1, 2, 5, 10, 20, 50, 100, 200],
+      registers,
+    }),
+    settlementBlockInterval: new Gauge({
+      name: `${PREFIX}settlement_block_interval_seconds`,
+      help: "The payment chain's block interval as the built-in facilitator learned it from its receipts, when a batch last formed; 0 while the chain is not seen mining on a clock.",
+      registers,
+    }),
+    settlementBlocksMissed: new Counter({
+      name: `${PREFIX}settlement_blocks_missed_total`,
+      help: "Batches that left to make a block and were mined in a later one (each makes the next batches leave earlier).",
       registers,
     }),
     missions: new Counter({

@@ -52,6 +52,8 @@ export interface BlockClock {
 export interface BlockClockOptions {
   /** The clock, in milliseconds. */
   now?: () => number;
+  /** Told the interval each time a batch asks when to leave (0: no clock), and each block a batch missed (metrics). */
+  observer?: { interval(ms: number): void; missed(): void };
 }
 
 interface Sighting {
@@ -111,6 +113,7 @@ export function createBlockClock(options: BlockClockOptions = {}): BlockClock {
       const aimedAt = aims.get(hash);
       if (aimedAt !== undefined) {
         aims.delete(hash);
+        if (block > aimedAt) options.observer?.missed();
         penaltyMs = block > aimedAt ? penaltyMs + MISS_PENALTY_MS : Math.max(0, penaltyMs - HIT_RELIEF_MS);
       }
       let i = blocks.length;
@@ -135,6 +138,7 @@ export function createBlockClock(options: BlockClockOptions = {}): BlockClock {
     },
     nextDeparture(at = now()) {
       const known = clock();
+      options.observer?.interval(known?.intervalMs ?? 0);
       if (!known) return undefined;
       const { intervalMs, origin, originAt } = known;
       const lead = leadMs(intervalMs);
