@@ -32,7 +32,7 @@ import { benchMarket, type MarketLine, printMarket } from "./market.js";
 import { benchPaid } from "./paid.js";
 import { createSigners, HOLDER_BODY, HOLDER_INDEX, INTEL_BODY } from "./payments.js";
 import { type OurServer, processCpuMicros, startOurServer, startReferenceHost } from "./processes.js";
-import { printSettlements, type SettlementRow, settlementCost } from "./settlements.js";
+import { comparedSettlements, printSettlements, type SettlementRow } from "./settlements.js";
 import { printTable, type Row } from "./table.js";
 
 const args = process.argv.slice(2);
@@ -312,20 +312,7 @@ async function main(): Promise<void> {
           await rpc(deployment.l2.rpcUrl, "evm_setIntervalMining", [0]);
           await rpc(deployment.l2.rpcUrl, "evm_setAutomine", [true]);
         }
-        const cost = {
-          single: await settlementCost(deployment.l2.rpcUrl, r.single),
-          batched: await settlementCost(deployment.l2.rpcUrl, r.batched),
-        };
-        settlementRows.push(
-          { line, app: "single sends", result: r.single.result, cost: cost.single },
-          {
-            line,
-            app: "batched",
-            result: r.batched.result,
-            cost: cost.batched,
-            versus: { result: r.single.result, cost: cost.single },
-          },
-        );
+        settlementRows.push(...(await comparedSettlements(deployment.l2.rpcUrl, line, r)));
       }
       await single.stop();
       single = undefined;
@@ -382,33 +369,17 @@ async function main(): Promise<void> {
       });
       await single.stop();
       single = undefined;
-      const line = `RPC +${REMOTE_RPC_MS} ms, ${REMOTE_PAID_CONNECTIONS} conns`;
-      const cost = {
-        single: await settlementCost(deployment.l2.rpcUrl, singleRemote),
-        batched: await settlementCost(deployment.l2.rpcUrl, paid.ours),
-      };
-      const steadyLine = `RPC +${REMOTE_RPC_MS} ms, ${REMOTE_PACED_RATE} calls/s`;
-      const steadyCost = {
-        single: await settlementCost(deployment.l2.rpcUrl, steadyRemote.single),
-        batched: await settlementCost(deployment.l2.rpcUrl, steadyRemote.batched),
-      };
       settlementRows.push(
-        { line, app: "single sends", result: singleRemote.result, cost: cost.single },
-        {
-          line,
-          app: "batched",
-          result: paid.ours.result,
-          cost: cost.batched,
-          versus: { result: singleRemote.result, cost: cost.single },
-        },
-        { line: steadyLine, app: "single sends", result: steadyRemote.single.result, cost: steadyCost.single },
-        {
-          line: steadyLine,
-          app: "batched",
-          result: steadyRemote.batched.result,
-          cost: steadyCost.batched,
-          versus: { result: steadyRemote.single.result, cost: steadyCost.single },
-        },
+        ...(await comparedSettlements(
+          deployment.l2.rpcUrl,
+          `RPC +${REMOTE_RPC_MS} ms, ${REMOTE_PAID_CONNECTIONS} conns`,
+          { single: singleRemote, batched: paid.ours },
+        )),
+        ...(await comparedSettlements(
+          deployment.l2.rpcUrl,
+          `RPC +${REMOTE_RPC_MS} ms, ${REMOTE_PACED_RATE} calls/s`,
+          steadyRemote,
+        )),
       );
       const oneAtATime = 1000 / REMOTE_RPC_MS;
       rows.push(

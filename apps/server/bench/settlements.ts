@@ -32,6 +32,20 @@ export interface SettlementRow {
   versus?: { result: LoadResult; cost: SettlementCost };
 }
 
+/** A settlement line's two rows: single sends, then batched compared with them, each with its cost read from the chain. */
+export async function comparedSettlements(
+  rpcUrl: string,
+  line: string,
+  runs: { single: PaidRun; batched: PaidRun },
+): Promise<SettlementRow[]> {
+  const single = { result: runs.single.result, cost: await settlementCost(rpcUrl, runs.single) };
+  const batched = { result: runs.batched.result, cost: await settlementCost(rpcUrl, runs.batched) };
+  return [
+    { line, app: "single sends", ...single },
+    { line, app: "batched", ...batched, versus: single },
+  ];
+}
+
 /** The settlement lines: throughput, latency and gas per payment, batched next to single sends. */
 export function printSettlements(rows: SettlementRow[]): void {
   const header = [

@@ -130,7 +130,7 @@ export async function paymentDeps(
         windowMs: batch.windowMs,
         ahead: settlementsAhead.count,
         clock: blockClock,
-        ...(options.metrics ? { onBatch: (size: number) => options.metrics!.settlementBatchSize.observe(size) } : {}),
+        ...(metrics ? { onBatch: (size: number) => metrics.settlementBatchSize.observe(size) } : {}),
       }),
       network: config.payment.network,
       receiptTimeoutMs: config.facilitator.receiptTimeoutMs,

@@ -113,8 +113,10 @@ export function createBlockClock(options: BlockClockOptions = {}): BlockClock {
       const aimedAt = aims.get(hash);
       if (aimedAt !== undefined) {
         aims.delete(hash);
-        if (block > aimedAt) options.observer?.missed();
-        penaltyMs = block > aimedAt ? penaltyMs + MISS_PENALTY_MS : Math.max(0, penaltyMs - HIT_RELIEF_MS);
+        if (block > aimedAt) {
+          penaltyMs += MISS_PENALTY_MS;
+          options.observer?.missed();
+        } else penaltyMs = Math.max(0, penaltyMs - HIT_RELIEF_MS);
       }
       let i = blocks.length;
       while (i > 0 && blocks[i - 1]!.block > block) i--;

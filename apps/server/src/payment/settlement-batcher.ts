@@ -154,15 +154,13 @@ export function createSettlementBatcher(options: SettlementBatcherOptions): Sett
         if (forming.length >= maxSize) return dispatch();
         const at = now();
         if (forming.length === 1 && windowMs > 0) departure = options.clock?.nextDeparture(at);
-        // The chain mines on a clock: the batch waits for more calls until its window ends or its block nears.
-        if (departure) {
-          if (forming.length === 1) {
-            timer = setTimeout(windowPassed, Math.max(0, Math.min(lastLeft + windowMs, departure.leaveBy) - at));
-          }
+        // Every paid call on its way has joined: nobody else is coming to wait for, unless the chain mines on a
+        // clock, where the batch waits for more calls until its window ends or its block nears.
+        if (!departure && options.ahead?.() === 0) leave();
+        else if (forming.length === 1) {
+          const leaveAt = Math.min(lastLeft + windowMs, departure?.leaveBy ?? Number.POSITIVE_INFINITY);
+          timer = setTimeout(windowPassed, Math.max(0, leaveAt - at));
         }
-        // Every paid call on its way has joined: nobody else is coming to wait for.
-        else if (options.ahead?.() === 0) leave();
-        else if (forming.length === 1) timer = setTimeout(windowPassed, Math.max(0, lastLeft + windowMs - at));
       });
     },
   };
