@@ -1,7 +1,8 @@
 /**
  * The reliability suite, endurance side (`pnpm test:reliability`): fuzzing from the OpenAPI document, SIGKILL under
- * paid load and a soak, against the built server in a process of its own. `RELIABILITY=full` runs the long version
- * (10,000 fuzz requests, 4 kills, a 60 s soak); the default is sized for CI. One summary line at the end.
+ * paid load, a soak, and what unpaid A2A messages leave in memory, against the built server in a process of its
+ * own. `RELIABILITY=full` runs the long version (10,000 fuzz requests, 4 kills, a 60 s soak); the default is sized
+ * for CI. One summary line at the end.
  */
 
 import { writeFileSync } from "node:fs";
@@ -11,6 +12,7 @@ import { errorBodySchema, paymentRequiredSchema } from "@agent-tools/schema";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPace } from "../test/helpers/pace.js";
 import { bookOfLedger, settlementsSince } from "../test/helpers/settlements-since.js";
+import { a2aRequests } from "./a2a-requests.js";
 import { type CallOutcome, PAYER_PACE, reliabilityCalls, SCALE, SEED } from "./calls.js";
 import { type Environment, type MemoryFigures, startEnvironment } from "./environment.js";
 import { fuzzCases } from "./fuzz-cases.js";
@@ -25,7 +27,7 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(async () => {
   await env?.close();
-  const line = ["fuzz", "crash", "soak"].map((phase) => summary[phase] ?? `${phase} not run`).join(", ");
+  const line = ["fuzz", "crash", "soak", "a2a"].map((phase) => summary[phase] ?? `${phase} not run`).join(", ");
   console.log(`reliability: ${line}`);
 });
 
@@ -262,5 +264,79 @@ describe("soak", () => {
       `${summary.soak}; at server uptime: rss/heap total/heap used/external MB: ${series}`,
     ).toBeLessThan(0.1);
     expect(growth("heapUsed"), summary.soak).toBeLessThan(0.1);
+  });
+});
+
+describe("unpaid A2A messages", () => {
+  it("leave nothing in memory: 10,000 unpaid messages, alone or canceled, move the live heap as 10,000 reads do", async () => {
+    const a2a = a2aRequests(() => env);
+    const count = 10_000;
+    const concurrency = 16;
+    const failures: string[] = [];
+    const fail = (what: string) => failures.length < 20 && failures.push(what);
+    const waitingTask = async (i: number) => {
+      const { result, error } = await a2a.sendUnpaid(1 + (i % 6000));
+      if (result?.task?.status?.state === "TASK_STATE_INPUT_REQUIRED") return result.task.id;
+      fail(`unpaid message ${i}: ${JSON.stringify(error ?? result).slice(0, 200)}`);
+      return undefined;
+    };
+    const cancelMs: number[] = [];
+    const canceled: string[] = [];
+    const cancel = async (id: string) => {
+      const started = performance.now();
+      const { result, error } = await a2a.cancelTask(id);
+      cancelMs.push(performance.now() - started);
+      if (result?.status?.state === "TASK_STATE_CANCELED") canceled.push(id);
+      else fail(`cancel of ${id}: ${JSON.stringify(error ?? result).slice(0, 200)}`);
+    };
+    const unknownTask = async () => {
+      const { error } = await a2a.getTask(crypto.randomUUID());
+      if (!error) fail("GetTask of an unknown task answered a task");
+    };
+    const runs = {
+      // The control: as many requests, through the same endpoint, that make nothing.
+      control: () => eachLimit(Array.from({ length: count }), concurrency, unknownTask),
+      unpaid: () => eachLimit(Array.from({ length: count }), concurrency, async (_, i) => void (await waitingTask(i))),
+      // Every other message's task is canceled as soon as it is answered.
+      "with cancels": () =>
+        eachLimit(Array.from({ length: count }), concurrency, async (_, i) => {
+          const id = await waitingTask(i);
+          if (id && i % 2 === 0) await cancel(id);
+        }),
+    };
+    // A first round of each warms what a first request fills (code, pools, caches), so that only what stays counts.
+    await eachLimit(Array.from({ length: 500 }), concurrency, async (_, i) => {
+      await unknownTask();
+      const id = await waitingTask(i);
+      if (id && i % 2 === 0) await cancel(id);
+    });
+    const growth: Record<string, number> = {};
+    let heap = (await env.memory()).heapUsed;
+    for (const [name, run] of Object.entries(runs)) {
+      await run();
+      const after = (await env.memory()).heapUsed;
+      growth[name] = after - heap;
+      heap = after;
+    }
+    // A canceled task reads canceled: every 50th.
+    for (const id of canceled.filter((_, i) => i % 50 === 0)) {
+      const { result } = await a2a.getTask(id);
+      if (result?.status?.state !== "TASK_STATE_CANCELED")
+        fail(`GetTask after cancel of ${id}: ${result?.status?.state}`);
+    }
+
+    const mb = (bytes: number) => `${bytes >= 0 ? "+" : ""}${(bytes / 1_048_576).toFixed(1)} MB`;
+    const sorted = [...cancelMs].sort((a, b) => a - b);
+    const at = (q: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0);
+    summary.a2a =
+      `a2a live heap after ${count} requests each: GetTask of unknown tasks ${mb(growth.control!)}, unpaid messages ` +
+      `${mb(growth.unpaid!)}, unpaid messages with ${canceled.length} cancels ${mb(growth["with cancels"]!)}; ` +
+      `cancels answered in ${at(0.5)} ms (median), ${at(0.99)} ms (99th), ${at(1)} ms (slowest)`;
+    expect(failures).toEqual([]);
+    expect(canceled.length).toBe(count / 2 + 250);
+    // Kept per message, a few hundred bytes would already be some MB here (docs/threat-model.md, "A2A").
+    const fewMb = 3 * 1_048_576;
+    expect(growth.unpaid! - growth.control!, summary.a2a).toBeLessThan(fewMb);
+    expect(growth["with cancels"]! - growth.control!, summary.a2a).toBeLessThan(fewMb);
   });
 });

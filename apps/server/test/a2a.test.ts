@@ -5,7 +5,7 @@
  * with the service's constants.
  */
 
-import { type Message, SendMessageRequest, type Task, TaskState } from "@a2a-js/sdk";
+import { type Message, SendMessageRequest, Task, TaskState } from "@a2a-js/sdk";
 import {
   type Client,
   ClientFactory,
@@ -18,10 +18,14 @@ import { PaymentRequiredV2Schema } from "@x402/core/schemas";
 import type { PaymentRequired } from "@x402/core/types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createA2aTaskStore } from "../src/store/a2a-tasks.js";
+import { createPortfolioTool } from "../src/tools/portfolio.js";
+import type { Tool } from "../src/tools/types.js";
 import { type PaidTestServer, PUBLIC_URL, startPaidTestServer } from "./helpers/paid-server.js";
 import { rawPost } from "./helpers/raw-post.js";
 
+/** x402's A2A extension, in the two versions of its text (google-agentic-commerce/a2a-x402 `spec/v0.1`, `spec/v0.2`). */
 const X402_EXTENSION = "https://github.com/google-a2a/a2a-x402/v0.1";
+const X402_EXTENSION_V02 = "https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2";
 const STATUS = "x402.payment.status";
 const REQUIRED = "x402.payment.required";
 const PAYLOAD = "x402.payment.payload";
@@ -30,6 +34,43 @@ const ERROR = "x402.payment.error";
 
 let t: PaidTestServer;
 let client: Client;
+
+/**
+ * The portfolio skill, held at a gate while a test needs a paid call that is running: `entered` resolves once a call
+ * reached the tool, and the call goes on (to the real tool) when `open` is called.
+ */
+const portfolioGate = (() => {
+  let real: Tool<"portfolio"> | undefined;
+  let closed: { entered: () => void; opened: Promise<void> } | undefined;
+  return {
+    tool: (async (params, context) => {
+      if (closed) {
+        closed.entered();
+        await closed.opened;
+      }
+      return real!(params, context);
+    }) as Tool<"portfolio">,
+    useReal(tool: Tool<"portfolio">) {
+      real = tool;
+    },
+    /** Holds the next calls at the gate until `open`. */
+    close(): { entered: Promise<void>; open: () => void } {
+      let entered = () => {};
+      let open = () => {};
+      const reached = new Promise<void>((resolve) => {
+        entered = resolve;
+      });
+      const opened = new Promise<void>((resolve) => {
+        open = () => {
+          closed = undefined;
+          resolve();
+        };
+      });
+      closed = { entered, opened };
+      return { entered: reached, open };
+    },
+  };
+})();
 /** What a client that declares x402's extension sends with each call. */
 let x402: { serviceParameters: Record<string, string> };
 
@@ -43,7 +84,8 @@ function clientOf(origin: () => string): Promise<Client> {
 }
 
 beforeAll(async () => {
-  t = await startPaidTestServer();
+  t = await startPaidTestServer({ tools: { portfolio: portfolioGate.tool } });
+  portfolioGate.useReal(createPortfolioTool(t.toolDeps));
   client = await clientOf(() => t.server.url);
   x402 = { serviceParameters: ServiceParameters.create(withA2AExtensions(X402_EXTENSION)) };
 }, 120_000);
@@ -65,8 +107,12 @@ function message(fields: { data?: unknown; taskId?: string; metadata?: Record<st
   });
 }
 
-async function send(fields: Parameters<typeof message>[0], through: Client = client): Promise<Task> {
-  const result = await through.sendMessage(message(fields), x402);
+async function send(
+  fields: Parameters<typeof message>[0],
+  through: Client = client,
+  extensions: typeof x402 = x402,
+): Promise<Task> {
+  const result = await through.sendMessage(message(fields), extensions);
   expect(result, "the agent answers with a task").toHaveProperty("status");
   return result as Task;
 }
@@ -93,7 +139,7 @@ async function paymentPayload(index: number, paymentRequired: PaymentRequired): 
 }
 
 describe("the A2A agent", () => {
-  it("has a card A2A clients read: a skill per paid tool with its prices, x402's extension required", async () => {
+  it("has a card A2A clients read: a skill per paid tool with its prices, x402's extension in both versions", async () => {
     const card = await client.getAgentCard();
     expect(card.supportedInterfaces[0]).toMatchObject({ url: `${PUBLIC_URL}/a2a`, protocolBinding: "JSONRPC" });
     expect(card.skills.map((skill) => skill.id)).toEqual(
@@ -101,14 +147,17 @@ describe("the A2A agent", () => {
     );
     const intel = card.skills.find((skill) => skill.id === "intel")!;
     expect(intel.description).toMatch(/1\.00 USD a call, 0\.01 USD for any holder/);
-    const extension = card.capabilities!.extensions.find((e) => e.uri === X402_EXTENSION);
-    expect(extension).toMatchObject({ required: true });
-    expect(extension!.params).toMatchObject({
-      network: t.config.payment.network,
-      asset: t.config.payment.asset,
-      payTo: t.config.payment.payTo,
-      prices: { intel: { standard: "1000000", discounted: "10000" } },
-    });
+    // Either version serves; marked required on both, a client would have to activate both.
+    expect(card.capabilities!.extensions.map((e) => e.uri)).toEqual([X402_EXTENSION, X402_EXTENSION_V02]);
+    for (const extension of card.capabilities!.extensions) {
+      expect(extension.required).toBe(false);
+      expect(extension.params).toMatchObject({
+        network: t.config.payment.network,
+        asset: t.config.payment.asset,
+        payTo: t.config.payment.payTo,
+        prices: { intel: { standard: "1000000", discounted: "10000" } },
+      });
+    }
   });
 
   it("is listed in the ERC-8004 registration file beside MCP, by its agent card", async () => {
@@ -123,10 +172,55 @@ describe("the A2A agent", () => {
     );
   });
 
-  it("tells a client that does not declare x402's extension that it must, and serves it nothing", async () => {
-    await expect(client.sendMessage(message({ data: { skill: "intel", input: { tokenId: 4 } } }))).rejects.toThrow(
-      /extension/i,
+  it("tells a client that does not declare x402's extension that it must, naming both versions, and serves it nothing", async () => {
+    const refused = client.sendMessage(message({ data: { skill: "intel", input: { tokenId: 4 } } }));
+    await expect(refused).rejects.toThrow(/extension/i);
+    await expect(refused).rejects.toThrow(X402_EXTENSION_V02);
+  });
+
+  it.each([
+    ["0.1", X402_EXTENSION],
+    ["0.2", X402_EXTENSION_V02],
+  ])(
+    "serves a client that activates version %s alone, and says so in the answer's A2A-Extensions header",
+    async (_, uri) => {
+      const res = await fetch(`${t.server.url}/a2a`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "a2a-version": "1.0", "a2a-extensions": uri },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "SendMessage",
+          params: {
+            message: {
+              messageId: crypto.randomUUID(),
+              role: "ROLE_USER",
+              parts: [{ data: { skill: "intel", input: { tokenId: 2 } } }],
+            },
+          },
+        }),
+      });
+      expect(res.headers.get("a2a-extensions")).toBe(uri);
+      const { result } = (await res.json()) as { result: { task: unknown } };
+      requiredOf(Task.fromJSON(result.task));
+    },
+  );
+
+  it("runs the whole paid flow for a client of version 0.2 (@a2a-js/sdk), as for 0.1", async () => {
+    const v02 = { serviceParameters: ServiceParameters.create(withA2AExtensions(X402_EXTENSION_V02)) };
+    const waiting = await send({ data: { skill: "intel", input: { tokenId: 5 } } }, client, v02);
+    const required = requiredOf(waiting);
+    const payer = t.devnet.deployment.accounts[4]!.address;
+    const before = await t.balance(payer);
+    const done = await send(
+      { taskId: waiting.id, metadata: { [STATUS]: "payment-submitted", [PAYLOAD]: await paymentPayload(4, required) } },
+      client,
+      v02,
     );
+    expect(statusOf(done).state, JSON.stringify(done.status)).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(statusOf(done).metadata[STATUS]).toBe("payment-completed");
+    expect(dataOf(done.artifacts[0]!.parts)).toMatchObject({ tokenId: 5 });
+    expect(before - (await t.balance(payer))).toBe(BigInt(required.accepts[0]!.amount));
   });
 
   it("asks for payment, then runs the skill paid by the next message: the payer pays exactly the price", async () => {
@@ -219,9 +313,19 @@ describe("the A2A agent", () => {
       error: { code: "unknown_tool", details: [{ field: "skill" }] },
     });
 
+    // A stock client's text message: told what to send, with the field named.
     const prose = await send({});
     expect(statusOf(prose).state).toBe(TaskState.TASK_STATE_REJECTED);
     expect(statusOf(prose).message.metadata?.[STATUS]).toBeUndefined();
+    const refusal = dataOf(statusOf(prose).message.parts) as { error: { message: string; details: unknown[] } };
+    expect(refusal.error.details).toEqual([{ field: "message.parts", message: expect.stringMatching(/data part/) }]);
+    expect(refusal.error.message).toMatch(/data part .*"skill".*"input"/);
+    expect(refusal.error.message).toContain('{"skill": "intel", "input": {"tokenId": 1}}');
+
+    const notAnObject = await send({ data: "intel please" });
+    expect(dataOf(statusOf(notAnObject).message.parts)).toMatchObject({
+      error: { code: "invalid_request", message: "The skill request is invalid: it must be an object." },
+    });
   });
 
   it("takes the payment for a task on another instance sharing the store: the task was asked for on the first", async () => {
@@ -269,6 +373,107 @@ describe("the A2A agent", () => {
     expect(await ids()).toEqual(expect.arrayContaining(paid));
     await store.sweep(later(24 * 60 + 1));
     expect(await ids()).toEqual([]);
+  });
+
+  it("cancels a task waiting for payment at once: GetTask shows it canceled, and its payment is refused uncharged", async () => {
+    const waiting = await send({ data: { skill: "intel", input: { tokenId: 13 } } });
+    const required = requiredOf(waiting);
+    const canceled = await client.cancelTask({ id: waiting.id, tenant: "", metadata: {} }, x402);
+    expect(canceled.status!.state).toBe(TaskState.TASK_STATE_CANCELED);
+    expect((await client.getTask({ id: waiting.id, tenant: "", historyLength: 0 }, x402)).status!.state).toBe(
+      TaskState.TASK_STATE_CANCELED,
+    );
+    // A second cancel answers the same; the payment that comes late is refused, and nothing moves.
+    expect((await client.cancelTask({ id: waiting.id, tenant: "", metadata: {} }, x402)).status!.state).toBe(
+      TaskState.TASK_STATE_CANCELED,
+    );
+    const payer = t.devnet.deployment.accounts[4]!.address;
+    const before = await t.balance(payer);
+    await expect(
+      send({
+        taskId: waiting.id,
+        metadata: { [STATUS]: "payment-submitted", [PAYLOAD]: await paymentPayload(4, required) },
+      }),
+    ).rejects.toThrow(/terminal state/);
+    expect(await t.balance(payer)).toBe(before);
+    await expect(client.cancelTask({ id: crypto.randomUUID(), tenant: "", metadata: {} }, x402)).rejects.toThrow(
+      /no task/i,
+    );
+  });
+
+  it("does not cancel a task whose paid call runs: the cancel is answered at once, the call finishes and is paid", async () => {
+    const input = { tokenId: 14, walletAddress: t.devnet.deployment.accounts[5]!.address };
+    const waiting = await send({ data: { skill: "portfolio", input } });
+    const required = requiredOf(waiting);
+    const payer = t.devnet.deployment.accounts[5]!.address;
+    const before = await t.balance(payer);
+    const gate = portfolioGate.close();
+    const paying = send({
+      taskId: waiting.id,
+      metadata: { [STATUS]: "payment-submitted", [PAYLOAD]: await paymentPayload(5, required) },
+    });
+    try {
+      await gate.entered;
+      await expect(client.cancelTask({ id: waiting.id, tenant: "", metadata: {} }, x402)).rejects.toThrow(
+        /cannot be canceled: its paid call is running/,
+      );
+      expect((await client.getTask({ id: waiting.id, tenant: "" }, x402)).status!.state).toBe(
+        TaskState.TASK_STATE_WORKING,
+      );
+    } finally {
+      gate.open();
+    }
+    const done = await paying;
+    expect(statusOf(done).state, JSON.stringify(done.status)).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect((await client.getTask({ id: waiting.id, tenant: "" }, x402)).status!.state).toBe(
+      TaskState.TASK_STATE_COMPLETED,
+    );
+    expect(before - (await t.balance(payer))).toBe(BigInt(required.accepts[0]!.amount));
+  });
+
+  it("takes one payment per task: a second payer on a task being paid changes nothing and pays nothing", async () => {
+    const input = { tokenId: 15, walletAddress: t.devnet.deployment.accounts[6]!.address };
+    const waiting = await send({ data: { skill: "portfolio", input } });
+    const required = requiredOf(waiting);
+    const [first, second] = [t.devnet.deployment.accounts[6]!.address, t.devnet.deployment.accounts[7]!.address];
+    const [firstBefore, secondBefore] = [await t.balance(first), await t.balance(second)];
+    const gate = portfolioGate.close();
+    const paying = send({
+      taskId: waiting.id,
+      metadata: { [STATUS]: "payment-submitted", [PAYLOAD]: await paymentPayload(6, required) },
+    });
+    // The other payer's message reaches another instance sharing the store.
+    const other = await t.instance(t.payments);
+    try {
+      await gate.entered;
+      const late = await send(
+        {
+          taskId: waiting.id,
+          metadata: { [STATUS]: "payment-submitted", [PAYLOAD]: await paymentPayload(7, required) },
+        },
+        await clientOf(() => other.url),
+      );
+      expect(statusOf(late).state).toBe(TaskState.TASK_STATE_WORKING);
+      expect((statusOf(late).message.parts[0]!.content as { value: string }).value).toMatch(/nothing was charged/);
+    } finally {
+      gate.open();
+      await other.close();
+    }
+    expect(statusOf(await paying).state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(firstBefore - (await t.balance(first))).toBe(BigInt(required.accepts[0]!.amount));
+    expect(await t.balance(second)).toBe(secondBefore);
+  });
+
+  it("keeps a task as a cancel or a claim left it: a save of the task as read before does not put it back", async () => {
+    const waiting = await send({ data: { skill: "intel", input: { tokenId: 16 } } });
+    const store = createA2aTaskStore(t.db);
+    const context = undefined as never;
+    const read = (await store.load(waiting.id, context))!;
+    const canceled = { ...read, status: { ...read.status!, state: TaskState.TASK_STATE_CANCELED } };
+    expect(await store.replaceWaiting(canceled)).toBe(true);
+    expect(await store.replaceWaiting(canceled)).toBe(false);
+    await store.save(read, context);
+    expect((await store.load(waiting.id, context))!.status!.state).toBe(TaskState.TASK_STATE_CANCELED);
   });
 
   it.each([

@@ -14,8 +14,31 @@ export const A2A_PATH = "/a2a";
 export const A2A_AGENT_CARD_PATH = "/.well-known/agent-card.json";
 /** The A2A protocol version the endpoint speaks. */
 export const A2A_PROTOCOL_VERSION = "1.0";
-/** URI of x402's A2A extension: the agent card declares it, a client activates it in the `A2A-Extensions` header. */
-export const X402_A2A_EXTENSION_URI = "https://github.com/google-a2a/a2a-x402/v0.1";
+/**
+ * URIs of the versions of x402's A2A extension the agent serves (google-agentic-commerce/a2a-x402, `spec/v0.1` and
+ * `spec/v0.2`): the agent card declares both, and a client activates one in the `A2A-Extensions` header. Both carry
+ * a payment the same way (the standalone flow, in message metadata); 0.2 adds an embedded flow for a higher-level
+ * payment protocol, which the agent does not declare (docs/decisions.md, "A2A extension versions").
+ */
+export const X402_A2A_EXTENSION_URIS = {
+  "0.1": "https://github.com/google-a2a/a2a-x402/v0.1",
+  "0.2": "https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2",
+} as const;
+/** A version of x402's A2A extension the agent serves. */
+export type X402A2aExtensionVersion = keyof typeof X402_A2A_EXTENSION_URIS;
+
+/**
+ * The version of x402's A2A extension a request activated (the newest, if it activated both), from the URIs of its
+ * `A2A-Extensions` header; undefined when it activated none.
+ *
+ * @example
+ * import { activatedX402A2aVersion } from "@agent-tools/schema";
+ * const version = activatedX402A2aVersion(["https://github.com/google-a2a/a2a-x402/v0.1"]); // "0.1"
+ */
+export function activatedX402A2aVersion(requested: readonly string[] | undefined): X402A2aExtensionVersion | undefined {
+  const versions = (Object.keys(X402_A2A_EXTENSION_URIS) as X402A2aExtensionVersion[]).reverse();
+  return versions.find((version) => requested?.includes(X402_A2A_EXTENSION_URIS[version]));
+}
 
 /** Metadata keys of x402's A2A extension, on a message (client to agent) or a task status message (agent to client). */
 export const A2A_PAYMENT_META = {

@@ -1,7 +1,8 @@
 /**
  * The service's A2A agent card (`/.well-known/agent-card.json`, A2A 1.0): one skill per paid tool, with its two
- * prices, and x402's A2A extension declared as required, its parameters saying where and in what the skills are paid
- * (docs/architecture.md, "A2A").
+ * prices, and x402's A2A extension in both versions the agent serves, their parameters saying where and in what the
+ * skills are paid (docs/architecture.md, "A2A"). Neither version is marked required: marked on both, a client would
+ * have to activate both; a message that activates neither is refused (paid-skills-handler.ts).
  */
 
 import type { AgentCard, AgentSkill } from "@a2a-js/sdk";
@@ -19,7 +20,8 @@ import {
   SERVICE_DESCRIPTION,
   SERVICE_DISPLAY_NAME,
   SERVICE_ICON_PATH,
-  X402_A2A_EXTENSION_URI,
+  X402_A2A_EXTENSION_URIS,
+  type X402A2aExtensionVersion,
 } from "@agent-tools/schema";
 
 export interface AgentCardOptions {
@@ -49,6 +51,15 @@ function skillOf(name: PaidRouteName): AgentSkill {
 export function buildAgentCard(options: AgentCardOptions): AgentCard {
   const { publicUrl, payment } = options;
   const names = Object.keys(paidRoutes) as PaidRouteName[];
+  const params = {
+    x402Version: 2,
+    network: payment.network,
+    asset: payment.asset,
+    payTo: payment.payTo,
+    prices: Object.fromEntries(
+      names.map((name) => [a2aSkillIds[name], { standard: pricePoints.standard, discounted: pricePoints.discounted }]),
+    ),
+  };
   return {
     name: SERVICE_DISPLAY_NAME,
     description: SERVICE_DESCRIPTION,
@@ -63,27 +74,16 @@ export function buildAgentCard(options: AgentCardOptions): AgentCard {
       streaming: false,
       pushNotifications: false,
       extendedAgentCard: false,
-      extensions: [
-        {
-          uri: X402_A2A_EXTENSION_URI,
-          description:
-            "Every skill is paid per call with x402 version 2 (scheme exact): a message without a payment gets a task " +
-            "waiting for one (input-required, x402.payment.required); the payment goes in the next message's metadata.",
-          required: true,
-          params: {
-            x402Version: 2,
-            network: payment.network,
-            asset: payment.asset,
-            payTo: payment.payTo,
-            prices: Object.fromEntries(
-              names.map((name) => [
-                a2aSkillIds[name],
-                { standard: pricePoints.standard, discounted: pricePoints.discounted },
-              ]),
-            ),
-          },
-        },
-      ],
+      extensions: (Object.keys(X402_A2A_EXTENSION_URIS) as X402A2aExtensionVersion[]).map((version) => ({
+        uri: X402_A2A_EXTENSION_URIS[version],
+        description:
+          `x402's A2A extension, version ${version}: every skill is paid per call with x402 version 2 (scheme exact). ` +
+          "Activate this version or the other one (A2A-Extensions header): a message without a payment gets a task " +
+          "waiting for one (input-required, x402.payment.required in its status message's metadata); the payment " +
+          "goes in the next message's metadata (x402.payment.payload).",
+        required: false,
+        params,
+      })),
     },
     securitySchemes: {},
     securityRequirements: [],

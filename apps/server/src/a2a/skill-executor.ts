@@ -13,7 +13,7 @@
  *   error body; nothing is charged for either.
  */
 
-import { type Message, type Part, Role, type Task, TaskState } from "@a2a-js/sdk";
+import { type Message, type Task, TaskState } from "@a2a-js/sdk";
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from "@a2a-js/sdk/server";
 import {
   A2A_PAYMENT_META,
@@ -33,11 +33,15 @@ import type { CollectionIndex } from "../chain/collection-index.js";
 import { HttpError, uncharged, validationError } from "../http/errors.js";
 import type { PaidCalls } from "../payment/paid-call-types.js";
 import { signInHeaderValue } from "../payment/sign-in-value.js";
+import { A2A_CLAIM_META, type A2aTaskStore } from "../store/a2a-tasks.js";
 import { runPaidCall, toolFor } from "../tools/run-paid-call.js";
 import type { ToolSet } from "../tools/types.js";
+import { agentMessage, dataPart, textPart } from "./messages.js";
 
 export interface SkillExecutorDeps {
   paidCalls: PaidCalls;
+  /** The tasks: a message that pays for a waiting task, or declines it, claims it there first. */
+  tasks: A2aTaskStore;
   tools: ToolSet;
   collection: CollectionIndex;
   now: () => Date;
@@ -47,18 +51,10 @@ export interface SkillExecutorDeps {
 /** Task metadata key of the skill request a task was opened with: the message that pays for it need not repeat it. */
 const SKILL_META = "agent-tools.skill";
 
-const textPart = (text: string): Part => ({
-  content: { $case: "text", value: text },
-  mediaType: "text/plain",
-  filename: "",
-  metadata: {},
-});
-const dataPart = (value: unknown): Part => ({
-  content: { $case: "data", value },
-  mediaType: "application/json",
-  filename: "",
-  metadata: {},
-});
+/** What a message on a task whose paid call runs is told. */
+const RUNNING =
+  "A paid call is running on this task: this message changed nothing, and nothing was charged. Read the task " +
+  "(GetTask) for its answer.";
 
 /** The skill request a message carries in its first data part. */
 function skillRequestOf(message: Message): unknown {
@@ -168,30 +164,73 @@ export function createSkillExecutor(deps: SkillExecutorDeps): AgentExecutor {
     return paidOutcome(outcome.output, outcome.settlement);
   }
 
+  /** The skill request of a message that opens a task: its data part, read by the skill request's schema. */
+  function askOf(message: Message): A2aSkillRequest | HttpError {
+    const value = skillRequestOf(message);
+    if (value === undefined) {
+      return new HttpError(
+        "invalid_request",
+        'The message carries no skill request: send a data part holding {"skill": <a skill id of the agent card>, ' +
+          '"input": <that skill\'s input>}, for example {"skill": "intel", "input": {"tokenId": 1}}.',
+        [{ field: "message.parts", message: 'needs a data part {"skill", "input"}' }],
+      );
+    }
+    const parsed = safeParseRequest(a2aSkillRequestSchema, value);
+    return parsed.success ? parsed.data : validationError(parsed.error, "skill request");
+  }
+
+  /** The task as it stands, answered to a message that changed nothing, with a word on why. */
+  function asItStands(task: Task, why: string): Task {
+    return { ...task, status: { ...task.status!, message: agentMessage(task, [textPart(why)]) } };
+  }
+
   return {
     async execute(context: RequestContext, bus: ExecutionEventBus) {
       const logger = deps.logger.child({ task: context.taskId });
+      const answer = (task: Task) => {
+        bus.publish(AgentEvent.task(task));
+        bus.finished();
+      };
+      // The SDK refuses a message on an ended task; one on a task whose paid call runs gets the task as it stands.
+      const stored = context.task;
+      if (stored && stored.status?.state !== TaskState.TASK_STATE_INPUT_REQUIRED) {
+        return answer(asItStands(stored, RUNNING));
+      }
+      // A message that pays for a waiting task, or declines it, claims the task first: once, whichever instance it
+      // reaches, and never after a cancel (store/a2a-tasks.ts; docs/decisions.md, "A2A tasks").
+      const meta = context.userMessage.metadata ?? {};
+      const claims =
+        stored !== undefined &&
+        (meta[A2A_PAYMENT_META.payload] !== undefined || meta[A2A_PAYMENT_META.status] === A2A_PAYMENT_STATUS.rejected);
+      const claim = claims ? crypto.randomUUID() : undefined;
+      if (stored && claim) {
+        const working: Task = {
+          ...stored,
+          status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: deps.now().toISOString() },
+          metadata: { ...stored.metadata, [A2A_CLAIM_META]: claim },
+        };
+        if (!(await deps.tasks.replaceWaiting(working))) {
+          const now = (await deps.tasks.load(stored.id, context.context)) ?? stored;
+          const canceled = now.status?.state === TaskState.TASK_STATE_CANCELED;
+          return answer(asItStands(now, canceled ? "This task was canceled; nothing was charged." : RUNNING));
+        }
+      }
       // A message on a task waiting for payment pays for the skill the task was opened with.
-      const opened = context.task?.metadata?.[SKILL_META] as A2aSkillRequest | undefined;
-      const parsed = opened ? undefined : safeParseRequest(a2aSkillRequestSchema, skillRequestOf(context.userMessage));
-      const ask = opened ?? (parsed?.success ? parsed.data : undefined);
+      const opened = stored?.metadata?.[SKILL_META] as A2aSkillRequest | undefined;
+      const ask = opened ?? askOf(context.userMessage);
       let outcome: Outcome;
       try {
-        outcome = await outcomeOf(context, ask ?? validationError(parsed!.error!));
+        outcome = await outcomeOf(context, ask);
       } catch (error) {
         outcome = errorOutcome(error, logger);
       }
-      const status: Message = {
-        messageId: crypto.randomUUID(),
-        contextId: context.contextId,
-        taskId: context.taskId,
-        role: Role.ROLE_AGENT,
-        parts: [textPart(outcome.text), ...(outcome.data !== undefined ? [dataPart(outcome.data)] : [])],
-        metadata: outcome.metadata ?? {},
-        extensions: [],
-        referenceTaskIds: [],
-      };
-      const task: Task = {
+      const status = agentMessage(
+        { id: context.taskId, contextId: context.contextId },
+        [textPart(outcome.text), ...(outcome.data !== undefined ? [dataPart(outcome.data)] : [])],
+        outcome.metadata,
+      );
+      const skill = ask instanceof HttpError ? undefined : ask;
+      answer({
         id: context.taskId,
         contextId: context.contextId,
         status: { state: outcome.state, message: status, timestamp: deps.now().toISOString() },
@@ -201,22 +240,20 @@ export function createSkillExecutor(deps: SkillExecutorDeps): AgentExecutor {
             : [
                 {
                   artifactId: crypto.randomUUID(),
-                  name: ask?.skill ?? "answer",
+                  name: skill?.skill ?? "answer",
                   description: "The skill's answer, as the HTTP route answers it.",
                   parts: [dataPart(outcome.answer), textPart(outcome.text)],
                   metadata: {},
                   extensions: [],
                 },
               ],
-        history: [...(context.task?.history ?? [context.userMessage])],
-        metadata: ask ? { [SKILL_META]: ask } : {},
-      };
-      bus.publish(AgentEvent.task(task));
-      bus.finished();
+        history: [...(stored?.history ?? [context.userMessage])],
+        metadata: { ...(skill ? { [SKILL_META]: skill } : {}), ...(claim ? { [A2A_CLAIM_META]: claim } : {}) },
+      });
     },
     async cancelTask() {
-      // A skill's run is one paid call: a cancel that arrives during it lets it finish, and the task ends as the call
-      // does (its payment settled with its answer, or given back). A task waiting for payment is canceled by the SDK.
+      // Never called: the request handler answers cancels from the store (paid-skills-handler.ts), and keeps no
+      // event bus for a run to be canceled through.
     },
   };
 }

@@ -29,10 +29,13 @@ export function uncharged(message: string, then?: string): string {
   return `${message} Nothing was charged${then ? `; ${then}` : ""}.`;
 }
 
-/** 400 `invalid_request` naming every offending field of a failed Zod parse. */
+/**
+ * 400 `invalid_request` naming every offending field of a failed Zod parse; an issue with the whole value (no field)
+ * is said of it ("it must be an object").
+ */
 export function validationError(error: z.ZodError, where = "request"): HttpError {
   const details = errorDetailsOf(error);
-  const summary = details.map((d) => (d.field ? `${d.field}: ${d.message}` : d.message)).join("; ");
+  const summary = details.map((d) => (d.field ? `${d.field}: ${d.message}` : `it ${d.message}`)).join("; ");
   return new HttpError("invalid_request", `The ${where} is invalid: ${summary}.`, details);
 }
 

@@ -177,6 +177,16 @@ export const migrations = [
       "CREATE INDEX refunds_payment ON refunds (payment_key)",
     ],
   },
+  {
+    version: 10,
+    name: "a2a task claims",
+    statements: [
+      // The message that pays for a task waiting for payment, or declines it, claims the task first; only the
+      // claim's holder writes it afterwards, so a cancel or a second payer on another instance cannot overwrite it
+      // (store/a2a-tasks.ts; docs/decisions.md, "A2A tasks").
+      "ALTER TABLE a2a_tasks ADD COLUMN claim text",
+    ],
+  },
 ] as const satisfies readonly { version: number; name: string; statements: readonly string[] }[];
 
 export const LATEST_MIGRATION = migrations.at(-1)!.version;
