@@ -263,8 +263,10 @@ describe("the MCP client set-ups of docs/api.md", () => {
       expect((await remote.listTools()).tools.map((tool) => tool.name)).toContain("intel");
       const unpaid = await intelOf(remote);
       expect(unpaid.isError).toBe(true);
-      const refusal = JSON.parse((unpaid.content[0] as { text: string }).text)["x402/error"];
-      expect(refusal).toMatchObject({ code: 402, data: { accepts: [expect.objectContaining({ amount: "1000000" })] } });
+      // x402's tool-result binding: the PaymentRequired as structuredContent, and the same as JSON in the text.
+      const quote = { accepts: [expect.objectContaining({ amount: "1000000" })] };
+      expect(unpaid.structuredContent).toMatchObject(quote);
+      expect(JSON.parse((unpaid.content[0] as { text: string }).text)).toEqual(unpaid.structuredContent);
     } finally {
       await remote.close();
     }

@@ -22,7 +22,7 @@ import { Client as Client2025 } from "mcp-sdk-2025-06-18/client/index.js";
 import { StreamableHTTPClientTransport as StreamableHTTPClientTransport2025 } from "mcp-sdk-2025-06-18/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HttpError } from "../src/http/errors.js";
-import { errorBodyIn, paymentRequiredIn } from "./helpers/mcp-results.js";
+import { errorBodyIn, paymentRequiredIn, paymentRequiredOfExtension } from "./helpers/mcp-results.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
 import { rawPost } from "./helpers/raw-post.js";
 
@@ -71,7 +71,10 @@ describe("the MCP endpoint", () => {
       const { $schema: _in, ...input } = requestJsonSchema(route);
       const { $schema: _out, ...output } = responseJsonSchema(route);
       expect(tool.inputSchema).toEqual(input);
-      expect(tool.outputSchema).toEqual(output);
+      // The answer, or x402's PaymentRequired that a refusal carries as structuredContent.
+      expect(tool.outputSchema).toMatchObject({ type: "object", anyOf: [output, { type: "object" }] });
+      const [, paymentRequired] = (tool.outputSchema as unknown as { anyOf: { required: string[] }[] }).anyOf;
+      expect(paymentRequired!.required).toEqual(expect.arrayContaining(["x402Version", "accepts"]));
     }
   });
 
@@ -363,5 +366,114 @@ describe("stock clients of every protocol revision the endpoint serves", () => {
     } finally {
       await old.close();
     }
+  });
+});
+
+/** One JSON-RPC request to the endpoint, as a client written to the texts sends it; its result (or error). */
+async function rpc(
+  method: string,
+  params: Record<string, unknown>,
+  headers: Record<string, string>,
+): Promise<{ result?: Record<string, unknown>; error?: unknown }> {
+  const res = await fetch(`${t.server.url}/mcp`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  const text = await res.text();
+  // One JSON body, or the answer as the last event of a stream.
+  const json = res.headers.get("content-type")?.startsWith("text/event-stream")
+    ? text
+        .split("\n")
+        .filter((line) => line.startsWith("data: "))
+        .map((line) => JSON.parse(line.slice(6)))
+        .find((message) => message.id === 1)
+    : JSON.parse(text);
+  return json;
+}
+
+/** A request of MCP 2026-07-28: the revision's headers, and the envelope with these client capabilities. */
+function rpc2026(method: string, params: Record<string, unknown>, capabilities: Record<string, unknown> = {}) {
+  const name: Record<string, string> = typeof params.name === "string" ? { "mcp-name": params.name } : {};
+  return rpc(
+    method,
+    {
+      ...params,
+      _meta: {
+        ...(params._meta as Record<string, unknown> | undefined),
+        ...envelope2026,
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+      },
+    },
+    { "mcp-protocol-version": "2026-07-28", "mcp-method": method, ...name },
+  );
+}
+
+/** What a client of x402's extension binding names in its per-request capabilities. */
+const withX402Extension = { extensions: { "org.x402/payment": {} } };
+
+describe("refusals as x402's MCP transport text defines them (specs/transports-v2/mcp.md)", () => {
+  it("2025-11-25: the tool-result binding, and no extension offered at initialize, asked for or not", async () => {
+    const init = await rpc(
+      "initialize",
+      {
+        protocolVersion: "2025-11-25",
+        capabilities: withX402Extension,
+        clientInfo: { name: "x402-text-client", version: "1.0.0" },
+      },
+      {},
+    );
+    expect(init.result).toMatchObject({ protocolVersion: "2025-11-25", capabilities: { tools: {} } });
+    expect((init.result!.capabilities as Record<string, unknown>).extensions).toBeUndefined();
+    const { result } = await rpc(
+      "tools/call",
+      { name: "intel", arguments: { tokenId: 3 } },
+      { "mcp-protocol-version": "2025-11-25" },
+    );
+    expect(result!.resultType).toBeUndefined();
+    expect(paymentRequiredIn(result as CallToolResult).accepts[0]!.amount).toBe("1000000");
+  });
+
+  it("2026-07-28 without org.x402/payment: the tool-result binding, in a result that says it is complete", async () => {
+    const { result } = await rpc2026("tools/call", { name: "intel", arguments: { tokenId: 3 } });
+    expect(result!.resultType).toBe("complete");
+    expect(paymentRequiredIn(result as CallToolResult).error).toMatch(/^payment_required: /);
+  });
+
+  it("2026-07-28 with org.x402/payment: discovered, payment_required, paid, and refused again on a replay", async () => {
+    const discovered = await rpc2026("server/discover", {}, withX402Extension);
+    expect(discovered.result).toMatchObject({ capabilities: { tools: {}, extensions: { "org.x402/payment": {} } } });
+
+    const unpaid = await rpc2026("tools/call", { name: "intel", arguments: { tokenId: 3 } }, withX402Extension);
+    const quote = paymentRequiredOfExtension(unpaid.result!);
+    expect(quote.error).toMatch(/^payment_required: /);
+    expect(quote.resource.url).toBe("mcp://tool/intel");
+
+    const payment = await paymentPayload(2, quote);
+    const before = await t.balance(address(2));
+    const paid = await rpc2026(
+      "tools/call",
+      { name: "intel", arguments: { tokenId: 3 }, _meta: { [MCP_PAYMENT_META]: payment } },
+      withX402Extension,
+    );
+    expect(paid.result).toMatchObject({ resultType: "complete", structuredContent: { tokenId: 3 } });
+    expect(paid.result!.isError).toBeFalsy();
+    const meta = paid.result!._meta as Record<string, unknown>;
+    expect(settlementResponseSchema.parse(meta["x402/payment-response"])).toMatchObject({
+      success: true,
+      payer: address(2),
+    });
+
+    const replay = await rpc2026(
+      "tools/call",
+      { name: "intel", arguments: { tokenId: 3 }, _meta: { [MCP_PAYMENT_META]: payment } },
+      withX402Extension,
+    );
+    expect(paymentRequiredOfExtension(replay.result!).error).toMatch(/^payment_already_used: /);
+    expect(before - (await t.balance(address(2)))).toBe(1_000_000n);
+
+    // An error no payment can make right is an error result still, not payment_required.
+    const invalid = await rpc2026("tools/call", { name: "intel", arguments: { tokenId: 0 } }, withX402Extension);
+    expect(errorBodyIn(invalid.result as CallToolResult)).toMatchObject({ error: { code: "invalid_request" } });
   });
 });

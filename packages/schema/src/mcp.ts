@@ -9,6 +9,7 @@ import { inlineLocalRefs, type JsonSchema, requestJsonSchema, responseJsonSchema
 import { type PaidRouteName, paidRoutes, type ToolRoute } from "./paid-routes.js";
 import { tokenIdSchema } from "./primitives.js";
 import { agentInfoSchema, bindingStatusSchema, registrationFileSchema } from "./public.js";
+import { paymentRequiredSchema } from "./x402.js";
 
 /** The MCP endpoint's path. */
 export const MCP_PATH = "/mcp";
@@ -17,10 +18,13 @@ export const MCP_PAYMENT_META = "x402/payment";
 /** `_meta` key of the x402 `SettlementResponse` a paid call's result carries. */
 export const MCP_PAYMENT_RESPONSE_META = "x402/payment-response";
 /**
- * Key of the wrapper an `isError` result's text carries a refusal in: `{"x402/error": {code: 402, message, data}}`,
- * `data` being x402's `PaymentRequired` (coinbase/x402 `specs/transports-v2/mcp.md`).
+ * x402's MCP extension (`specs/transports-v2/mcp.md`, "Extension Binding", MCP 2026-07-28): a client that names it
+ * in a request's client capabilities is answered an unpaid or refused call as `resultType: "payment_required"` with
+ * `result.paymentRequired`; `server/discover` lists it among the server's capabilities.
  */
-export const MCP_PAYMENT_ERROR = "x402/error";
+export const MCP_X402_EXTENSION = "org.x402/payment";
+/** The result type of x402's MCP extension binding, for a call that was not run because it needs payment. */
+export const MCP_PAYMENT_REQUIRED_RESULT = "payment_required";
 /** `_meta` key of the holder's Sign-In-With-X payload: the `SIGN-IN-WITH-X` header's value, or its decoded object. */
 export const MCP_SIGN_IN_META = "sign-in-with-x";
 
@@ -117,6 +121,23 @@ function withoutDialect(schema: JsonSchema): McpObjectSchema {
   return { ...rest, type: "object" };
 }
 
+/**
+ * The output schema of a paid tool: its answer, or x402's `PaymentRequired`. x402's MCP transport puts a refusal's
+ * `PaymentRequired` in an `isError` result's `structuredContent`, and MCP SDK 1.x clients check an error result's
+ * `structuredContent` against the tool's output schema too (and throw on a mismatch): the schema admits both, so
+ * that every client reads the price (docs/decisions.md, "MCP refusals").
+ */
+function paidOutputSchema(route: (typeof paidRoutes)[PaidRouteName]): McpObjectSchema {
+  const { $schema: _, ...paymentRequired } = inlineLocalRefs(z.toJSONSchema(paymentRequiredSchema) as JsonSchema);
+  return {
+    type: "object",
+    description:
+      "The tool's answer; on an isError result, x402's PaymentRequired (the call was not paid, or its payment " +
+      "was refused), with the price to pay.",
+    anyOf: [withoutDialect(responseJsonSchema(route)), paymentRequired],
+  };
+}
+
 /** The MCP description of a paid route: its summary, how it is paid, and its contracts. */
 export function mcpPaidTool(routeName: PaidRouteName): McpToolDescription {
   const route = paidRoutes[routeName];
@@ -127,7 +148,7 @@ export function mcpPaidTool(routeName: PaidRouteName): McpToolDescription {
       `${route.description} Paid per call with x402 (the price is in the payment request an unpaid call returns); ` +
       `a holder who signs in pays the holder price.`,
     inputSchema: withoutDialect(requestJsonSchema(route)),
-    outputSchema: withoutDialect(responseJsonSchema(route)),
+    outputSchema: paidOutputSchema(route),
   };
 }
 

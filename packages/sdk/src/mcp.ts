@@ -5,7 +5,6 @@
  */
 import {
   MCP_PATH,
-  MCP_PAYMENT_ERROR,
   MCP_PAYMENT_META,
   MCP_PAYMENT_RESPONSE_META,
   MCP_SIGN_IN_META,
@@ -78,22 +77,20 @@ export interface AgentToolsMcpClient {
   close(): Promise<void>;
 }
 
-/** The `PaymentRequired` of an `isError` result, where x402's MCP transport puts it; undefined when it has none. */
+/**
+ * The `PaymentRequired` of an `isError` result, where x402's MCP transport puts it (its tool-result binding):
+ * `structuredContent`, or else the JSON of `content[0].text`; undefined when it has none.
+ */
 export function paymentRequiredOf(result: CallToolResult): PaymentRequired | undefined {
   const isQuote = (value: unknown): value is PaymentRequired =>
     typeof value === "object" && value !== null && "x402Version" in value && "accepts" in value;
   if (!result.isError) return undefined;
-  const structured = result.structuredContent as Record<string, unknown> | undefined;
-  if (isQuote(structured)) return structured;
-  const wrapped = (structured?.[MCP_PAYMENT_ERROR] as { data?: unknown } | undefined)?.data;
-  if (isQuote(wrapped)) return wrapped;
+  if (isQuote(result.structuredContent)) return result.structuredContent;
   const first = result.content?.[0];
   if (first?.type !== "text") return undefined;
   try {
-    const parsed = JSON.parse(first.text) as Record<string, unknown>;
-    if (isQuote(parsed)) return parsed;
-    const data = (parsed[MCP_PAYMENT_ERROR] as { data?: unknown } | undefined)?.data;
-    return isQuote(data) ? data : undefined;
+    const parsed: unknown = JSON.parse(first.text);
+    return isQuote(parsed) ? parsed : undefined;
   } catch {
     return undefined;
   }
@@ -114,8 +111,8 @@ export async function connectMcpClient(options: McpClientOptions): Promise<Agent
   await client.connect(new StreamableHTTPClientTransport(new URL(endpoint)));
 
   // `request`, not `callTool`: the MCP SDK's callTool checks an isError result's structuredContent against the
-  // tool's output schema, and so throws on a server that puts its PaymentRequired there, as x402's MCP transport
-  // allows (docs/architecture.md, "MCP").
+  // tool's output schema from its last listTools; the service's schemas admit the PaymentRequired there, but a call
+  // made before any listTools, or to a server whose schemas do not, would throw (docs/decisions.md, "MCP refusals").
   const send = (name: string, args: Record<string, unknown>, meta: Record<string, unknown>) =>
     client.request(
       { method: "tools/call", params: { name, arguments: args, _meta: meta } },

@@ -51,7 +51,7 @@ const NOT_JSON_REFUSAL = {
 export function mcpEndpoint(deps: McpEndpointDeps): RequestHandler {
   const logger = deps.logger;
   const modern = createMcpHandler(
-    ({ requestInfo }) => createMcpServer(deps, requestInfo?.headers.get(REQUEST_ID_HEADER) ?? ""),
+    ({ requestInfo }) => createMcpServer(deps, requestInfo?.headers.get(REQUEST_ID_HEADER) ?? "", true),
     {
       legacy: "reject",
       // Requests the SDK refuses before any tool runs (an unknown revision, a malformed envelope): the caller gets

@@ -1,17 +1,22 @@
 /**
  * The service's MCP server: `tools/list` and `tools/call`, one instance per request, the same for every protocol
- * revision the endpoint serves (mcp-endpoint.ts routes each request to its era). A paid tool is the same paid call as its HTTP route (payment/paid-call.ts):
- * the x402 `PaymentPayload` comes in the call's `_meta["x402/payment"]` and the holder's sign-in in
- * `_meta["sign-in-with-x"]`; a refusal is an `isError` result carrying x402's `PaymentRequired`, a success carries
- * the `SettlementResponse` in `_meta["x402/payment-response"]` (coinbase/x402 `specs/transports-v2/mcp.md`;
- * docs/architecture.md, "MCP").
+ * revision the endpoint serves (mcp-endpoint.ts routes each request to its era). A paid tool is the same paid call as
+ * its HTTP route (payment/paid-call.ts): the x402 `PaymentPayload` comes in the call's `_meta["x402/payment"]` and the
+ * holder's sign-in in `_meta["sign-in-with-x"]`; a success carries the `SettlementResponse` in
+ * `_meta["x402/payment-response"]`. A refusal takes the form x402's MCP transport gives it (coinbase/x402
+ * `specs/transports-v2/mcp.md`; docs/architecture.md, "MCP"):
+ * - to a 2026-07-28 request whose client capabilities name `org.x402/payment`, the extension binding:
+ *   `resultType: "payment_required"` with `result.paymentRequired`;
+ * - to any other, the tool-result binding: an `isError` result with the `PaymentRequired` as `structuredContent`
+ *   and, the same object, as JSON in `content[0].text`.
  */
 import {
   type ErrorBody,
-  MCP_PAYMENT_ERROR,
   MCP_PAYMENT_META,
+  MCP_PAYMENT_REQUIRED_RESULT,
   MCP_PAYMENT_RESPONSE_META,
   MCP_SIGN_IN_META,
+  MCP_X402_EXTENSION,
   type McpReadToolName,
   mcpReadTools,
   mcpToolDescriptions,
@@ -21,7 +26,7 @@ import {
   paidRoutes,
   safeParseRequest,
 } from "@agent-tools/schema";
-import { type CallToolResult, Server } from "@modelcontextprotocol/server";
+import { type CallToolResult, CLIENT_CAPABILITIES_META_KEY, Server } from "@modelcontextprotocol/server";
 import type { SettleResponse } from "@x402/core/types";
 import type { Logger } from "pino";
 import type { AgentRecords } from "../agents/agent-records.js";
@@ -50,27 +55,46 @@ function listedTools(): ReturnType<typeof mcpToolDescriptions> {
   return toolList;
 }
 
+/** How a refusal reaches the client: x402's extension binding, or its tool-result binding (see the header). */
+type RefusalBinding = "extension" | "tool-result";
+
 /**
- * A refused payment: x402's `PaymentRequired` in the `x402/error` wrapper, as the result's text, the form x402's MCP
- * transport requires. Error results carry no `structuredContent`: stock MCP clients check it against the tool's
- * output schema, even on an error, and throw (docs/architecture.md, "MCP").
+ * A refused payment, in the client's binding; `settlement` is the failed settlement of a call whose payment did not
+ * settle, in `_meta` as on a success.
  */
-function paymentRequiredResult(paymentRequired: PaymentRequired, settlement?: unknown): CallToolResult {
-  const data = settlement ? { ...paymentRequired, [MCP_PAYMENT_RESPONSE_META]: settlement } : paymentRequired;
+function paymentRequiredResult(
+  binding: RefusalBinding,
+  paymentRequired: PaymentRequired,
+  settlement?: SettleResponse,
+): CallToolResult {
+  const meta = settlement ? { _meta: { [MCP_PAYMENT_RESPONSE_META]: settlement } } : {};
+  if (binding === "extension") {
+    // A result type of x402's extension: the SDK sends a tools/call handler's own resultType as it is.
+    return { resultType: MCP_PAYMENT_REQUIRED_RESULT, paymentRequired, ...meta } as unknown as CallToolResult;
+  }
   return {
     isError: true,
-    content: [
-      {
-        type: "text",
-        text: JSON.stringify({ [MCP_PAYMENT_ERROR]: { code: 402, message: paymentRequired.error, data } }),
-      },
-    ],
+    structuredContent: paymentRequired,
+    content: [{ type: "text", text: JSON.stringify(paymentRequired) }],
+    ...meta,
   };
 }
 
 /**
+ * The binding of a request's refusals: the extension's when its per-request client capabilities (2026-07-28) name
+ * it, which only a server built for that era advertises and reads.
+ */
+function bindingOf(ctx: unknown, extension: boolean): RefusalBinding {
+  if (!extension) return "tool-result";
+  const envelope = (ctx as { mcpReq?: { envelope?: Record<string, unknown> } } | undefined)?.mcpReq?.envelope;
+  const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as { extensions?: Record<string, unknown> } | undefined;
+  return capabilities?.extensions?.[MCP_X402_EXTENSION] === undefined ? "tool-result" : "extension";
+}
+
+/**
  * A call no payment can make right (bad input, unknown token, upstream failure): the error body of the HTTP API as
- * the result's text, with the offending fields, and no `structuredContent` (see paymentRequiredResult).
+ * the result's text, with the offending fields. It carries no `structuredContent`: a tool's output schema admits its
+ * answer and a `PaymentRequired` only (@agent-tools/schema `mcpPaidTool`).
  */
 function errorResult(error: unknown, logger: Logger): CallToolResult {
   const known = error instanceof HttpError ? error : new HttpError("internal_error", uncharged("The tool failed."));
@@ -81,20 +105,23 @@ function errorResult(error: unknown, logger: Logger): CallToolResult {
 
 const TOOL_LIST_CACHE_HINT = { ttlMs: 3_600_000, cacheScope: "public" } as const;
 
-/** A fresh MCP server for one request; `requestId` ties its paid calls and logs to the HTTP request. */
-export function createMcpServer(deps: McpServerDeps, requestId: string): Server {
+/**
+ * A fresh MCP server for one request; `requestId` ties its paid calls and logs to the HTTP request. `extension`:
+ * the request is of the 2026-07-28 era, where x402's MCP extension is advertised and served.
+ */
+export function createMcpServer(deps: McpServerDeps, requestId: string, extension = false): Server {
   const server = new Server(deps.serverInfo, {
-    capabilities: { tools: {} },
+    capabilities: { tools: {}, ...(extension ? { extensions: { [MCP_X402_EXTENSION]: {} } } : {}) },
     // 2026-07-28 lets a result say how long it may be kept: the tool list is the same for every caller and changes
     // only with a new version of the service.
     cacheHints: { "tools/list": TOOL_LIST_CACHE_HINT },
   });
   server.setRequestHandler("tools/list", async () => ({ tools: listedTools() }));
-  server.setRequestHandler("tools/call", async (request) => {
+  server.setRequestHandler("tools/call", async (request, ctx) => {
     const { name, arguments: args = {}, _meta: meta } = request.params;
     try {
       const routeName = paidRouteNameOf(name);
-      if (routeName) return await paidTool(deps, routeName, args, meta, requestId);
+      if (routeName) return await paidTool(deps, routeName, args, meta, requestId, bindingOf(ctx, extension));
       // Own names only: `__proto__`, `constructor` and the like are unknown tools, not properties.
       if (Object.hasOwn(mcpReadTools, name)) return await readTool(deps, name as McpReadToolName, args);
       throw new HttpError("unknown_tool", `There is no tool named ${name.slice(0, 80)}; tools/list names them.`, [
@@ -129,6 +156,7 @@ async function paidTool(
   args: unknown,
   meta: Record<string, unknown> | undefined,
   requestId: string,
+  binding: RefusalBinding,
 ): Promise<CallToolResult> {
   const route = paidRoutes[routeName];
   const payment = meta?.[MCP_PAYMENT_META];
@@ -145,16 +173,16 @@ async function paidTool(
   if (!admission.admitted) {
     // The same payment and request under a payment identifier: the answer it was paid for, again.
     if ("answered" in admission) return paidResult(admission.answered.output, admission.answered.settlement);
-    return paymentRequiredResult(admission.refusal.paymentRequired);
+    return paymentRequiredResult(binding, admission.refusal.paymentRequired);
   }
   const { call } = admission;
   const outcome = await runPaidCall(call, toolFor(deps.tools, routeName), deps);
   if (!outcome.settled) {
-    return paymentRequiredResult(outcome.refusal.paymentRequired, {
+    return paymentRequiredResult(binding, outcome.refusal.paymentRequired, {
       success: false,
       errorReason: outcome.refusal.reason,
       transaction: "",
-      network: call.price.requirements.network,
+      network: call.price.requirements.network as SettleResponse["network"],
     });
   }
   return paidResult(outcome.output, outcome.settlement);
