@@ -85,6 +85,63 @@ describe("slow clients", () => {
   });
 });
 
+describe("idle connections", () => {
+  it("an address's whole allowance of connections that never send a byte nor read one is back within the headers bound", async () => {
+    // Short bounds, and 4 connections an address.
+    const idle = await openListener("127.0.0.1", 0, { headersTimeoutMs: 300, connectionsPerAddress: 4 });
+    idle.serve((_req, res) =>
+      res.writeHead(200, { "content-type": "application/json", "content-length": "11" }).end('{"ok":true}'),
+    );
+    const serverSide: Socket[] = [];
+    idle.server.on("connection", (socket: Socket) => serverSide.push(socket));
+    try {
+      const opened = performance.now();
+      const held = await Promise.all(Array.from({ length: 4 }, () => open(idle)));
+      // Clients that never read: the 408 and the server's FIN wait in their sockets, unseen.
+      for (const { socket } of held) socket.pause();
+      const extra = await open(idle);
+      await extra.closed;
+      expect(extra.received(), "over the allowance").toBe("");
+      // The server closes its side of each at the bound: the address has its allowance back.
+      await Promise.all(serverSide.slice(0, 4).map((socket) => (socket.closed ? undefined : once(socket, "close"))));
+      const closedAfter = performance.now() - opened;
+      expect(closedAfter).toBeGreaterThanOrEqual(300);
+      // The bound, the 1 s checks are made at (here the bound itself) and the second a client gets to read its 408.
+      expect(closedAfter).toBeLessThan(300 + 300 + 1000 + 5000);
+      const again = await open(idle);
+      again.socket.write("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+      await again.closed;
+      expect(answerOf(again.received()).status).toBe(200);
+      for (const { socket } of held) socket.destroy();
+    } finally {
+      idle.server.closeAllConnections();
+      await idle.close();
+    }
+  });
+});
+
+describe("kept-alive connections", () => {
+  it("an idle kept-alive connection is closed by the server once its keep-alive time is up", async () => {
+    const kept = await openListener("127.0.0.1", 0, { keepAliveTimeoutMs: 300 });
+    kept.serve((_req, res) =>
+      res.writeHead(200, { "content-type": "application/json", "content-length": "11" }).end('{"ok":true}'),
+    );
+    try {
+      const { socket, received, closed } = await open(kept);
+      socket.write("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+      await once(socket, "data");
+      const answered = performance.now();
+      expect(answerOf(received()).status).toBe(200);
+      await closed;
+      const idleFor = performance.now() - answered;
+      expect(idleFor).toBeGreaterThanOrEqual(250);
+      expect(idleFor).toBeLessThan(300 + 5000);
+    } finally {
+      await kept.close();
+    }
+  });
+});
+
 describe("connections per address", () => {
   it("closes the connections an address opens beyond its share, and serves the others", async () => {
     const held = await Promise.all(Array.from({ length: 4 }, () => open(bounded)));
