@@ -203,23 +203,23 @@ export function createSkillExecutor(deps: SkillExecutorDeps): AgentExecutor {
         stored !== undefined &&
         (meta[A2A_PAYMENT_META.payload] !== undefined || meta[A2A_PAYMENT_META.status] === A2A_PAYMENT_STATUS.rejected);
       const claim = claims ? crypto.randomUUID() : undefined;
-      if (stored && claim) {
-        const working: Task = {
-          ...stored,
-          status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: deps.now().toISOString() },
-          metadata: { ...stored.metadata, [A2A_CLAIM_META]: claim },
-        };
-        if (!(await deps.tasks.replaceWaiting(working))) {
-          const now = (await deps.tasks.load(stored.id, context.context)) ?? stored;
-          const canceled = now.status?.state === TaskState.TASK_STATE_CANCELED;
-          return answer(asItStands(now, canceled ? "This task was canceled; nothing was charged." : RUNNING));
-        }
-      }
       // A message on a task waiting for payment pays for the skill the task was opened with.
       const opened = stored?.metadata?.[SKILL_META] as A2aSkillRequest | undefined;
       const ask = opened ?? askOf(context.userMessage);
       let outcome: Outcome;
       try {
+        if (stored && claim) {
+          const working: Task = {
+            ...stored,
+            status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: deps.now().toISOString() },
+            metadata: { ...stored.metadata, [A2A_CLAIM_META]: claim },
+          };
+          if (!(await deps.tasks.replaceWaiting(working))) {
+            const now = (await deps.tasks.load(stored.id, context.context)) ?? stored;
+            const canceled = now.status?.state === TaskState.TASK_STATE_CANCELED;
+            return answer(asItStands(now, canceled ? "This task was canceled; nothing was charged." : RUNNING));
+          }
+        }
         outcome = await outcomeOf(context, ask);
       } catch (error) {
         outcome = errorOutcome(error, logger);
