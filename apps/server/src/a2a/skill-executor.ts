@@ -200,9 +200,8 @@ export function createSkillExecutor(deps: SkillExecutorDeps): AgentExecutor {
       // reaches, and never after a cancel (store/a2a-tasks.ts; docs/decisions.md, "A2A tasks").
       const meta = context.userMessage.metadata ?? {};
       const claims =
-        stored !== undefined &&
-        (meta[A2A_PAYMENT_META.payload] !== undefined || meta[A2A_PAYMENT_META.status] === A2A_PAYMENT_STATUS.rejected);
-      const claim = claims ? crypto.randomUUID() : undefined;
+        meta[A2A_PAYMENT_META.payload] !== undefined || meta[A2A_PAYMENT_META.status] === A2A_PAYMENT_STATUS.rejected;
+      const claim = stored && claims ? crypto.randomUUID() : undefined;
       // A message on a task waiting for payment pays for the skill the task was opened with.
       const opened = stored?.metadata?.[SKILL_META] as A2aSkillRequest | undefined;
       const ask = opened ?? askOf(context.userMessage);

@@ -47,13 +47,12 @@ function kept(task: Task): Task {
   const status = task.status
     ? { ...task.status, ...(state === TaskState.TASK_STATE_COMPLETED ? {} : { message: undefined }) }
     : undefined;
-  const { [A2A_CLAIM_META]: _, ...metadata } = task.metadata ?? {};
   return {
     ...task,
     status,
     history: [],
     artifacts: state === TaskState.TASK_STATE_COMPLETED ? task.artifacts : [],
-    metadata: state === TaskState.TASK_STATE_INPUT_REQUIRED ? metadata : {},
+    metadata: state === TaskState.TASK_STATE_INPUT_REQUIRED ? task.metadata : {},
   };
 }
 
