@@ -431,38 +431,49 @@ describe("the A2A agent", () => {
     expect(before - (await t.balance(payer))).toBe(BigInt(required.accepts[0]!.amount));
   });
 
-  it("takes one payment per task: a second payer on a task being paid changes nothing and pays nothing", async () => {
-    const input = { tokenId: 15, walletAddress: t.devnet.deployment.accounts[6]!.address };
-    const waiting = await send({ data: { skill: "portfolio", input } });
-    const required = requiredOf(waiting);
-    const [first, second] = [t.devnet.deployment.accounts[6]!.address, t.devnet.deployment.accounts[7]!.address];
-    const [firstBefore, secondBefore] = [await t.balance(first), await t.balance(second)];
-    const gate = portfolioGate.close();
-    const paying = send({
-      taskId: waiting.id,
-      metadata: { [STATUS]: "payment-submitted", [PAYLOAD]: await paymentPayload(6, required) },
-    });
-    // The other payer's message reaches another instance sharing the store.
-    const other = await t.instance(t.payments);
-    try {
-      await gate.entered;
-      const late = await send(
-        {
-          taskId: waiting.id,
-          metadata: { [STATUS]: "payment-submitted", [PAYLOAD]: await paymentPayload(7, required) },
-        },
-        await clientOf(() => other.url),
+  it.each([
+    ["another instance sharing the store", 15, true],
+    ["the same instance", 17, false],
+  ])(
+    "takes one payment per task: a second payer on %s changes nothing, pays nothing, and does not end the first's call",
+    async (_, tokenId, elsewhere) => {
+      const input = { tokenId, walletAddress: t.devnet.deployment.accounts[6]!.address };
+      const waiting = await send({ data: { skill: "portfolio", input } });
+      const required = requiredOf(waiting);
+      const [first, second] = [t.devnet.deployment.accounts[6]!.address, t.devnet.deployment.accounts[7]!.address];
+      const [firstBefore, secondBefore] = [await t.balance(first), await t.balance(second)];
+      const gate = portfolioGate.close();
+      const paying = send({
+        taskId: waiting.id,
+        metadata: { [STATUS]: "payment-submitted", [PAYLOAD]: await paymentPayload(6, required) },
+      });
+      const other = elsewhere ? await t.instance(t.payments) : undefined;
+      try {
+        await gate.entered;
+        const late = await send(
+          {
+            taskId: waiting.id,
+            metadata: { [STATUS]: "payment-submitted", [PAYLOAD]: await paymentPayload(7, required) },
+          },
+          other ? await clientOf(() => other.url) : client,
+        );
+        expect(statusOf(late).state).toBe(TaskState.TASK_STATE_WORKING);
+        expect((statusOf(late).message.parts[0]!.content as { value: string }).value).toMatch(/nothing was charged/);
+      } finally {
+        gate.open();
+        await other?.close();
+      }
+      // The first payer gets its own answer, and the task keeps it.
+      const done = await paying;
+      expect(statusOf(done).state).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect(dataOf(done.artifacts[0]!.parts)).toMatchObject({ wallet: input.walletAddress });
+      expect((await client.getTask({ id: waiting.id, tenant: "" }, x402)).status!.state).toBe(
+        TaskState.TASK_STATE_COMPLETED,
       );
-      expect(statusOf(late).state).toBe(TaskState.TASK_STATE_WORKING);
-      expect((statusOf(late).message.parts[0]!.content as { value: string }).value).toMatch(/nothing was charged/);
-    } finally {
-      gate.open();
-      await other.close();
-    }
-    expect(statusOf(await paying).state).toBe(TaskState.TASK_STATE_COMPLETED);
-    expect(firstBefore - (await t.balance(first))).toBe(BigInt(required.accepts[0]!.amount));
-    expect(await t.balance(second)).toBe(secondBefore);
-  });
+      expect(firstBefore - (await t.balance(first))).toBe(BigInt(required.accepts[0]!.amount));
+      expect(await t.balance(second)).toBe(secondBefore);
+    },
+  );
 
   it("keeps a task as a cancel or a claim left it: a save of the task as read before does not put it back", async () => {
     const waiting = await send({ data: { skill: "intel", input: { tokenId: 16 } } });

@@ -1,8 +1,11 @@
 /**
  * `@a2a-js/sdk`'s request handler, with what paid skills need on top (docs/decisions.md, "A2A tasks"):
- * - no task's event bus outlives the message that ran it: the SDK keeps a bus for a task left waiting for input, so
- *   that its next message could resume the same run, and nothing ever removes it; here every message is a run of
- *   its own, and a bus kept per unpaid message was memory anyone could fill (docs/threat-model.md, "A2A");
+ * - every message runs on an event bus of its own, which nothing keeps once the message is answered. The SDK's
+ *   manager keeps one bus per task id: the bus of a task left waiting for input stayed for its next message to
+ *   resume the run, and nothing ever removed it (memory anyone could fill with unpaid messages; docs/threat-model.md,
+ *   "A2A"); and two messages on one task at once shared a bus, so the first answer ended both. Here a run is never
+ *   resumed (the paying message runs from the stored task, on any instance) and no stream subscribes to a task, so
+ *   no bus is looked up by task id;
  * - a message must activate x402's A2A extension, in either version the card declares, and the answer names the
  *   one it activated;
  * - a cancel is answered at once from the store: a task waiting for payment is canceled, whichever instance asked
@@ -23,7 +26,13 @@ import {
   TaskNotCancelableError,
   TaskNotFoundError,
 } from "@a2a-js/sdk/errors";
-import { type AgentExecutor, DefaultRequestHandler, type ServerCallContext } from "@a2a-js/sdk/server";
+import {
+  type AgentExecutor,
+  DefaultExecutionEventBus,
+  DefaultRequestHandler,
+  type ExecutionEventBusManager,
+  type ServerCallContext,
+} from "@a2a-js/sdk/server";
 import { activatedX402A2aVersion, X402_A2A_EXTENSION_URIS } from "@agent-tools/schema";
 import type { A2aTaskStore } from "../store/a2a-tasks.js";
 import { agentMessage, textPart } from "./messages.js";
@@ -44,14 +53,19 @@ function notCancelable(id: string, state: TaskState | undefined): string {
   return `Task ${id} cannot be canceled: ${why}.`;
 }
 
+/** A fresh bus for every message, kept nowhere: found by no task id, and gone with its message. */
+const busPerMessage: ExecutionEventBusManager = {
+  createOrGetByTaskId: () => new DefaultExecutionEventBus(),
+  getByTaskId: () => undefined,
+  cleanupByTaskId: () => {},
+};
+
 export class PaidSkillsRequestHandler extends DefaultRequestHandler {
   private readonly tasks: A2aTaskStore;
   private readonly now: () => Date;
 
   constructor(deps: PaidSkillsHandlerDeps) {
-    super(deps.card, deps.tasks, deps.executor, undefined, undefined, undefined, undefined, undefined, {
-      keepBusAliveStates: [],
-    });
+    super(deps.card, deps.tasks, deps.executor, busPerMessage);
     this.tasks = deps.tasks;
     this.now = deps.now;
   }
