@@ -18,6 +18,7 @@ import { isLoopbackHost, sameSiteOnly } from "./middleware/same-site.js";
 import { createPaidCalls } from "./payment/paid-call.js";
 import type { PaymentService } from "./payment/payment-service.js";
 import type { RecordRefund } from "./payment/record-refund.js";
+import type { RefusalCounts } from "./payment/refusal-counts.js";
 import { agentRoutes } from "./routes/agents.js";
 import { discoveryRoutes } from "./routes/discovery.js";
 import { answerHealth, healthRoutes } from "./routes/health.js";
@@ -41,6 +42,8 @@ export interface AppDeps {
   tools?: ToolSet;
   /** Request, payment and refusal counts for `/metrics` (METRICS_PORT). */
   metrics?: ServiceMetrics;
+  /** Counts the paid calls refused, by reason, metrics or not (the operator console reads them). */
+  refusalCounts?: RefusalCounts;
   /** Where the per-address rate is counted (default: in this process; on Postgres, for every instance). */
   rates?: RateCounter;
   /** The A2A endpoint's tasks; with `payments`, they enable the agent card and `/a2a`. */
@@ -73,6 +76,7 @@ export function createApp(deps: AppDeps): Express {
         payments: deps.payments,
         collection: deps.chain.collection,
         ...(deps.metrics ? { metrics: deps.metrics } : {}),
+        ...(deps.refusalCounts ? { refusalCounts: deps.refusalCounts } : {}),
       });
       const perIp = createCallLimiter(deps.config.limits?.perIp ?? DEFAULT_LIMITS.perIp, {
         name: "ip",

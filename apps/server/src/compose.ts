@@ -21,6 +21,7 @@ import {
   type SettlementReconciler,
 } from "./payment/reconcile-settlements.js";
 import { createRefundRecorder } from "./payment/record-refund.js";
+import { createRefusalCounts } from "./payment/refusal-counts.js";
 import { expectChain } from "./startup-checks.js";
 import { createA2aTaskStore } from "./store/a2a-tasks.js";
 import type { Database } from "./store/database.js";
@@ -214,7 +215,9 @@ export async function composeService(config: Config, logger: Logger, clients: Se
   const upstreamHealth = createUpstreamHealthBoard();
   // Claims pending, by whether a call could still hold them: read at scrape time and by the operator console.
   const pendingSettlements = () => ledger.pendingByAge(new Date(Date.now() - PENDING_CLAIM_STALE_MS));
-  // Metrics only when an operator asked for them (METRICS_PORT): otherwise nothing is counted.
+  // Metrics only when an operator asked for them (METRICS_PORT). Refusals by reason are counted either way: the
+  // operator console shows them.
+  const refusalCounts = createRefusalCounts();
   const metrics =
     config.metricsPort !== undefined
       ? createServiceMetrics({
@@ -278,6 +281,7 @@ export async function composeService(config: Config, logger: Logger, clients: Se
     tools,
     recordRefund,
     ...(metrics ? { metrics } : {}),
+    refusalCounts,
     ...(rates ? { rates } : {}),
     a2aTasks,
     console: {
@@ -285,14 +289,7 @@ export async function composeService(config: Config, logger: Logger, clients: Se
       missionQueue: () => queue.depth(),
       pendingSettlements,
       upstreams: () => upstreamHealth.snapshot(),
-      ...(metrics
-        ? {
-            refusals: async () =>
-              Object.fromEntries(
-                (await metrics.refusals.get()).values.map((sample) => [String(sample.labels.reason), sample.value]),
-              ),
-          }
-        : {}),
+      refusals: () => refusalCounts.byReason(),
     },
   });
   if (metrics) worker.onOutcome(({ tool, outcome }) => metrics.missions.inc({ tool, outcome }));

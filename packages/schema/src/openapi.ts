@@ -14,6 +14,7 @@ import {
   OPERATOR_SESSION_PATH,
   operatorOverviewSchema,
   operatorSessionSchema,
+  operatorSessionStateSchema,
   REFUNDS_PATH,
   recordedRefundSchema,
   refundRequestSchema,
@@ -430,6 +431,18 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     },
   });
   registry.registerPath({
+    method: "get",
+    path: OPERATOR_SESSION_PATH,
+    operationId: "getOperatorSession",
+    tags: ["operator"],
+    summary: "Whether a console session is open, and how to open one",
+    description:
+      "Answers 200 whether or not the request carries a session: `session` is who is signed in and until when " +
+      "(null without an open session), `signIn` what a sign-in that opens one is made for (the service's public " +
+      "origin, the chains it takes, how long a sign-in is taken after it was issued). Needs no credentials.",
+    responses: { 200: { description: "The session, or null.", ...json(operatorSessionStateSchema) } },
+  });
+  registry.registerPath({
     method: "post",
     path: OPERATOR_SESSION_PATH,
     operationId: "openOperatorSession",
@@ -462,7 +475,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     summary: "What the operator console shows (operator)",
     description:
       "The ledger's report of the last 30 days with the latest 50 payments, the payment claims pending, the " +
-      "mission queue, the upstreams' circuits and budgets, refusals by reason (with metrics on) and the block " +
+      "mission queue, the upstreams' circuits and budgets, refusals by reason since the instance started and the block " +
       "explorer of the payment network. Signed in as the operator (session cookie or `SIGN-IN-WITH-X`).",
     responses: {
       200: { description: "The overview.", ...json(operatorOverviewSchema) },

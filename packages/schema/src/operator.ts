@@ -12,10 +12,18 @@ const daySchema = z
   .refine((day) => !Number.isNaN(Date.parse(`${day}T00:00:00Z`)), { error: "must be a real calendar day" })
   .meta({ description: "A UTC day, YYYY-MM-DD.", example: "2026-11-22" });
 
-/** The operator console, a page of the service: `GET /operator` (signed in with the operator's wallet). */
+/**
+ * The operator console, a page of the service: `GET /operator`, signed in with the operator's wallet or with a
+ * one-time link (`<origin>/operator#sign-in=<SIGN-IN-WITH-X>`, made by `agent-tools console`).
+ */
 export const OPERATOR_CONSOLE_PATH = "/operator";
-/** Opens the console's session: `POST /operator/session` with a `SIGN-IN-WITH-X` made for it. */
+/**
+ * The console's session: `GET /operator/session` says whether the request carries one (and how to open one),
+ * `POST` opens one with a `SIGN-IN-WITH-X` made for this path, `DELETE` ends it.
+ */
 export const OPERATOR_SESSION_PATH = "/operator/session";
+/** The fragment of a console link that carries its sign-in: `/operator#sign-in=<SIGN-IN-WITH-X, URI-encoded>`. */
+export const OPERATOR_LINK_FRAGMENT = "sign-in";
 /** What the console shows, in one answer: `GET /operator/overview`. */
 export const OPERATOR_OVERVIEW_PATH = "/operator/overview";
 
@@ -294,6 +302,41 @@ export const operatorSessionSchema = z
 /** The answer of `POST /operator/session` (see {@link operatorSessionSchema}). */
 export type OperatorSession = z.infer<typeof operatorSessionSchema>;
 
+/**
+ * The answer of `GET /operator/session`: the console's session when the request's cookie names an open one, and what
+ * a sign-in that opens one is made for. Answered 200 either way, so that a page asking whether it is signed in is
+ * not a failed request.
+ */
+export const operatorSessionStateSchema = z
+  .object({
+    session: operatorSessionSchema
+      .nullable()
+      .meta({ description: "Who is signed in and until when; null when the request carries no open session." }),
+    signIn: z
+      .object({
+        origin: z.string().meta({
+          description:
+            "The service's public origin (`PUBLIC_URL`): a sign-in's domain is its host and its uri this origin " +
+            "followed by `/operator/session`; the console is this origin followed by `/operator`.",
+          example: "http://127.0.0.1:8402",
+        }),
+        chains: z
+          .array(caip2Schema)
+          .meta({
+            description: "The chains a sign-in may name, as the operator routes' `WWW-Authenticate` lists them.",
+          }),
+        maxAgeSeconds: z
+          .number()
+          .int()
+          .min(1)
+          .meta({ description: "How long after it was issued a sign-in is taken (used once, within that time)." }),
+      })
+      .meta({ description: "What a sign-in that opens a session is made for." }),
+  })
+  .meta({ id: "OperatorSessionState" });
+/** The answer of `GET /operator/session` (see {@link operatorSessionStateSchema}). */
+export type OperatorSessionState = z.infer<typeof operatorSessionStateSchema>;
+
 /** What the operator console shows: the ledger's report, the claims pending, the mission queue, upstreams. */
 export const operatorOverviewSchema = z
   .object({
@@ -327,9 +370,9 @@ export const operatorOverviewSchema = z
         }),
       )
       .meta({ description: "The marketplace and market-data APIs." }),
-    refusals: z.record(z.string(), z.number().int().min(0)).nullable().meta({
+    refusals: z.record(z.string(), z.number().int().min(0)).meta({
       description:
-        "Payment refusals (402) by reason since this instance started; null when metrics are off (METRICS_PORT).",
+        "Payment refusals (402) by reason since this instance started, counted whether metrics are on or off.",
     }),
     transactionUrl: z.string().nullable().meta({
       description: "A block explorer's page of a transaction, `{hash}` standing for its hash; null on a local chain.",

@@ -1,10 +1,12 @@
 /**
  * The operator console in the browser (served at /operator by routes/operator-console.ts, built by
- * tsup.console.config.ts): signs in with the operator's EIP-1193 wallet (Sign-In with Ethereum, one signature opens
- * an hour's session), then draws what `GET /operator/overview` says. No key is typed into the page, no script or
- * font comes from elsewhere.
+ * tsup.console.config.ts). A Sign-In-With-X made for /operator/session opens an hour's session, made one of two
+ * ways: by the operator's EIP-1193 wallet here (Sign-In with Ethereum), or with the operator's key wherever it is kept
+ * and carried here in a one-time link (`/operator#sign-in=<SIGN-IN-WITH-X>`, printed by `agent-tools console`; a
+ * fragment is never sent to a server nor put in a Referer). Then the page draws what `GET /operator/overview` says.
+ * No key is typed into the page, no script or font comes from elsewhere.
  */
-import type { LedgerEntry, OperatorOverview } from "@agent-tools/schema";
+import type { LedgerEntry, OperatorOverview, OperatorSessionState } from "@agent-tools/schema";
 import { createSIWxPayload, encodeSIWxHeader } from "@x402/extensions/sign-in-with-x";
 
 interface Eip1193Provider {
@@ -16,8 +18,10 @@ const SESSION_PATH = "/operator/session";
 const OVERVIEW_PATH = "/operator/overview";
 const EXPORT_PATH = "/operator/ledger/export";
 const STATEMENT = "Sign in as the operator to read the settlement ledger.";
+/** The fragment of a console link (OPERATOR_LINK_FRAGMENT in the schema). */
+const LINK_FRAGMENT = /^#sign-in=(.+)$/;
+const LINK_COMMAND = "agent-tools console --key-file operator.key";
 
-const publicUrl = document.body.dataset.publicUrl ?? location.origin;
 const byId = (id: string) => document.getElementById(id) as HTMLElement;
 const setStatus = (text: string) => {
   byId("status").textContent = text;
@@ -37,31 +41,87 @@ function freshNonce(): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+interface ErrorBody {
+  error?: { message?: string; details?: { message?: string }[] };
+}
+
 async function errorOf(res: Response): Promise<string> {
-  const body = (await res.json().catch(() => undefined)) as { error?: { message?: string } } | undefined;
+  const body = (await res.json().catch(() => undefined)) as ErrorBody | undefined;
   return body?.error?.message ?? `The service answered ${res.status}.`;
 }
 
-/** Signs in with the wallet: asks which chains the service takes, signs its sign-in message, opens a session. */
+/**
+ * The sign-in a console link carries, taken out of the address bar before anything else happens, so that the page's
+ * address as shown, shared or bookmarked no longer holds it.
+ */
+function takeLinkSignIn(): string | undefined {
+  const match = LINK_FRAGMENT.exec(location.hash);
+  if (!match) return undefined;
+  history.replaceState(null, "", `${location.pathname}${location.search}`);
+  try {
+    return decodeURIComponent(match[1]!);
+  } catch {
+    return match[1];
+  }
+}
+const linkSignIn = takeLinkSignIn();
+
+/** The session and how to open one (GET /operator/session, answered 200 signed in or not). */
+let state: OperatorSessionState | undefined;
+async function loadState(): Promise<OperatorSessionState> {
+  const res = await fetch(SESSION_PATH, { headers: { accept: "application/json" } });
+  if (!res.ok) throw new Error(await errorOf(res));
+  state = (await res.json()) as OperatorSessionState;
+  return state;
+}
+
+/** What to tell the operator when the service refuses a sign-in to open a session. */
+async function refusalOf(res: Response, from: "wallet" | "link", current: OperatorSessionState): Promise<string> {
+  const body = (await res.json().catch(() => undefined)) as ErrorBody | undefined;
+  const message = body?.error?.message ?? `The service answered ${res.status}.`;
+  if (from === "wallet") return message;
+  if (res.status === 403) return `${message} Make the link with the operator's key: ${LINK_COMMAND}`;
+  if (res.status !== 401) return message;
+  // The service's reasons: a nonce already claimed (operator-auth.ts), a message past its age (verify-sign-in.ts).
+  const reasons = `${message} ${(body?.error?.details ?? []).map((d) => d.message ?? "").join(" ")}`;
+  const minutes = Math.round(current.signIn.maxAgeSeconds / 60);
+  const again = `Run ${LINK_COMMAND} again for a new link.`;
+  if (/already used/i.test(reasons)) return `This sign-in link was already used: a link signs in once. ${again}`;
+  if (/too_old|expired/i.test(reasons)) {
+    return `This sign-in link has expired: a link is valid for ${minutes} minutes after it is made. ${again}`;
+  }
+  return `This sign-in link was refused: ${message} ${again}`;
+}
+
+/** Opens a session with a SIGN-IN-WITH-X; true when open, else the refusal is on the page. */
+async function openSession(header: string, from: "wallet" | "link"): Promise<boolean> {
+  const res = await fetch(SESSION_PATH, { method: "POST", headers: { "SIGN-IN-WITH-X": header } });
+  if (res.ok) return true;
+  const current = state ?? (await loadState());
+  setStatus(await refusalOf(res, from, current));
+  return false;
+}
+
+/** Signs in with the wallet: signs the service's sign-in message for the chain it takes, opens a session. */
 async function signIn(): Promise<void> {
   const wallet = (window as unknown as { ethereum?: Eip1193Provider }).ethereum;
   if (!wallet) {
     setStatus(
-      "No wallet in this browser: the console signs in with an Ethereum wallet (EIP-1193). Add one and reload.",
+      "No wallet in this browser (an Ethereum wallet, EIP-1193). Sign in with a link instead: run " +
+        `${LINK_COMMAND} where the operator's key is kept, and open the link it prints.`,
     );
     return;
   }
   setStatus("Waiting for your wallet…");
   const [address] = (await wallet.request({ method: "eth_requestAccounts" })) as string[];
   if (!address) throw new Error("The wallet shared no account.");
-  const probe = await fetch(SESSION_PATH, { method: "POST" });
-  const chains = /chains="([^"]*)"/.exec(probe.headers.get("www-authenticate") ?? "")?.[1] ?? "";
-  const chainId = chains.split(/[\s,]+/).find((chain) => chain.startsWith("eip155:"));
+  const { origin, chains } = (state ?? (await loadState())).signIn;
+  const chainId = chains.find((chain) => chain.startsWith("eip155:"));
   if (!chainId) throw new Error("The service names no Ethereum chain to sign in on.");
-  const url = `${publicUrl}${SESSION_PATH}`;
+  const url = `${origin}${SESSION_PATH}`;
   const payload = await createSIWxPayload(
     {
-      domain: new URL(publicUrl).host,
+      domain: new URL(origin).host,
       uri: url,
       version: "1",
       statement: STATEMENT,
@@ -78,16 +138,29 @@ async function signIn(): Promise<void> {
     } as never,
     url,
   );
-  const res = await fetch(SESSION_PATH, { method: "POST", headers: { "SIGN-IN-WITH-X": encodeSIWxHeader(payload) } });
-  if (!res.ok) {
-    setStatus(res.status === 403 ? `${address} is not the operator of this service.` : await errorOf(res));
-    return;
-  }
+  if (!(await openSession(encodeSIWxHeader(payload), "wallet"))) return;
   setStatus("");
   await show();
 }
 
-/** Bars of one series, as SVG: a label under each (vertical) or before it (horizontal). */
+/** A round top for a chart's axis, at least `value`: 1, 2, 2.5 or 5 times a power of ten ($1 when all is 0). */
+function axisTop(value: number): number {
+  if (value <= 0) return 1;
+  const power = 10 ** Math.floor(Math.log10(value));
+  return [1, 2, 2.5, 5, 10].find((f) => f * power >= value * (1 - 1e-9))! * power;
+}
+
+/** A dollar amount on an axis: cents, or the decimals it needs (up to four). */
+function dollars(value: number): string {
+  let digits = 2;
+  while (digits < 4 && Math.abs(value * 10 ** digits - Math.round(value * 10 ** digits)) > 1e-9) digits += 1;
+  return `$${value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })}`;
+}
+
+/**
+ * Bars of one series, as SVG: vertical, over a dollar axis with a label under every fifth; or horizontal, each with
+ * its label before it and its amount after it.
+ */
 function bars(points: { label: string; value: number }[], horizontal: boolean, name: string): string {
   const max = Math.max(...points.map((p) => p.value), 0.01);
   if (horizontal) {
@@ -99,18 +172,32 @@ function bars(points: { label: string; value: number }[], horizontal: boolean, n
       .join("");
     return `<svg data-chart="${name}" viewBox="0 0 380 ${Math.max(points.length * 22, 22)}" role="img">${rows}</svg>`;
   }
-  // One column per point, a label under every fifth (and the last), whatever the number of days.
+  // One column per point, a label under every fifth (and the last), whatever the number of days; dollar amounts at
+  // 0, half and the top of the axis, with a gridline each, so that a bar reads without hovering it.
   const step = 12;
-  const width = Math.max(points.length * step + 24, 120);
+  const left = 46;
+  const base = 108;
+  const top = axisTop(Math.max(...points.map((p) => p.value), 0));
+  const width = left + points.length * step + 24;
+  const y = (value: number) => (base - (value / top) * 100).toFixed(1);
+  const axis = [0, top / 2, top]
+    .map(
+      (value) =>
+        `<line class="grid" x1="${left}" x2="${width - 16}" y1="${y(value)}" y2="${y(value)}"/>` +
+        `<text class="axis" x="${left - 4}" y="${(Number(y(value)) + 3).toFixed(1)}" text-anchor="end">${html(dollars(value))}</text>`,
+    )
+    .join("");
   const cols = points
     .map((p, i) => {
-      const h = (p.value / max) * 100;
+      const h = (p.value / top) * 100;
       const label =
-        i % 5 === 0 || i === points.length - 1 ? `<text x="${i * step}" y="126">${html(p.label.slice(5))}</text>` : "";
-      return `<rect class="bar" x="${i * step + 2}" y="${(110 - h).toFixed(1)}" width="${step - 4}" height="${h.toFixed(1)}"><title>${html(p.label)}: $${p.value.toFixed(2)}</title></rect>${label}`;
+        i % 5 === 0 || i === points.length - 1
+          ? `<text x="${left + i * step}" y="124">${html(p.label.slice(5))}</text>`
+          : "";
+      return `<rect class="bar" x="${left + i * step + 2}" y="${(base - h).toFixed(1)}" width="${step - 4}" height="${h.toFixed(1)}"><title>${html(p.label)}: $${p.value.toFixed(2)}</title></rect>${label}`;
     })
     .join("");
-  return `<svg data-chart="${name}" viewBox="0 0 ${width} 130" role="img">${cols}</svg>`;
+  return `<svg data-chart="${name}" viewBox="0 0 ${width} 130" role="img">${axis}${cols}</svg>`;
 }
 
 function table(head: string[], rows: string[][], name: string): string {
@@ -154,7 +241,7 @@ function render(overview: OperatorOverview): string {
   return `
 <p>${html(report.brief)}</p>
 <div class="cards">
-  <div class="card">Revenue, ${html(report.from)} to ${html(report.to)}<b data-card="revenue">$${html(report.total.netUsd)}</b>${report.total.refunds > 0 ? `<span>$${html(report.total.usd)} paid, $${usd(report.total.refunded)} refunded</span>` : "net of refunds"}</div>
+  <div class="card">Revenue, <span class="nowrap">${html(report.from)}</span> to <span class="nowrap">${html(report.to)}</span><b data-card="revenue">$${html(report.total.netUsd)}</b>${report.total.refunds > 0 ? `<span>$${html(report.total.usd)} paid, $${usd(report.total.refunded)} refunded</span>` : "net of refunds"}</div>
   <div class="card">Payments<b data-card="payments">${report.total.payments}</b></div>
   <div class="card">Pending claims<b data-card="pending" class="${pending.older > 0 ? "warn" : ""}">${pending.recent + pending.older}</b>${pending.older > 0 ? `<span class="warn">${pending.older} unresolved for over 10 minutes</span>` : "none stuck"}</div>
   <div class="card">Missions queued<b data-card="missions">${queued}</b></div>
@@ -191,8 +278,8 @@ ${table(
     "upstreams",
   )}</section>
   <section><h2>Refusals by reason</h2>${
-    refusals === null
-      ? "<p>Counted with metrics on (METRICS_PORT).</p>"
+    Object.keys(refusals).length === 0
+      ? "<p>No paid call refused since this instance started.</p>"
       : table(
           ["reason", "since start"],
           Object.entries(refusals).map(([r, n]) => [html(r), String(n)]),
@@ -212,14 +299,21 @@ ${table(
 </div>`;
 }
 
-/** Shows the console, or the sign-in when there is no session. */
-async function show(): Promise<void> {
+/** Shows the sign-in. */
+function signedOut(): void {
+  byId("who").textContent = "";
+  byId("console").hidden = true;
+  byId("signin").hidden = false;
+  document.body.dataset.ready = "signin";
+}
+
+/** Shows the console when the browser holds a session, or the sign-in when it does not. */
+async function show(known?: OperatorSessionState): Promise<void> {
+  const { session } = known ?? (await loadState());
+  if (!session) return signedOut();
   const res = await fetch(OVERVIEW_PATH);
-  if (res.status === 401) {
-    byId("signin").hidden = false;
-    byId("console").hidden = true;
-    return;
-  }
+  // The session ended between the two requests.
+  if (res.status === 401) return signedOut();
   if (!res.ok) {
     setStatus(await errorOf(res));
     return;
@@ -229,20 +323,26 @@ async function show(): Promise<void> {
   const main = byId("console");
   main.innerHTML = render(overview);
   main.hidden = false;
-  byId("who").innerHTML = `signed in · <button id="signout" type="button">Sign out</button>`;
+  byId("who").innerHTML =
+    `signed in as <span class="address" data-address>${html(session.address)}</span> ` +
+    '<button id="signout" type="button">Sign out</button>';
   byId("signout").addEventListener("click", async () => {
     await fetch(SESSION_PATH, { method: "DELETE" });
-    byId("who").textContent = "";
     await show();
   });
   document.body.dataset.ready = "console";
 }
 
+/** Opens the session a link carries, then shows the console; a refused link is said, over the sign-in. */
+async function signInWithLink(header: string): Promise<void> {
+  if (await openSession(header, "link")) return show();
+  await show(state);
+}
+
+const failed = (error: unknown) => setStatus(error instanceof Error ? error.message : String(error));
 byId("connect").addEventListener("click", () => {
-  signIn().catch((error: unknown) => setStatus(error instanceof Error ? error.message : String(error)));
+  signIn().catch(failed);
 });
-show()
-  .catch((error: unknown) => setStatus(error instanceof Error ? error.message : String(error)))
-  .finally(() => {
-    document.body.dataset.ready ??= "signin";
-  });
+(linkSignIn ? signInWithLink(linkSignIn) : show()).catch(failed).finally(() => {
+  document.body.dataset.ready ??= "signin";
+});

@@ -14,6 +14,7 @@ import type { ServiceMetrics } from "../metrics/service-metrics.js";
 import type { CallMethod } from "./challenge.js";
 import type { AnsweredAgain, CallIdentifier } from "./payment-identifier.js";
 import type { PaymentService } from "./payment-service.js";
+import type { RefusalCounts } from "./refusal-counts.js";
 
 /** A request for a paid route, as any transport hands it over. */
 export interface PaidCallRequest {
@@ -100,4 +101,6 @@ export interface PaidCallDeps {
   collection: CollectionIndex;
   /** Counts calls by outcome, amounts settled and refusals (metrics). */
   metrics?: Pick<ServiceMetrics, "paidCalls" | "settledAmount" | "refusals">;
+  /** Counts refusals by reason, metrics or not (the operator console shows them). */
+  refusalCounts?: RefusalCounts;
 }

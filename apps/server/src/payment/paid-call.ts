@@ -42,7 +42,7 @@ import { SIGN_IN_SPENT, verifySignIn } from "./verify-sign-in.js";
 export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
   const { payments, collection, metrics } = deps;
 
-  const refuse = createRefuser(payments, metrics);
+  const refuse = createRefuser(payments, metrics, deps.refusalCounts);
 
   return {
     async admit(request) {

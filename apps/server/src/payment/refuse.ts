@@ -18,9 +18,14 @@ export type Refuse = (
   sentence: string,
 ) => { admitted: false; settled: false; refusal: Refusal };
 
-export function createRefuser(payments: PaymentService, metrics: PaidCallDeps["metrics"]): Refuse {
+export function createRefuser(
+  payments: PaymentService,
+  metrics: PaidCallDeps["metrics"],
+  refusalCounts?: PaidCallDeps["refusalCounts"],
+): Refuse {
   return (route, method, point, reason, sentence) => {
     const quoted = point ?? (payments.anonymousAccess ? "standard" : "discounted");
+    refusalCounts?.add(reason);
     metrics?.refusals.inc({ reason });
     metrics?.paidCalls.inc({ route: route.path, price_point: quoted, outcome: "refused" });
     const paymentRequired = buildPaymentRequired(

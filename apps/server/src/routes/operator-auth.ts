@@ -21,6 +21,8 @@ export interface OperatorAuth {
    * `not_operator`.
    */
   operatorOf(req: Request, path: string, options?: { session?: boolean }): Promise<string>;
+  /** The operator's open console session that `req`'s cookie names, if any; never a refusal. */
+  sessionOf(req: Request): Promise<{ address: string; expiresAt: Date } | undefined>;
 }
 
 export function sessionTokenOf(req: Request): string | undefined {
@@ -53,13 +55,23 @@ export function createOperatorAuth(deps: {
     return address;
   };
 
+  const sessionOf = async (req: Request) => {
+    const token = sessions ? sessionTokenOf(req) : undefined;
+    const session = token ? await sessions!.find(token, payments.now()) : undefined;
+    return session ? { address: getAddress(session.address), expiresAt: session.expiresAt } : undefined;
+  };
+
   return {
+    sessionOf: async (req) => {
+      const session = await sessionOf(req);
+      // A session opened by an address that is no longer the operator (OPERATOR_ADDRESS changed) is none.
+      return session?.address === operator ? session : undefined;
+    },
     async operatorOf(req, path, options = {}) {
       const header = req.get("sign-in-with-x");
       if (header === undefined) {
-        const token = options.session && sessions ? sessionTokenOf(req) : undefined;
-        const address = token ? await sessions!.find(token, payments.now()) : undefined;
-        if (address) return onlyOperator(getAddress(address));
+        const session = options.session ? await sessionOf(req) : undefined;
+        if (session) return onlyOperator(session.address);
         return refuse(
           "Sign in as the operator with a SIGN-IN-WITH-X header (agent-tools ledger does it with the operator key).",
           "missing",

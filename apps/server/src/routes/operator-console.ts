@@ -1,7 +1,8 @@
 /**
  * The operator console (docs/api.md, "The operator console"): a page at `/operator`, its script (built from
- * src/console/ into dist/console/, served from here: no CDN), a session opened by one Sign-In-With-X made in the
- * browser with the operator's wallet, and `GET /operator/overview`, everything the page shows in one answer.
+ * src/console/ into dist/console/, served from here: no CDN), a session opened by one Sign-In-With-X (made in the
+ * browser with the operator's wallet, or carried in a one-time link that `agent-tools console` prints), and
+ * `GET /operator/overview`, everything the page shows in one answer.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -11,11 +12,14 @@ import {
   OPERATOR_SESSION_PATH,
   type OperatorOverview,
   type OperatorSession,
+  type OperatorSessionState,
   operatorOverviewSchema,
   operatorSessionSchema,
+  operatorSessionStateSchema,
 } from "@agent-tools/schema";
 import { Router } from "express";
 import type { PaymentService } from "../payment/payment-service.js";
+import { SIGN_IN_MAX_AGE_MS } from "../payment/verify-sign-in.js";
 import type { OperatorSessionStore } from "../store/operator-sessions.js";
 import type { UpstreamHealth } from "../upstream/upstream-health.js";
 import { ledgerReport } from "./ledger-report.js";
@@ -28,8 +32,8 @@ export interface OperatorConsoleDeps {
   missionQueue(): Promise<Record<string, number>>;
   pendingSettlements(): Promise<{ recent: number; older: number }>;
   upstreams(): UpstreamHealth[];
-  /** Refusals by reason since start, from the metrics; absent when metrics are off. */
-  refusals?(): Promise<Record<string, number>>;
+  /** Payment refusals by reason since this instance started (counted with metrics on or off). */
+  refusals(): Record<string, number>;
 }
 
 /** How long a console session lasts. */
@@ -53,16 +57,13 @@ function consoleScript(): string {
   throw new Error("The operator console's script is not built: run pnpm build.");
 }
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
-
-function consolePage(publicUrl: string): string {
-  return `<!doctype html>
+const CONSOLE_PAGE = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Agent Tools · operator console</title>
+<link rel="icon" href="data:,">
 <style>
   :root { color-scheme: light dark; font-family: system-ui, sans-serif; }
   body { margin: 0; padding: 1rem; max-width: 72rem; margin-inline: auto; }
@@ -79,19 +80,28 @@ function consolePage(publicUrl: string): string {
   th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid #8883; white-space: nowrap; }
   svg { width: 100%; height: auto; max-height: 16rem; }
   svg text { font-size: 10px; fill: currentColor; }
+  svg .grid { stroke: currentColor; stroke-opacity: .2; }
   .bar { fill: #3b82f6; }
   .warn { color: #c2410c; }
+  .nowrap { white-space: nowrap; }
+  .address { font-family: ui-monospace, monospace; font-size: .85rem; overflow-wrap: anywhere; }
+  code { font-family: ui-monospace, monospace; }
   [hidden] { display: none !important; }
 </style>
 </head>
-<body data-public-url="${escapeHtml(publicUrl)}">
+<body>
 <header>
   <h1>Agent Tools · operator</h1>
   <span id="who"></span>
 </header>
 <section id="signin">
-  <p>Sign in with the operator's wallet (Sign-In with Ethereum): your wallet signs a message, no key is typed here.</p>
-  <button id="connect" type="button">Sign in with your wallet</button>
+  <p>Sign in as the operator, with either:</p>
+  <ul>
+    <li>the operator's wallet in this browser (Sign-In with Ethereum): it signs a message, no key is typed here;
+      <button id="connect" type="button">Sign in with your wallet</button></li>
+    <li>a one-time link made with the operator's key wherever it is kept: run
+      <code>agent-tools console --key-file operator.key</code> and open the link it prints (valid once, for 5 minutes).</li>
+  </ul>
   <p id="status" role="status"></p>
 </section>
 <main id="console" hidden></main>
@@ -99,7 +109,6 @@ function consolePage(publicUrl: string): string {
 </body>
 </html>
 `;
-}
 
 export function operatorConsoleRoutes(
   deps: OperatorConsoleDeps & { auth: OperatorAuth; payments: PaymentService; publicUrl: string },
@@ -107,7 +116,6 @@ export function operatorConsoleRoutes(
   const router = Router();
   const { auth, payments, sessions } = deps;
   const secure = deps.publicUrl.startsWith("https:");
-  const page = consolePage(deps.publicUrl);
   let script: string | undefined;
 
   router.get(OPERATOR_CONSOLE_PATH, (_req, res) => {
@@ -117,13 +125,27 @@ export function operatorConsoleRoutes(
         "Content-Security-Policy",
         "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
       )
-      .send(page);
+      .send(CONSOLE_PAGE);
   });
   router.get(CONSOLE_SCRIPT_PATH, (_req, res) => {
     script ??= consoleScript();
     res.type("text/javascript").set("Cache-Control", "no-cache").send(script);
   });
 
+  // Whether the request carries a session, answered 200 either way: the page asks it at every load, and a page
+  // signed out is not a failure. What a sign-in is made for comes with it (the SDK makes console links from it).
+  router.get(OPERATOR_SESSION_PATH, async (req, res) => {
+    const session = await auth.sessionOf(req);
+    const answer: OperatorSessionState = {
+      session: session ? { address: session.address, expiresAt: session.expiresAt.toISOString() } : null,
+      signIn: {
+        origin: new URL(deps.publicUrl).origin,
+        chains: [...payments.signInChains],
+        maxAgeSeconds: SIGN_IN_MAX_AGE_MS / 1000,
+      },
+    };
+    res.set("Cache-Control", "no-store").json(operatorSessionStateSchema.parse(answer));
+  });
   // A Sign-In-With-X made for this path, by the operator, opens an hour's session (an HttpOnly cookie).
   router.post(OPERATOR_SESSION_PATH, async (req, res) => {
     const address = await auth.operatorOf(req, OPERATOR_SESSION_PATH);
@@ -157,7 +179,7 @@ export function operatorConsoleRoutes(
       pending,
       missions,
       upstreams: deps.upstreams(),
-      refusals: deps.refusals ? await deps.refusals() : null,
+      refusals: deps.refusals(),
       transactionUrl: EXPLORERS[payments.terms.network] ?? null,
     };
     res.set("Cache-Control", "no-store").json(operatorOverviewSchema.parse(overview));

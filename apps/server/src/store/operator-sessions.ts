@@ -9,8 +9,8 @@ import type { Database } from "./database.js";
 export interface OperatorSessionStore {
   /** Opens a session for `address` until `expiresAt`; the token the browser keeps. */
   open(address: string, expiresAt: Date): Promise<string>;
-  /** The address of the session `token` names, if it is open at `now`. */
-  find(token: string, now: Date): Promise<string | undefined>;
+  /** The session `token` names (its address and end), if it is open at `now`. */
+  find(token: string, now: Date): Promise<{ address: string; expiresAt: Date } | undefined>;
   /** Ends the session `token` names. */
   close(token: string): Promise<void>;
   /** Deletes sessions past their end; returns how many. */
@@ -31,11 +31,11 @@ export function createOperatorSessionStore(db: Database): OperatorSessionStore {
       return token;
     },
     async find(token, now) {
-      const [row] = await db.query<{ address: string }>(
-        "SELECT address FROM operator_sessions WHERE token_hash = $1 AND expires_at > $2",
+      const [row] = await db.query<{ address: string; expires_at: Date | string }>(
+        "SELECT address, expires_at FROM operator_sessions WHERE token_hash = $1 AND expires_at > $2",
         [digest(token), now],
       );
-      return row?.address;
+      return row ? { address: row.address, expiresAt: new Date(row.expires_at) } : undefined;
     },
     async close(token) {
       await db.query("DELETE FROM operator_sessions WHERE token_hash = $1", [digest(token)]);
