@@ -16,6 +16,7 @@ import {
 } from "@agent-tools/sdk/contracts";
 import { Argument, Command, InvalidArgumentError, Option } from "commander";
 import { version } from "../package.json";
+import { renderConsoleLink } from "./console-link.js";
 import { describeFailure, ExitCode, UsageError } from "./exit-codes.js";
 import { renderLedger } from "./ledger.js";
 import { missionParams, nextMorningUtc, parseRunAt, renderDispatch, renderMissions } from "./missions.js";
@@ -128,7 +129,7 @@ const collect = (value: string, previous: string[] | undefined) => [...(previous
 const program = new Command()
   .name("agent-tools")
   .description(
-    "Agent Tools from a terminal: radar scans, agent intel and missions, paid per call with x402; the operator's ledger.",
+    "Agent Tools from a terminal: radar scans, agent intel and missions, paid per call with x402; the operator's ledger and console.",
   )
   .version(version)
   // Each command's help lists the flags every command takes too (--base-url, --key-file, --max-price, ...).
@@ -166,6 +167,7 @@ Examples:
   $ agent-tools dispatch allowlist-scan --token-id 5 --run-at +2h --param type=upcoming --param limit=10
   $ agent-tools missions --token-id 5 --status done
   $ agent-tools ledger --from 2026-11-01 --key-file operator.key   # the operator's key
+  $ agent-tools console --key-file operator.key   # a one-time sign-in link for the operator console
   $ agent-tools agent 7
   $ agent-tools mcp --budget 5.00                # a local MCP server for Claude Desktop or Cursor
 
@@ -452,6 +454,26 @@ Examples:
   )
   .action((options: LedgerOptions) => runLedger(options));
 
+async function runConsole(): Promise<void> {
+  const opts = globals();
+  try {
+    refuseWatch("console");
+    if (opts.anonymous) throw new UsageError("a console link signs in with the operator's key; drop --anonymous.");
+    if (!readKey(opts)) {
+      err.write(
+        "agent-tools: a console link is signed with the operator's key: set AGENT_TOOLS_PRIVATE_KEY or pass --key-file\n" +
+          "with the operator's key (on the embedded default, demo account #0 that pnpm start prints).\n",
+      );
+      process.exit(ExitCode.forbidden);
+    }
+    const stop = startSpinner("Making the link…");
+    const link = await (await clientFor(opts)).consoleLink().finally(stop);
+    out.write(opts.json ? `${JSON.stringify(link)}\n` : renderConsoleLink(link, style));
+  } catch (error) {
+    fail(error);
+  }
+}
+
 async function runPublic<T>(read: () => Promise<T>, render: (value: T) => string): Promise<void> {
   try {
     const value = await read();
@@ -460,6 +482,24 @@ async function runPublic<T>(read: () => Promise<T>, render: (value: T) => string
     fail(error);
   }
 }
+
+program
+  .command("console")
+  .description(
+    "A one-time link that opens the operator console (/operator) signed in, in a browser without a wallet (not paid)",
+  )
+  .addHelpText(
+    "after",
+    `
+Signs a sign-in for the console with the operator's key (AGENT_TOOLS_PRIVATE_KEY or --key-file), after asking the
+service that the key is the operator's (any other key exits 4), and prints a link to the service's public URL that
+carries it. Open the link in a browser: it works once, within 5 minutes, and opens an hour's session there.
+
+Examples:
+  $ agent-tools console --key-file operator.key
+  $ agent-tools console --key-file operator.key --json`,
+  )
+  .action(() => runConsole());
 
 program
   .command("health")

@@ -46,7 +46,7 @@ export const ExitCode = {
   payment: 3,
   /**
    * The token is not the caller's, its clearance is too low or the agent is not revealed (403), or a sign-in is
-   * missing or refused, or the key is not the operator's (401 / 403 of the ledger).
+   * missing or refused, or the key is not the operator's (401 / 403 of the ledger and the console link).
    */
   forbidden: 4,
   /** The service or its upstream sources failed, or the network. */

@@ -7,11 +7,15 @@
  *   writer, and its total held against the chain's transfers to and from the payee;
  * - the operator console (`/operator`) in a real Chromium (Debian's), with a test wallet injected as
  *   `window.ethereum` (EIP-1193) that signs with a devnet key in the test: the operator signs in, sees the charts and
- *   the latest payments, downloads the export; another wallet is refused. Screenshots are kept in test-results/;
+ *   the latest payments, downloads the export; another wallet is refused. And without a wallet, from the one-time
+ *   link `agent-tools console` prints: signed in once, a used, expired or another key's link refused in a sentence.
+ *   Screenshots are kept in test-results/;
  * - sharing that browser and service, the API reference page at `/`.
  */
 import { once } from "node:events";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { usdTokenAbi } from "@agent-tools/contracts";
@@ -23,6 +27,11 @@ import {
   ledgerEntrySchema,
   ledgerPageSchema,
   ledgerReportSchema,
+  OPERATOR_OVERVIEW_PATH,
+  OPERATOR_SESSION_PATH,
+  operatorConsoleLink,
+  operatorOverviewSchema,
+  operatorSessionStateSchema,
   REFUNDS_PATH,
   recordedRefundSchema,
 } from "@agent-tools/schema";
@@ -536,6 +545,7 @@ describe("the operator console in a real browser", () => {
     const total = paid.reduce((sum, p) => sum + p.amount, 0n) - refunds.reduce((sum, r) => sum + r.amount, 0n);
     expect(await page.textContent('[data-card="revenue"]')).toBe(`$${(Number(total) / 1e6).toFixed(2)}`);
     expect(await page.textContent('[data-card="payments"]')).toBe(String(paid.length));
+    expect(await page.textContent("#who")).toContain(`signed in as ${account(0)}`);
     // A column for each of the 30 days of the window; today's holds the payments.
     const dayBars = page.locator('svg[data-chart="by-day"] rect');
     expect(await dayBars.count()).toBe(30);
@@ -583,6 +593,156 @@ describe("the operator console in a real browser", () => {
     expect(await page.evaluate(async () => (await fetch("/operator/overview")).status)).toBe(401);
     await page.screenshot({ path: `${SCREENSHOTS}not-operator.png` });
     await page.context().close();
+  });
+});
+
+/** A page of a browser with no wallet, as an operator's on another machine; its answers of 400 and above, listed. */
+async function pageWithoutWallet(): Promise<{ page: Page; failures: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const failures: string[] = [];
+  page.on("response", (response) => {
+    if (response.status() >= 400)
+      failures.push(`${response.status()} ${response.request().method()} ${response.url()}`);
+  });
+  return { page, failures };
+}
+
+/**
+ * The link `agent-tools console` prints for devnet account `index`, made as the SDK's `consoleLink()` makes it (a
+ * sign-in for `/operator/session` at the service's public origin, in the fragment of that origin's `/operator`), and
+ * opened at this server's own address, where the public origin leads in production. `issuedAt` makes a stale one.
+ */
+async function consoleLinkOf(index: number, overrides: { issuedAt?: string } = {}): Promise<string> {
+  const link = operatorConsoleLink(PUBLIC_URL, await t.signIn(index, OPERATOR_SESSION_PATH, overrides));
+  expect(link.startsWith(`${PUBLIC_URL}/operator#sign-in=`)).toBe(true);
+  return link.replace(PUBLIC_URL, t.server.url);
+}
+
+/** What the page says in its status line once it says something. */
+async function statusOf(page: Page): Promise<string> {
+  await page.waitForFunction(() => (document.getElementById("status")?.textContent ?? "") !== "");
+  return (await page.textContent("#status"))!;
+}
+
+describe("the operator console without a wallet", () => {
+  it("loads signed out with no failed request, and points to the link when there is no wallet", async () => {
+    const { page, failures } = await pageWithoutWallet();
+    await page.goto(`${t.server.url}/operator`);
+    await page.waitForSelector('body[data-ready="signin"]');
+    await page.waitForLoadState("networkidle");
+    expect(failures).toEqual([]);
+    expect(await page.textContent("#signin")).toContain("agent-tools console --key-file operator.key");
+    await page.click("#connect");
+    expect(await statusOf(page)).toMatch(
+      /^No wallet in this browser .* run agent-tools console --key-file operator\.key /,
+    );
+    await page.context().close();
+
+    // The session as the page asks for it: 200 and none, with what a sign-in is made for: the service's public
+    // origin, whatever address the request came to.
+    const state = await t.get(OPERATOR_SESSION_PATH);
+    expect(state.status).toBe(200);
+    expect(operatorSessionStateSchema.parse(await state.json())).toEqual({
+      session: null,
+      signIn: { origin: PUBLIC_URL, chains: t.payments.signInChains, maxAgeSeconds: 300 },
+    });
+    // An API caller without credentials still gets 401 and the chains it takes.
+    const overview = await t.get(OPERATOR_OVERVIEW_PATH);
+    expect(overview.status).toBe(401);
+    expect(overview.headers.get("www-authenticate")).toMatch(/^SIWX realm="agent-tools operator", chains="eip155:/);
+  });
+
+  it("opens the console from the operator's link, once: who is signed in, a dollar axis, the refusals counted", async () => {
+    // Metrics are off here; the quotes above were refused (402 payment_required) and counted all the same.
+    expect(t.config.metricsPort).toBeUndefined();
+    const counted = operatorOverviewSchema.parse(await (await asOperator(OPERATOR_OVERVIEW_PATH, "")).json());
+    expect(counted.refusals.payment_required).toBeGreaterThanOrEqual(6);
+
+    const link = await consoleLinkOf(0);
+    const { page, failures } = await pageWithoutWallet();
+    await page.goto(link);
+    await page.waitForSelector('body[data-ready="console"]');
+    await page.waitForLoadState("networkidle");
+    expect(failures).toEqual([]);
+    // The sign-in is out of the address bar.
+    expect(page.url()).toBe(`${t.server.url}/operator`);
+    expect(await page.textContent("#who")).toContain(`signed in as ${account(0)}`);
+
+    // The day chart reads without hovering: $0, half and a top just above the best day, each on a gridline.
+    const axis = (await page.locator('svg[data-chart="by-day"] text.axis').allTextContents()).map((label) => {
+      expect(label).toMatch(/^\$\d+\.\d{2,4}$/);
+      return Number(label.slice(1));
+    });
+    expect(axis).toHaveLength(3);
+    expect(await page.locator('svg[data-chart="by-day"] line.grid').count()).toBe(3);
+    const [zero, half, top] = axis as [number, number, number];
+    const best = Math.max(
+      ...(await page.locator('svg[data-chart="by-day"] rect title').allTextContents()).map((title) =>
+        Number(title.split(": $")[1]),
+      ),
+    );
+    expect(zero).toBe(0);
+    expect(half).toBeCloseTo(top / 2, 6);
+    expect(top).toBeGreaterThanOrEqual(best);
+    expect(top).toBeLessThan(best * 2);
+    // The refusals by reason, as the service counted them.
+    const rows = await page
+      .locator('[data-table="refusals"] tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll("td"), (td) => td.textContent)));
+    expect(Object.fromEntries(rows)).toEqual(
+      Object.fromEntries(Object.entries(counted.refusals).map(([reason, n]) => [reason, String(n)])),
+    );
+
+    const dir = mkdtempSync(join(tmpdir(), "operator-console-"));
+    try {
+      const desktop = join(dir, "link-desktop.png");
+      await page.screenshot({ path: desktop, fullPage: true });
+      const png = readFileSync(desktop);
+      expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+      expect(png.readUInt32BE(16)).toBe(1280);
+      copyFileSync(desktop, `${SCREENSHOTS}link-desktop.png`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // On a phone: nothing wider than the screen, and neither date of the revenue card's range broken over two lines.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    const dates = page.locator(".card", { has: page.locator('[data-card="revenue"]') }).locator(".nowrap");
+    expect(await dates.count()).toBe(2);
+    expect(await dates.evaluateAll((spans) => spans.map((span) => span.getClientRects().length))).toEqual([1, 1]);
+    await page.screenshot({ path: `${SCREENSHOTS}link-phone.png`, fullPage: true });
+    await page.context().close();
+
+    // The same link again, in another browser: refused, and the page says what to do.
+    const again = await pageWithoutWallet();
+    await again.page.goto(link);
+    expect(await statusOf(again.page)).toBe(
+      "This sign-in link was already used: a link signs in once. Run agent-tools console --key-file operator.key again for a new link.",
+    );
+    expect(again.page.url()).toBe(`${t.server.url}/operator`);
+    expect(await again.page.isHidden("#console")).toBe(true);
+    expect(await again.page.isVisible("#signin")).toBe(true);
+    await again.page.context().close();
+  });
+
+  it("says so when a link has expired or was made with another key, and shows nothing", async () => {
+    const stale = await pageWithoutWallet();
+    await stale.page.goto(await consoleLinkOf(0, { issuedAt: new Date(Date.now() - 6 * 60_000).toISOString() }));
+    expect(await statusOf(stale.page)).toBe(
+      "This sign-in link has expired: a link is valid for 5 minutes after it is made. Run agent-tools console --key-file operator.key again for a new link.",
+    );
+    expect(await stale.page.isHidden("#console")).toBe(true);
+    await stale.page.context().close();
+
+    const other = await pageWithoutWallet();
+    await other.page.goto(await consoleLinkOf(2));
+    expect(await statusOf(other.page)).toBe(
+      `${account(2)} is not the operator of this service. Make the link with the operator's key: agent-tools console --key-file operator.key`,
+    );
+    expect(await other.page.isHidden("#console")).toBe(true);
+    await other.page.screenshot({ path: `${SCREENSHOTS}link-not-operator.png` });
+    await other.page.context().close();
   });
 });
 

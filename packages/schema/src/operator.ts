@@ -24,6 +24,15 @@ export const OPERATOR_CONSOLE_PATH = "/operator";
 export const OPERATOR_SESSION_PATH = "/operator/session";
 /** The fragment of a console link that carries its sign-in: `/operator#sign-in=<SIGN-IN-WITH-X, URI-encoded>`. */
 export const OPERATOR_LINK_FRAGMENT = "sign-in";
+
+/**
+ * A one-time link that opens the operator console signed in: the service's public `origin`, `/operator`, and a
+ * `SIGN-IN-WITH-X` made for `/operator/session` there, in the fragment (which a browser never sends to a server, nor
+ * in a Referer). The page posts it to open a session; the service takes it once, within its age limit.
+ */
+export function operatorConsoleLink(origin: string, signIn: string): string {
+  return `${origin}${OPERATOR_CONSOLE_PATH}#${OPERATOR_LINK_FRAGMENT}=${encodeURIComponent(signIn)}`;
+}
 /** What the console shows, in one answer: `GET /operator/overview`. */
 export const OPERATOR_OVERVIEW_PATH = "/operator/overview";
 
@@ -320,11 +329,9 @@ export const operatorSessionStateSchema = z
             "followed by `/operator/session`; the console is this origin followed by `/operator`.",
           example: "http://127.0.0.1:8402",
         }),
-        chains: z
-          .array(caip2Schema)
-          .meta({
-            description: "The chains a sign-in may name, as the operator routes' `WWW-Authenticate` lists them.",
-          }),
+        chains: z.array(caip2Schema).meta({
+          description: "The chains a sign-in may name, as the operator routes' `WWW-Authenticate` lists them.",
+        }),
         maxAgeSeconds: z
           .number()
           .int()

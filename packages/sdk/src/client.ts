@@ -1,6 +1,7 @@
 import { type PaidRouteName, type ToolName, toolRoutes } from "@agent-tools/schema";
 import type { LocalAccount } from "viem";
 import { type CallToolParameters, type CallToolReturnType, callTool } from "./actions/call-tool.js";
+import { type CreateConsoleLinkReturnType, createConsoleLink } from "./actions/console-link.js";
 import {
   type ExportLedgerParameters,
   type ExportLedgerReturnType,
@@ -70,7 +71,7 @@ type ToolMethods = {
 
 /**
  * The client of the Agent Tools API: the seven tools (see {@link ToolMethods}), the mission queue, the operator's
- * ledger and the public records. Every request is sent again on a network failure (a paid one with the same signed
+ * ledger and console links, and the public records. Every request is sent again on a network failure (a paid one with the same signed
  * payment, so a call is never paid twice); every error is an `AgentToolsError` with a `code`.
  */
 export interface AgentToolsClient extends ToolMethods {
@@ -141,6 +142,20 @@ export interface AgentToolsClient extends ToolMethods {
    * console.log(refund.amount, payment.remaining);
    */
   recordRefund(parameters: RecordRefundParameters): Promise<RecordRefundReturnType>;
+  /**
+   * A one-time link that opens the operator console (`/operator`) signed in as the operator, in any browser, with no
+   * wallet there: `<public origin>/operator#sign-in=<SIGN-IN-WITH-X>`. The origin is the one the service names
+   * (`GET /operator/session`: its `PUBLIC_URL`), which may differ from `baseUrl`; the sign-in is made for
+   * `/operator/session` there, as {@link AgentToolsClient.ledger} makes its own, and rides in the fragment, which a
+   * browser never sends to a server. The service takes it once, within its age limit (5 minutes): `expiresAt`. The
+   * account is checked first with a signed read of one ledger entry: `ForbiddenError` (code `not_operator`) for any
+   * other account, `UnauthorizedError` without one. Until it is used or expires the link is a credential: open it,
+   * or hand it only to the browser that should open the console.
+   * @example
+   * const { url, expiresAt } = await operatorClient.consoleLink();
+   * console.log(`Open ${url} before ${expiresAt}; it works once.`);
+   */
+  consoleLink(): Promise<CreateConsoleLinkReturnType>;
   /**
    * `GET /healthz`: whether the service is up.
    * @example
@@ -213,6 +228,7 @@ export function createAgentToolsClient(options: AgentToolsClientOptions): AgentT
     ledgerEntries: (query) => getLedgerPage(context, query),
     exportLedger: (query) => exportLedger(context, query),
     recordRefund: (parameters) => recordRefund(context, parameters),
+    consoleLink: () => createConsoleLink(context),
     health: () => getHealth(context),
     agentInfo: (tokenId) => getAgent(context, { tokenId }),
     registration: (tokenId) => getRegistration(context, { tokenId }),

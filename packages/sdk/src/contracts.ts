@@ -41,6 +41,7 @@ export {
   usdPriceText,
 } from "@agent-tools/schema";
 export type { CallToolParameters, CallToolReturnType, ToolResult } from "./actions/call-tool.js";
+export type { CreateConsoleLinkReturnType } from "./actions/console-link.js";
 export type {
   ExportLedgerParameters,
   ExportLedgerReturnType,

@@ -175,9 +175,10 @@ function bars(points: { label: string; value: number }[], horizontal: boolean, n
   // One column per point, a label under every fifth (and the last), whatever the number of days; dollar amounts at
   // 0, half and the top of the axis, with a gridline each, so that a bar reads without hovering it.
   const step = 12;
-  const left = 46;
   const base = 108;
   const top = axisTop(Math.max(...points.map((p) => p.value), 0));
+  // Room for the longest amount on the left, at the larger font of a narrow screen.
+  const left = 12 + dollars(top).length * 7;
   const width = left + points.length * step + 24;
   const y = (value: number) => (base - (value / top) * 100).toFixed(1);
   const axis = [0, top / 2, top]

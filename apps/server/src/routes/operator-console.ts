@@ -86,6 +86,12 @@ const CONSOLE_PAGE = `<!doctype html>
   .nowrap { white-space: nowrap; }
   .address { font-family: ui-monospace, monospace; font-size: .85rem; overflow-wrap: anywhere; }
   code { font-family: ui-monospace, monospace; }
+  pre { overflow-x: auto; padding: .5rem; border-radius: .3rem; background: #8882; }
+  h3 { font-size: 1rem; margin: 0 0 .5rem; }
+  #status { border: 1px solid #c2410c; border-radius: .5rem; padding: .75rem; }
+  #status:empty { display: none; }
+  #signin .cards { grid-template-columns: repeat(auto-fit, minmax(18rem, 1fr)); }
+  @media (max-width: 40rem) { svg text { font-size: 12px; } }
   [hidden] { display: none !important; }
 </style>
 </head>
@@ -95,14 +101,21 @@ const CONSOLE_PAGE = `<!doctype html>
   <span id="who"></span>
 </header>
 <section id="signin">
-  <p>Sign in as the operator, with either:</p>
-  <ul>
-    <li>the operator's wallet in this browser (Sign-In with Ethereum): it signs a message, no key is typed here;
-      <button id="connect" type="button">Sign in with your wallet</button></li>
-    <li>a one-time link made with the operator's key wherever it is kept: run
-      <code>agent-tools console --key-file operator.key</code> and open the link it prints (valid once, for 5 minutes).</li>
-  </ul>
   <p id="status" role="status"></p>
+  <h2>Sign in as the operator</h2>
+  <div class="cards">
+    <div class="card">
+      <h3>With a link, no wallet needed</h3>
+      <p>Where the operator's key is kept, run</p>
+      <pre><code>agent-tools console --key-file operator.key</code></pre>
+      <p>and open the link it prints, in this browser or any other. It works once, within ${SIGN_IN_MAX_AGE_MS / 60_000} minutes.</p>
+    </div>
+    <div class="card">
+      <h3>With a wallet in this browser</h3>
+      <p>Your Ethereum wallet signs a Sign-In with Ethereum message. No key is typed here.</p>
+      <button id="connect" type="button">Sign in with your wallet</button>
+    </div>
+  </div>
 </section>
 <main id="console" hidden></main>
 <script type="module" src="${CONSOLE_SCRIPT_PATH}"></script>

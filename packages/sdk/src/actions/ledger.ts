@@ -56,7 +56,7 @@ export type RecordRefundParameters = RefundRequest;
 export type RecordRefundReturnType = RecordedRefund;
 
 /** An operator request: its method and path, its query or JSON body, and what its sign-in says. */
-interface OperatorRequest {
+export interface OperatorRequest {
   method: "GET" | "POST";
   path: string;
   schema: z.ZodType;
@@ -65,6 +65,12 @@ interface OperatorRequest {
   statement?: string;
   /** Hand a 200's body over unread (an export). */
   streamed?: boolean;
+  /**
+   * The origin the sign-in is made for, when the service names its public origin and it is not the client's
+   * `baseUrl` (a service reached on its own machine, signed in for its public name); the request still goes to
+   * `baseUrl`.
+   */
+  signedForOrigin?: string;
 }
 
 /**
@@ -73,7 +79,10 @@ interface OperatorRequest {
  * request can be repeated without effect (a refund recorded again is answered as recorded), so the whole exchange
  * is retried on network errors.
  */
-async function operatorRequest(context: ClientContext, request: OperatorRequest): Promise<Answer | StreamedAnswer> {
+export async function operatorRequest(
+  context: ClientContext,
+  request: OperatorRequest,
+): Promise<Answer | StreamedAnswer> {
   const { transport, account, learnt } = context;
   const { method, path, schema, input, streamed = false } = request;
   if (!account) {
@@ -84,7 +93,9 @@ async function operatorRequest(context: ClientContext, request: OperatorRequest)
     );
   }
   validateLocally(schema, input, method === "GET" ? "ledger" : "refund");
-  const url = `${transport.baseUrl}${path}${method === "GET" ? inputToQuery(input) : ""}`;
+  const query = method === "GET" ? inputToQuery(input) : "";
+  const url = `${transport.baseUrl}${path}${query}`;
+  const signedFor = `${request.signedForOrigin ?? transport.baseUrl}${path}${query}`;
   const ask = async (chain: string | undefined) => {
     const init: RequestInit = {
       method,
@@ -92,7 +103,7 @@ async function operatorRequest(context: ClientContext, request: OperatorRequest)
         accept: streamed ? "*/*" : "application/json",
         ...(method === "POST" ? { "content-type": "application/json" } : {}),
         ...(chain
-          ? { "SIGN-IN-WITH-X": await signInHeader(account, url, chain, request.statement ?? OPERATOR_STATEMENT) }
+          ? { "SIGN-IN-WITH-X": await signInHeader(account, signedFor, chain, request.statement ?? OPERATOR_STATEMENT) }
           : {}),
       },
       ...(method === "POST" ? { body: JSON.stringify(input) } : {}),
