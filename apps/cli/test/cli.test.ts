@@ -1,9 +1,15 @@
 import { execFile, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
 import { requestFields, toolRoutes } from "@agent-tools/sdk/contracts";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { attachEmbeddedService } from "@agent-tools/server/embedded-process";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { machineNode } from "./helpers/machine-node.js";
 
 const bin = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
 let server: Server;
@@ -141,5 +147,87 @@ describe("messages and exit codes", () => {
       expect(time).toBeGreaterThan(Date.now());
       expect(time - Date.now()).toBeLessThanOrEqual(24 * 60 * 60 * 1000);
     }
+  });
+});
+
+describe("agent-tools console against the embedded default", () => {
+  /** The embedded default the package's test files share (test/global-setup.ts): its own port, its PUBLIC_URL. */
+  const service = attachEmbeddedService(inject("embeddedService"));
+  const operator = DEVNET_ACCOUNTS[0]!;
+
+  /** Runs the built CLI as a user does, against the service, with only `env` besides PATH. */
+  function run(args: string[], env: Record<string, string> = {}) {
+    return new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        machineNode,
+        [bin, "--base-url", service.url, ...args],
+        { env: { PATH: process.env.PATH ?? "", NO_COLOR: "1", ...env }, encoding: "utf8" },
+        (error, stdout, stderr) => resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+  }
+
+  /** Opens a console session with a link's sign-in, as the page does: POST /operator/session with its fragment. */
+  const openSession = (link: string) =>
+    fetch(`${service.url}/operator/session`, {
+      method: "POST",
+      headers: { "SIGN-IN-WITH-X": decodeURIComponent(new URL(link).hash.replace(/^#sign-in=/, "")) },
+    });
+
+  it("prints a link to the service's console that signs the operator in once, and says so and until when", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "agent-tools-console-"));
+    try {
+      writeFileSync(join(dir, "operator.key"), `${operator.privateKey}\n`);
+      const before = Date.now();
+      const result = await run(["console", "--key-file", join(dir, "operator.key")]);
+      expect(result.status, result.stderr).toBe(0);
+      const lines = result.stdout.trim().split("\n");
+      expect(lines[0]).toBe(`Operator console sign-in for ${operator.address}: open the link below in a browser.`);
+      const until = /It works once, within 5 minutes \(until (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) UTC\)\./.exec(lines[1]!);
+      expect(until, lines[1]).not.toBeNull();
+      const expiresAt = Date.parse(`${until![1]!.replace(" ", "T")}Z`);
+      expect(expiresAt).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 + 5 * 60_000);
+      expect(expiresAt).toBeLessThanOrEqual(Date.now() + 5 * 60_000);
+      // The link is the service's public origin (this service's own, on a port of its own), its console page and
+      // the sign-in in the fragment; the key is never printed.
+      const link = lines.at(-1)!;
+      expect(link.startsWith(`${service.url}/operator#sign-in=`)).toBe(true);
+      expect(result.stdout + result.stderr).not.toContain(operator.privateKey.slice(2));
+
+      const opened = await openSession(link);
+      expect(opened.status).toBe(200);
+      expect(((await opened.json()) as { address: string }).address).toBe(operator.address);
+      expect(opened.headers.get("set-cookie")).toMatch(/^agent_tools_operator=/);
+      const again = await openSession(link);
+      expect(again.status).toBe(401);
+      expect(((await again.json()) as { error: { message: string } }).error.message).toMatch(/already used/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("gives the link, the address and when it expires as JSON with --json", async () => {
+    const result = await run(["console", "--json"], { AGENT_TOOLS_PRIVATE_KEY: operator.privateKey });
+    expect(result.status, result.stderr).toBe(0);
+    const link = JSON.parse(result.stdout) as { url: string; address: string; expiresAt: string };
+    expect(Object.keys(link).sort()).toEqual(["address", "expiresAt", "url"]);
+    expect(link.address).toBe(operator.address);
+    expect(Date.parse(link.expiresAt) - Date.now()).toBeGreaterThan(4 * 60_000);
+    expect((await openSession(link.url)).status).toBe(200);
+  });
+
+  it("refuses without a key, and refuses another key before printing a link (exit 4)", async () => {
+    const keyless = await run(["console"]);
+    expect(keyless.status).toBe(4);
+    expect(keyless.stdout).toBe("");
+    expect(keyless.stderr).toMatch(
+      /^agent-tools: a console link is signed with the operator's key: set AGENT_TOOLS_PRIVATE_KEY or pass --key-file/,
+    );
+
+    const other = await run(["console"], { AGENT_TOOLS_PRIVATE_KEY: DEVNET_ACCOUNTS[1]!.privateKey });
+    expect(other.status).toBe(4);
+    expect(other.stdout).toBe("");
+    expect(other.stderr).toContain(`${DEVNET_ACCOUNTS[1]!.address} is not the operator of this service.`);
+    expect(other.stderr).toContain("Use the operator's key");
   });
 });

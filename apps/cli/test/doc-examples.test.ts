@@ -175,13 +175,15 @@ describe("the CLI's --help examples", () => {
       ),
     ];
     expect(examples.length).toBeGreaterThanOrEqual(15);
-    // The ledger examples read the operator's key from operator.key: demo account #0 on the embedded default.
+    // The ledger and console examples read the operator's key from operator.key: demo account #0 on the embedded
+    // default.
     writeFileSync(join(work, "operator.key"), `${keyOf(0)}\n`);
     for (const example of examples) {
       const args = [...example.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]!);
       const tokenId = Number(/--token-id (\d+)/.exec(example)?.[1] ?? 1);
-      // Demo account #i holds tokens i, i + 9, i + 18, ...; the ledger's help names the operator's key (#0).
-      const key = args[0] === "ledger" ? keyOf(0) : keyOf(((tokenId - 1) % 9) + 1);
+      // Demo account #i holds tokens i, i + 9, i + 18, ...; the ledger's and the console's help name the operator's
+      // key (#0).
+      const key = args[0] === "ledger" || args[0] === "console" ? keyOf(0) : keyOf(((tokenId - 1) % 9) + 1);
       if (args.includes("--watch")) {
         expect(await runUntil(args, key, /Agent|drops?\b/i)).not.toMatch(/^agent-tools:/m);
         continue;
