@@ -469,3 +469,58 @@ describe("recordRefund", () => {
     expect(seen).toHaveLength(0);
   });
 });
+
+describe("consoleLink", () => {
+  /** The service's public origin, not the address the client reaches it at (BASE). */
+  const PUBLIC = "https://tools.example.com";
+  const state = { session: null, signIn: { origin: PUBLIC, chains: ["eip155:31337"], maxAgeSeconds: 300 } };
+  const page = { from: "2026-11-01", to: "2026-11-30", entries: [], next: null };
+
+  it("signs in for the service's public origin, not baseUrl, after checking the account is the operator", async () => {
+    const { fetch, seen } = fakeFetch((request) =>
+      request.url.endsWith("/operator/session") ? json(200, state) : json(200, page),
+    );
+    const before = Date.now();
+    const link = await createAgentToolsClient({ baseUrl: BASE, account, fetch }).consoleLink();
+    // Both requests go to baseUrl: the session's state, then one ledger entry read signed in for the public origin.
+    expect(seen.map((r) => `${r.method} ${r.url}`)).toEqual([
+      `GET ${BASE}/operator/session`,
+      `GET ${BASE}/operator/ledger/entries?limit=1`,
+    ]);
+    expect(parseSIWxHeader(seen[1]!.headers.get("sign-in-with-x")!)).toMatchObject({
+      domain: "tools.example.com",
+      uri: `${PUBLIC}/operator/ledger/entries?limit=1`,
+    });
+    // The link: the public origin's console, the sign-in for /operator/session there in the fragment.
+    const [where, fragment] = link.url.split("#sign-in=") as [string, string];
+    expect(where).toBe(`${PUBLIC}/operator`);
+    expect(parseSIWxHeader(decodeURIComponent(fragment))).toMatchObject({
+      address: account.address,
+      domain: "tools.example.com",
+      uri: `${PUBLIC}/operator/session`,
+      chainId: "eip155:31337",
+    });
+    expect(link.address).toBe(account.address);
+    expect(Date.parse(link.expiresAt) - before).toBeGreaterThanOrEqual(300_000);
+    expect(Date.parse(link.expiresAt) - Date.now()).toBeLessThanOrEqual(300_000);
+  });
+
+  it("makes no link for an account that is not the operator, nor without an account", async () => {
+    const { fetch } = fakeFetch((request) =>
+      request.url.endsWith("/operator/session")
+        ? json(200, state)
+        : json(403, errorBody("not_operator", `${account.address} is not the operator of this service.`)),
+    );
+    const error = await createAgentToolsClient({ baseUrl: BASE, account, fetch })
+      .consoleLink()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ForbiddenError);
+    expect(error).toMatchObject({ code: "not_operator" });
+
+    const keyless = fakeFetch(() => json(200, state));
+    await expect(createAgentToolsClient({ baseUrl: BASE, fetch: keyless.fetch }).consoleLink()).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
+    expect(keyless.seen).toHaveLength(0);
+  });
+});
