@@ -26,8 +26,9 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
 import { attachEmbeddedService } from "@agent-tools/server/embedded-process";
@@ -40,6 +41,12 @@ import { machineNode } from "./helpers/machine-node.js";
 import { type PackageRegistry, startPackageRegistry } from "./helpers/package-registry.js";
 
 const repo = fileURLToPath(new URL("../../../", import.meta.url));
+// The TypeScript a project installs today (`npm install typescript`: the 7.x native compiler), as the workspace has it.
+const typescript = join(
+  dirname(createRequire(import.meta.url).resolve("typescript-native/package.json")),
+  "bin",
+  "tsc",
+);
 const bin = join(repo, "apps/cli/dist/bin.js");
 /** The service's default address, as the docs write it where the reader puts the address `pnpm start` printed. */
 const DOC_ORIGIN = "http://127.0.0.1:8402";
@@ -264,6 +271,31 @@ describe("the code examples", () => {
     // Nothing of this repository but the SDK, as published.
     expect([...registry.requested].filter((name) => name.startsWith("@agent-tools/"))).toEqual(["@agent-tools/sdk"]);
   }, 300_000);
+
+  it("type-check as written, strictly, against the installed packages' declarations", async () => {
+    // Each example in a file of its own (two texts may name the same file), beside the project's node_modules.
+    const dir = join(project, "type-check");
+    mkdirSync(dir);
+    const files = blocks.map((block, i) => {
+      const file = join(dir, `${i}-${/^\/\/ (\S+):/.exec(block.body)?.[1] ?? "example.ts"}`);
+      writeFileSync(file, block.body);
+      return file;
+    });
+    // TypeScript 7 (the workspace's), with Node's types.
+    const options = ["--noEmit", "--strict", "--module", "nodenext", "--target", "es2022"];
+    const types = ["--types", "node", "--typeRoots", join(repo, "node_modules/@types")];
+    const result = await run(machineNode, [typescript, ...options, ...types, ...files], {
+      cwd: project,
+      env: npmEnv(),
+    });
+    // An error names the text and line of the example.
+    const named = result.stdout.replace(/^type-check\/(\d+)-\S+?\(/gm, (_, i) => {
+      const block = blocks[Number(i)]!;
+      return `${block.file}:${block.line} (`;
+    });
+    expect(named + result.stderr).toBe("");
+    expect(result.status).toBe(0);
+  }, 120_000);
 
   it.each(blocks.map((b) => [`${b.file}:${b.line}`, b] as const))(
     "%s runs as written",
