@@ -3,14 +3,15 @@
  * embedded default, which runs here on ports the system picked (never the default 8402), as a user runs them:
  *
  * - The shell blocks of the README and docs/api.md, in order, as one terminal session (`agent-tools` on PATH) that
- *   starts with nothing but PATH. Where a block writes `export AGENT_TOOLS_BASE_URL=http://127.0.0.1:8402`, the
+ *   starts with no variable of ours set. Where a block writes `export AGENT_TOOLS_BASE_URL=http://127.0.0.1:8402`, the
  *   docs tell the reader to run the line `pnpm start` printed instead, and so does this test.
  * - The project set-up lines of the three texts (`npm init -y`, `npm pkg set type=module`, `npm install ...`) in one
  *   empty directory, on the machine's Node and npm, installing from an npm registry on loopback that serves the
  *   packed SDK and, for the rest, the packages installed in this workspace (helpers/package-registry.ts).
- * - Each code example of the three texts in that project: written to the file its first line names, run with the
- *   command it names, with what the texts tell the reader to export: the printed AGENT_TOOLS_BASE_URL, the key of
- *   the demo account the example names in AGENT_TOOLS_PRIVATE_KEY, and the printed L2 URL in L2_RPC_URL.
+ * - Each code example of the three texts in that project: type-checked, then written to the file its first line
+ *   names and run with the command it names, with what the texts tell the reader to export: the printed
+ *   AGENT_TOOLS_BASE_URL, the key of the demo account the example names in AGENT_TOOLS_PRIVATE_KEY, and the printed
+ *   L2 URL in L2_RPC_URL.
  * - The MCP client entries of docs/api.md, with the placeholders they name filled in, and the CLI's help examples.
  *
  * Each must exit 0.
@@ -41,7 +42,7 @@ import { machineNode } from "./helpers/machine-node.js";
 import { type PackageRegistry, startPackageRegistry } from "./helpers/package-registry.js";
 
 const repo = fileURLToPath(new URL("../../../", import.meta.url));
-// The TypeScript a project installs today (`npm install typescript`: the 7.x native compiler), as the workspace has it.
+// The workspace's TypeScript 7 (the native compiler), which type-checks the code examples.
 const typescript = join(
   dirname(createRequire(import.meta.url).resolve("typescript-native/package.json")),
   "bin",
