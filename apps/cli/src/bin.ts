@@ -145,7 +145,9 @@ const program = new Command()
   // Usage mistakes exit 2 (commander's own default is 1); --help and --version exit 0.
   .exitOverride((error) => process.exit(error.exitCode === 0 ? ExitCode.ok : ExitCode.usage))
   .addOption(
-    new Option("--base-url <url>", "service origin").default(process.env.AGENT_TOOLS_BASE_URL ?? DEFAULT_BASE_URL),
+    new Option("--base-url <url>", "service origin (else AGENT_TOOLS_BASE_URL)").default(
+      process.env.AGENT_TOOLS_BASE_URL ?? DEFAULT_BASE_URL,
+    ),
   )
   .option("--key-file <path>", "file holding the private key that signs in and pays (else AGENT_TOOLS_PRIVATE_KEY)")
   .addOption(

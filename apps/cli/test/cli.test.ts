@@ -59,6 +59,18 @@ describe("agent-tools health", () => {
     expect(result.stdout).toContain("Examples:");
   });
 
+  it("says in --help that AGENT_TOOLS_BASE_URL sets the service when --base-url does not", () => {
+    const { AGENT_TOOLS_BASE_URL: _, ...inherited } = process.env;
+    const help = (env: NodeJS.ProcessEnv) =>
+      spawnSync(process.execPath, [bin, "--help"], { encoding: "utf8", env }).stdout.replace(/\s+/g, " ");
+    expect(help(inherited)).toContain(
+      '--base-url <url> service origin (else AGENT_TOOLS_BASE_URL) (default: "http://127.0.0.1:8402")',
+    );
+    expect(help({ ...inherited, AGENT_TOOLS_BASE_URL: "http://127.0.0.1:8500" })).toContain(
+      '(else AGENT_TOOLS_BASE_URL) (default: "http://127.0.0.1:8500")',
+    );
+  });
+
   it("prints exactly the response with --json", async () => {
     const result = await cli(["health", "--base-url", baseUrl, "--json"]);
     expect(result.status).toBe(0);
