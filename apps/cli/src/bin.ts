@@ -17,7 +17,7 @@ import {
 import { Argument, Command, InvalidArgumentError, Option } from "commander";
 import { version } from "../package.json";
 import { renderConsoleLink } from "./console-link.js";
-import { describeFailure, ExitCode, UsageError } from "./exit-codes.js";
+import { describeFailure, ExitCode, type ServiceAddress, UsageError } from "./exit-codes.js";
 import { renderLedger } from "./ledger.js";
 import { missionParams, nextMorningUtc, parseRunAt, renderDispatch, renderMissions } from "./missions.js";
 import { renderResult, styleFor, table } from "./render.js";
@@ -41,10 +41,18 @@ const err = process.stderr;
 const style = styleFor(out);
 const errStyle = styleFor(err);
 
-function fail(error: unknown): never {
+/** What a failure's message needs to know of the command line: whether it signed in, and the service it used. */
+function failureContext(): { signedIn: boolean; service: ServiceAddress } {
   const options = program.opts<GlobalOptions>();
   const signedIn = !options.anonymous && (options.keyFile !== undefined || !!process.env.AGENT_TOOLS_PRIVATE_KEY);
-  const { code, message } = describeFailure(error, { signedIn });
+  // --base-url's default is AGENT_TOOLS_BASE_URL when that is set (see the option).
+  const from =
+    program.getOptionValueSource("baseUrl") === "cli" ? "flag" : process.env.AGENT_TOOLS_BASE_URL ? "env" : "default";
+  return { signedIn, service: { url: options.baseUrl, from } };
+}
+
+function fail(error: unknown): never {
+  const { code, message } = describeFailure(error, failureContext());
   err.write(`agent-tools: ${message}\n`);
   process.exit(code);
 }
@@ -138,7 +146,9 @@ const program = new Command()
   // Usage mistakes exit 2 (commander's own default is 1); --help and --version exit 0.
   .exitOverride((error) => process.exit(error.exitCode === 0 ? ExitCode.ok : ExitCode.usage))
   .addOption(
-    new Option("--base-url <url>", "service origin").default(process.env.AGENT_TOOLS_BASE_URL ?? DEFAULT_BASE_URL),
+    new Option("--base-url <url>", "service origin (else AGENT_TOOLS_BASE_URL)").default(
+      process.env.AGENT_TOOLS_BASE_URL ?? DEFAULT_BASE_URL,
+    ),
   )
   .option("--key-file <path>", "file holding the private key that signs in and pays (else AGENT_TOOLS_PRIVATE_KEY)")
   .addOption(
@@ -191,7 +201,7 @@ async function runTool(name: ToolName, options: Record<string, unknown>): Promis
     } catch (error) {
       stop();
       if (!opts.watch || error instanceof ValidationError) fail(error);
-      err.write(`agent-tools: ${describeFailure(error).message}\n`);
+      err.write(`agent-tools: ${describeFailure(error, failureContext()).message}\n`);
       await new Promise((resolve) => setTimeout(resolve, opts.watch! * 1000));
       continue;
     }

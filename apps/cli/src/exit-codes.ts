@@ -53,10 +53,61 @@ export const ExitCode = {
   upstream: 5,
 } as const;
 
+/** The service's address a command used, and where it came from: --base-url, AGENT_TOOLS_BASE_URL or the default. */
+export interface ServiceAddress {
+  url: string;
+  from: "flag" | "env" | "default";
+}
+
+/** Why a connection failed, in words, by the system's or fetch's error code found among the error's causes. */
+function networkReason(error: unknown): string | undefined {
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
+    switch ((cause as NodeJS.ErrnoException).code) {
+      case "ECONNREFUSED":
+        return "connection refused: nothing listens there";
+      case "ENOTFOUND":
+      case "EAI_AGAIN":
+        return "no such host";
+      case "ETIMEDOUT":
+      case "UND_ERR_CONNECT_TIMEOUT":
+        return "the connection timed out";
+      case "ECONNRESET":
+      case "UND_ERR_SOCKET":
+        return "the connection was closed before the answer came";
+      case "ERR_INVALID_URL":
+        return "not a URL; write it as http://host:port";
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The service could not be reached: the address tried and where it came from, how to point the command elsewhere, and
+ * how to start the embedded default.
+ */
+function unreachable(error: NetworkError, service: ServiceAddress | undefined): string {
+  const reason = networkReason(error);
+  const source =
+    service &&
+    {
+      flag: "This address comes from --base-url.",
+      env: "This address comes from AGENT_TOOLS_BASE_URL.",
+      default: "This address is the default: neither --base-url nor AGENT_TOOLS_BASE_URL is set.",
+    }[service.from];
+  return [
+    `Could not reach the service${service ? ` at ${service.url}` : ""}${reason ? ` (${reason})` : ""}.`,
+    ...(source ? [source] : []),
+    "To use a service elsewhere, pass --base-url <url> or set AGENT_TOOLS_BASE_URL " +
+      "(export AGENT_TOOLS_BASE_URL=http://127.0.0.1:8500).",
+    "To start the embedded default from a checkout of the repository: pnpm start " +
+      "(it prints its address; PORT=8500 pnpm start for port 8500).",
+  ].join("\n");
+}
+
 /** The exit code and a message that says what to do, for an error the SDK threw. */
 export function describeFailure(
   error: unknown,
-  context: { signedIn?: boolean } = {},
+  context: { signedIn?: boolean; service?: ServiceAddress } = {},
 ): { code: number; message: string } {
   if (error instanceof UsageError) {
     return { code: ExitCode.usage, message: `${error.message}\nSee --help for the flags and examples.` };
@@ -107,7 +158,7 @@ export function describeFailure(
     return { code: ExitCode.upstream, message: `${error.message} Nothing was charged.${wait}` };
   }
   if (error instanceof NetworkError) {
-    return { code: ExitCode.upstream, message: `${error.message}\nIs the service running? Start it with: pnpm start` };
+    return { code: ExitCode.upstream, message: unreachable(error, context.service) };
   }
   return { code: ExitCode.upstream, message: error instanceof Error ? error.message : String(error) };
 }

@@ -40,11 +40,17 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((done) => server.close(() => done())));
 
 /** Runs the built CLI without blocking this process's event loop (which serves the fake service). */
-function cli(args: string[]) {
+function cli(args: string[], env: Record<string, string> = {}) {
+  const { AGENT_TOOLS_BASE_URL: _, ...inherited } = process.env;
   return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, [bin, ...args], { encoding: "utf8" }, (error, stdout, stderr) => {
-      resolve({ status: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [bin, ...args],
+      { encoding: "utf8", env: { ...inherited, ...env } },
+      (error, stdout, stderr) => {
+        resolve({ status: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -59,16 +65,46 @@ describe("agent-tools health", () => {
     expect(result.stdout).toContain("Examples:");
   });
 
+  it("says in --help that AGENT_TOOLS_BASE_URL sets the service when --base-url does not", () => {
+    const { AGENT_TOOLS_BASE_URL: _, ...inherited } = process.env;
+    const help = (env: NodeJS.ProcessEnv) =>
+      spawnSync(process.execPath, [bin, "--help"], { encoding: "utf8", env }).stdout.replace(/\s+/g, " ");
+    expect(help(inherited)).toContain(
+      '--base-url <url> service origin (else AGENT_TOOLS_BASE_URL) (default: "http://127.0.0.1:8402")',
+    );
+    expect(help({ ...inherited, AGENT_TOOLS_BASE_URL: "http://127.0.0.1:8500" })).toContain(
+      '(else AGENT_TOOLS_BASE_URL) (default: "http://127.0.0.1:8500")',
+    );
+  });
+
   it("prints exactly the response with --json", async () => {
     const result = await cli(["health", "--base-url", baseUrl, "--json"]);
     expect(result.status).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ ok: true, service: "agent-tools" });
   });
 
-  it("exits 5 and says what to do when the service is down", async () => {
-    const result = await cli(["health", "--base-url", "http://127.0.0.1:9"]);
-    expect(result.status).toBe(5);
-    expect(result.stderr).toContain("Is the service running?");
+  it("exits 5 when the service is down, naming the address it tried, how to point elsewhere and how to start one", async () => {
+    // A port nothing listens on: one the system just gave out, closed again.
+    const closed = createServer();
+    await new Promise<void>((done) => closed.listen(0, "127.0.0.1", done));
+    const down = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise<void>((done) => closed.close(() => done()));
+
+    const flagged = await cli(["health", "--base-url", down]);
+    expect(flagged.status).toBe(5);
+    const [first, source, elsewhere, start] = flagged.stderr.trim().split("\n");
+    expect(first).toBe(
+      `agent-tools: Could not reach the service at ${down} (connection refused: nothing listens there).`,
+    );
+    expect(source).toBe("This address comes from --base-url.");
+    expect(elsewhere).toMatch(/pass --base-url <url> or set AGENT_TOOLS_BASE_URL \(export AGENT_TOOLS_BASE_URL=http:/);
+    expect(start).toMatch(/from a checkout of the repository: pnpm start .*PORT=8500 pnpm start/);
+    expect(flagged.stderr).not.toMatch(/fetch failed/);
+
+    const fromEnv = await cli(["intel", "--token-id", "1"], { AGENT_TOOLS_BASE_URL: down });
+    expect(fromEnv.status).toBe(5);
+    expect(fromEnv.stderr).toContain(`Could not reach the service at ${down} `);
+    expect(fromEnv.stderr).toContain("This address comes from AGENT_TOOLS_BASE_URL.");
   });
 });
 

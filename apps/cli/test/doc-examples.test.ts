@@ -1,13 +1,35 @@
 /**
- * Every example of README.md, docs/api.md, packages/sdk/README.md and the CLI's --help, run as written against the embedded
- * default (`pnpm start`), with the key the text names: the shell blocks as one terminal session (`agent-tools` on
- * PATH, the service's address for http://127.0.0.1:8402), the TypeScript blocks as scripts next to the SDK, the help
- * examples as the built binary. Each must exit 0.
+ * Every example of README.md, docs/api.md, packages/sdk/README.md and the CLI's --help, run as written against the
+ * embedded default, which runs here on ports the system picked (never the default 8402), as a user runs them:
+ *
+ * - The shell blocks of the README and docs/api.md, in order, as one terminal session (`agent-tools` on PATH) that
+ *   starts with no variable of ours set. Where a block writes `export AGENT_TOOLS_BASE_URL=http://127.0.0.1:8402`, the
+ *   docs tell the reader to run the line `pnpm start` printed instead, and so does this test.
+ * - The project set-up lines of the three texts (`npm init -y`, `npm pkg set type=module`, `npm install ...`) in one
+ *   empty directory, on the machine's Node and npm, installing from an npm registry on loopback that serves the
+ *   packed SDK and, for the rest, the packages installed in this workspace (helpers/package-registry.ts).
+ * - Each code example of the three texts in that project: type-checked, then written to the file its first line
+ *   names and run with the command it names, with what the texts tell the reader to export: the printed
+ *   AGENT_TOOLS_BASE_URL, the key of the demo account the example names in AGENT_TOOLS_PRIVATE_KEY, and the printed
+ *   L2 URL in L2_RPC_URL.
+ * - The MCP client entries of docs/api.md, with the placeholders they name filled in, and the CLI's help examples.
+ *
+ * Each must exit 0.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
 import { attachEmbeddedService } from "@agent-tools/server/embedded-process";
@@ -17,28 +39,35 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { machineNode } from "./helpers/machine-node.js";
+import { type PackageRegistry, startPackageRegistry } from "./helpers/package-registry.js";
 
 const repo = fileURLToPath(new URL("../../../", import.meta.url));
+// The workspace's TypeScript 7 (the native compiler), which type-checks the code examples.
+const typescript = join(
+  dirname(createRequire(import.meta.url).resolve("typescript-native/package.json")),
+  "bin",
+  "tsc",
+);
 const bin = join(repo, "apps/cli/dist/bin.js");
+/** The service's default address, as the docs write it where the reader puts the address `pnpm start` printed. */
 const DOC_ORIGIN = "http://127.0.0.1:8402";
-/** The embedded default's payment chain (L2) as the docs write it, at its default port. */
-const DOC_L2 = "http://127.0.0.1:8546";
+/** The texts with code examples, in the order a reader meets them. */
+const TEXTS = ["README.md", "packages/sdk/README.md", "docs/api.md"];
 /** The embedded default the package's test files share (test/global-setup.ts). */
 const service = attachEmbeddedService(inject("embeddedService"));
+/** What `pnpm start` printed: the line that points a terminal at it, and its payment chain's URL. */
+const printedExport = /^ {2}(export AGENT_TOOLS_BASE_URL=\S+)$/m.exec(service.output())?.[1];
+const printedL2 = /L2 \(payments\)\s+(http:\/\/\S+)/.exec(service.output())?.[1];
 let work: string;
+let temp: string;
+let registry: PackageRegistry;
+let project: string;
 
-beforeAll(async () => {
-  // A user's working directory: `agent-tools` installed on PATH, and the repository's `apps` where the README runs
-  // `node apps/cli/dist/bin.js`.
-  work = mkdtempSync(join(tmpdir(), "agent-tools-doc-examples-"));
-  mkdirSync(join(work, "bin"));
-  writeFileSync(join(work, "bin", "agent-tools"), `#!/bin/sh\nexec "${machineNode}" "${bin}" "$@"\n`);
-  chmodSync(join(work, "bin", "agent-tools"), 0o755);
-  symlinkSync(join(repo, "apps"), join(work, "apps"));
-}, 120_000);
-afterAll(async () => {
-  if (work) rmSync(work, { recursive: true, force: true });
-});
+/** The machine's PATH without this workspace's tools (its Node 24, tsx, ...): what a user's terminal has. */
+const userPath = (process.env.PATH ?? "")
+  .split(delimiter)
+  .filter((dir) => !dir.includes("node_modules"))
+  .join(delimiter);
 
 interface Block {
   file: string;
@@ -57,29 +86,127 @@ function blocksOf(file: string): Block[] {
   }));
 }
 
+/** The package names of an `npm install` line (its flags and comment left out). */
+const packagesOf = (line: string) =>
+  line
+    .replace(/#.*$/, "")
+    .trim()
+    .split(/\s+/)
+    .slice(2)
+    .filter((word) => !word.startsWith("-"));
+
+/**
+ * The lines of a text's shell blocks that set up the examples' project, in order: `npm init`, `npm pkg`, and the
+ * installs into a project (an install with -g, or of a tarball, is the CLI's or the checkout's: packed.test.ts runs
+ * those).
+ */
+function projectLinesOf(file: string): string[] {
+  return blocksOf(file)
+    .filter((b) => b.lang === "sh")
+    .flatMap((b) => b.body.split("\n"))
+    .filter((line) => /^npm (init|pkg|install) /.test(line))
+    .filter((line) => !/^npm install\b.*(\s-g\b|\.tgz\b)/.test(line.replace(/#.*$/, "")));
+}
+
+/** The packages a code example needs installed: those it imports, and the runner its command names (`npx tsx`). */
+function packagesNeededBy(block: Block): string[] {
+  const specifiers = [...block.body.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]!);
+  const runner = /run with npx (\S+)/.exec(block.body)?.[1];
+  return [
+    ...specifiers
+      .filter((specifier) => !specifier.startsWith("node:"))
+      .map((specifier) =>
+        specifier
+          .split("/")
+          .slice(0, specifier.startsWith("@") ? 2 : 1)
+          .join("/"),
+      ),
+    ...(runner ? [runner] : []),
+  ];
+}
+
+/** Packs a package of this repository as `npm publish` would, and returns the tarball's path. */
+function pack(packageDir: string): string {
+  const destination = mkdtempSync(join(temp, "pack-"));
+  execFileSync("npm", ["pack", "--pack-destination", destination, "--silent"], { cwd: packageDir, encoding: "utf8" });
+  return join(destination, readdirSync(destination).find((f) => f.endsWith(".tgz"))!);
+}
+
+beforeAll(async () => {
+  // A user's working directory: `agent-tools` installed on PATH, and the repository's `apps` where the README runs
+  // `node apps/cli/dist/bin.js`.
+  work = mkdtempSync(join(tmpdir(), "agent-tools-doc-examples-"));
+  mkdirSync(join(work, "bin"));
+  writeFileSync(join(work, "bin", "agent-tools"), `#!/bin/sh\nexec "${machineNode}" "${bin}" "$@"\n`);
+  chmodSync(join(work, "bin", "agent-tools"), 0o755);
+  symlinkSync(join(repo, "apps"), join(work, "apps"));
+  // The registry the examples' project installs from: the SDK as published, and what else the texts install.
+  temp = mkdtempSync(join(tmpdir(), "agent-tools-doc-project-"));
+  const others = [
+    ...new Set(
+      TEXTS.flatMap(projectLinesOf).flatMap((line) => (line.startsWith("npm install ") ? packagesOf(line) : [])),
+    ),
+  ].filter((name) => !name.startsWith("@agent-tools/"));
+  registry = await startPackageRegistry(
+    [{ tarball: pack(join(repo, "packages/sdk")), workspaceDir: join(repo, "packages/sdk") }],
+    [{ dir: join(repo, "packages/sdk"), dependencies: others }],
+  );
+  project = join(temp, "project");
+  mkdirSync(project);
+}, 120_000);
+afterAll(async () => {
+  await registry?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+  if (temp) rmSync(temp, { recursive: true, force: true });
+});
+
 /** The devnet key of demo account #n, the one a text names ("demo account #5"). */
 const keyOf = (index: number) => DEVNET_ACCOUNTS[index]!.privateKey;
-const namedAccount = (text: string) => Number(/demo account #(\d)/.exec(text)?.[1] ?? 1);
+const namedAccount = (text: string) => /demo account #(\d)/.exec(text)?.[1];
 
+/** A terminal where the reader ran the line `pnpm start` printed: `agent-tools` on PATH. */
 const env = () => ({
-  PATH: `${join(work, "bin")}${delimiter}${process.env.PATH ?? ""}`,
+  PATH: `${join(work, "bin")}${delimiter}${userPath}`,
   AGENT_TOOLS_BASE_URL: service.url,
   NO_COLOR: "1",
   HOME: work,
 });
 
+/** npm's environment in the examples' project: the registry on loopback, and a cache and config of its own. */
+const npmEnv = () => ({
+  PATH: userPath,
+  HOME: temp,
+  npm_config_registry: registry.url,
+  npm_config_cache: join(temp, "npm-cache"),
+  npm_config_audit: "false",
+  npm_config_fund: "false",
+  npm_config_update_notifier: "false",
+});
+
 function run(command: string, args: string[], options: { cwd: string; env: Record<string, string> }) {
   return new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(command, args, { ...options, encoding: "utf8", timeout: 120_000 }, (error, stdout, stderr) => {
+    execFile(command, args, { ...options, encoding: "utf8", timeout: 240_000 }, (error, stdout, stderr) => {
       resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr });
     });
   });
 }
 
+describe("what pnpm start prints", () => {
+  it("names the address it runs on, and the line that points a terminal there", () => {
+    expect(new URL(service.url).port).not.toBe("8402");
+    expect(printedExport).toBe(`export AGENT_TOOLS_BASE_URL=${service.url}`);
+    expect(printedL2, "the embedded default prints its L2").toBeTruthy();
+  });
+});
+
 describe("the shell examples of the README and docs/api.md", () => {
   it("run as written, in order, as one terminal session", async () => {
+    // The checkout's set-up (npm run setup, pnpm), the install lines (packed.test.ts) and the examples' project
+    // set-up (below) are left out: by their commands, not by what their comments mention.
+    const commands = (b: Block) => b.body.replace(/#.*$/gm, "");
     const blocks = [...blocksOf("README.md"), ...blocksOf("docs/api.md")].filter(
-      (b) => (b.lang === "sh" || b.lang === "console") && !/npm run setup|pnpm |npm install/.test(b.body), // set-up, and the install lines (packed.test.ts)
+      (b) =>
+        (b.lang === "sh" || b.lang === "console") && !/npm run setup|pnpm |npm (install|init|pack)/.test(commands(b)),
     );
     expect(blocks.length).toBeGreaterThanOrEqual(4);
     const exports: string[] = [];
@@ -90,42 +217,114 @@ describe("the shell examples of the README and docs/api.md", () => {
         // A console block's commands carry the prompt; its other lines are output.
         const line = block.lang === "console" ? (raw.startsWith("$ ") ? raw.slice(2) : "") : raw;
         if (!line.trim() || line.trimStart().startsWith("#")) continue;
-        const command = line.replaceAll(DOC_ORIGIN, service.url);
-        if (command.startsWith("export ")) {
-          exports.push(command);
+        const where = `${block.file}:${block.line + i + 1}: ${line}`;
+        if (line.startsWith("export ")) {
+          // The line pnpm start printed, where the docs say to run it.
+          exports.push(line.replace(/^export AGENT_TOOLS_BASE_URL=\S+/, printedExport!));
           continue;
         }
-        const result = await run("bash", ["-c", [...exports, command].join("\n")], { cwd: work, env: env() });
+        // The address comes from the export; a command that writes the default port would miss the service.
+        expect(line, where).not.toContain(DOC_ORIGIN);
+        const { AGENT_TOOLS_BASE_URL: _, ...terminal } = env();
+        const result = await run("bash", ["-c", [...exports, line].join("\n")], { cwd: work, env: terminal });
         ran++;
-        expect(result.status, `${block.file}:${block.line + i + 1}: ${line}\n${result.stderr}${result.stdout}`).toBe(0);
+        expect(result.status, `${where}\n${result.stderr}${result.stdout}`).toBe(0);
       }
     }
+    expect(exports.filter((line) => line.startsWith("export AGENT_TOOLS_BASE_URL="))).not.toEqual([]);
     expect(ran).toBeGreaterThanOrEqual(10);
     // A dozen processes one after another, each waiting on chains: the time they take is the machine's.
   }, 300_000);
 });
 
-describe("the TypeScript examples", () => {
-  const blocks = [...blocksOf("README.md"), ...blocksOf("docs/api.md"), ...blocksOf("packages/sdk/README.md")].filter(
-    (b) => b.lang === "ts",
-  );
-  it.each(blocks.map((b) => [`${b.file}:${b.line}`, b] as const))("%s runs as written", async (_where, block) => {
-    // Next to the SDK, so that `@agent-tools/sdk` resolves to it as an installed package would.
-    const dir = mkdtempSync(join(repo, "packages/sdk/.doc-example-"));
-    try {
-      const script = join(dir, "example.mts");
-      const l2 = /L2 \(payments\)\s+(http:\/\/\S+)/.exec(service.output())?.[1];
-      expect(l2, "the embedded default prints its L2").toBeTruthy();
-      writeFileSync(script, block.body.replaceAll(DOC_ORIGIN, service.url).replaceAll(DOC_L2, l2!));
-      const result = await run(process.execPath, [script], {
-        cwd: dir,
-        env: { ...env(), AGENT_TOOLS_PRIVATE_KEY: keyOf(namedAccount(block.body)) },
-      });
-      expect(result.status, `${block.file}:${block.line}\n${result.stderr}${result.stdout}`).toBe(0);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
+describe("the code examples", () => {
+  const blocks = TEXTS.flatMap((file) => blocksOf(file)).filter((b) => b.lang === "ts");
+
+  it("need only what their own text installs", () => {
+    for (const file of TEXTS) {
+      const installed = projectLinesOf(file).flatMap((line) =>
+        line.startsWith("npm install ") ? packagesOf(line) : [],
+      );
+      const needed = blocks.filter((b) => b.file === file).flatMap(packagesNeededBy);
+      expect(needed.length, file).toBeGreaterThan(0);
+      expect(installed, `${file}: what its examples import or run, installed by its own lines`).toEqual(
+        expect.arrayContaining(needed),
+      );
     }
   });
+
+  it("have their project set up as the texts say, in an empty directory, once", async () => {
+    // The texts in order, as a reader who reads them all sets up one project: a line already run, or an install of
+    // packages already installed, is not run again.
+    const lines = TEXTS.flatMap(projectLinesOf);
+    // The first, in the empty directory, makes it an npm project of ES modules.
+    expect(lines[0]).toMatch(/^npm init -y && npm pkg set type=module\b/);
+    const ran = new Set<string>();
+    const installed = new Set<string>();
+    for (const line of lines) {
+      const install = line.startsWith("npm install ") ? packagesOf(line) : undefined;
+      if (ran.has(line) || install?.every((name) => installed.has(name))) continue;
+      ran.add(line);
+      for (const name of install ?? []) installed.add(name);
+      const result = await run("bash", ["-c", line], { cwd: project, env: npmEnv() });
+      expect(result.status, `${line}\n${result.stderr}`).toBe(0);
+    }
+    // Nothing of this repository but the SDK, as published.
+    expect([...registry.requested].filter((name) => name.startsWith("@agent-tools/"))).toEqual(["@agent-tools/sdk"]);
+  }, 300_000);
+
+  it("type-check as written, strictly, against the installed packages' declarations", async () => {
+    // Each example in a file of its own (two texts may name the same file), beside the project's node_modules.
+    const dir = join(project, "type-check");
+    mkdirSync(dir);
+    const files = blocks.map((block, i) => {
+      const file = join(dir, `${i}-${/^\/\/ (\S+):/.exec(block.body)?.[1] ?? "example.ts"}`);
+      writeFileSync(file, block.body);
+      return file;
+    });
+    // TypeScript 7 (the workspace's), with Node's types.
+    const options = ["--noEmit", "--strict", "--module", "nodenext", "--target", "es2022"];
+    const types = ["--types", "node", "--typeRoots", join(repo, "node_modules/@types")];
+    const result = await run(machineNode, [typescript, ...options, ...types, ...files], {
+      cwd: project,
+      env: npmEnv(),
+    });
+    // An error names the text and line of the example.
+    const named = result.stdout.replace(/^type-check\/(\d+)-\S+?\(/gm, (_, i) => {
+      const block = blocks[Number(i)]!;
+      return `${block.file}:${block.line} (`;
+    });
+    expect(named + result.stderr).toBe("");
+    expect(result.status).toBe(0);
+  }, 120_000);
+
+  it.each(blocks.map((b) => [`${b.file}:${b.line}`, b] as const))(
+    "%s runs as written",
+    async (where, block) => {
+      // `// intel.ts: run with npx tsx intel.ts`
+      const named = /^\/\/ (\S+): run with (.+)$/m.exec(block.body.split("\n")[0]!);
+      expect(named, `${where}: the first line names the file and the command`).not.toBeNull();
+      const [, file, command] = named!;
+      // The one address it writes is the fallback of the variable the docs set.
+      const written = block.body.match(/"http:\/\/127\.0\.0\.1:8402"/g) ?? [];
+      const fallbacks = block.body.match(/process\.env\.AGENT_TOOLS_BASE_URL \?\? "http:\/\/127\.0\.0\.1:8402"/g) ?? [];
+      expect(written.length, `${where}: an address not read from AGENT_TOOLS_BASE_URL`).toBe(fallbacks.length);
+      const account = namedAccount(block.body);
+      expect(account, `${where}: names the demo account it pays with`).toBeDefined();
+      writeFileSync(join(project, file!), block.body);
+      const result = await run("bash", ["-c", command!], {
+        cwd: project,
+        env: {
+          ...npmEnv(),
+          AGENT_TOOLS_BASE_URL: service.url,
+          AGENT_TOOLS_PRIVATE_KEY: keyOf(Number(account)),
+          L2_RPC_URL: printedL2!,
+        },
+      });
+      expect(result.status, `${where}\n${result.stderr}${result.stdout}`).toBe(0);
+    },
+    120_000,
+  );
 });
 
 /** `agent-tools <args>` started as a user starts it, until `ready` says it is working; then stopped. */
@@ -210,8 +409,10 @@ describe("the MCP client set-ups of docs/api.md", () => {
   /** An MCP server entry started as Claude Desktop, Cursor or Claude Code start one: its command over stdio. */
   async function stdio(command: string, args: string[], entryEnv: Record<string, string>): Promise<Client> {
     const client = new Client({ name: "desktop-agent", version: "1.0.0" });
+    // The desktop agent's environment, not a terminal's: the entry says where the service is.
+    const { AGENT_TOOLS_BASE_URL: _, ...desktop } = env();
     await client.connect(
-      new StdioClientTransport({ command, args, env: { ...env(), ...entryEnv }, cwd: work, stderr: "ignore" }),
+      new StdioClientTransport({ command, args, env: { ...desktop, ...entryEnv }, cwd: work, stderr: "ignore" }),
     );
     return client;
   }
@@ -219,6 +420,7 @@ describe("the MCP client set-ups of docs/api.md", () => {
   it("Claude Desktop's and Cursor's entry starts the bridge: it lists the tools and pays a call", async () => {
     const block = blocks.find((b) => b.lang === "json" && b.body.includes('"mcpServers"'));
     expect(block, "a json block with mcpServers").toBeDefined();
+    // The service's address in place of the default one, as the text says.
     const entry = JSON.parse(block!.body.replaceAll(DOC_ORIGIN, service.url)).mcpServers["agent-tools"] as {
       command: string;
       args: string[];
@@ -240,14 +442,22 @@ describe("the MCP client set-ups of docs/api.md", () => {
   it("Claude Code's lines: the bridge over stdio pays a call; the endpoint by URL lists the tools and reads a price", async () => {
     const block = blocks.find((b) => b.lang === "text" && b.body.includes("claude mcp add"));
     expect(block, "a text block with claude mcp add").toBeDefined();
-    const lines = block!.body.replaceAll(DOC_ORIGIN, service.url).trim().split("\n");
+    const lines = block!.body.trim().split("\n");
+    /** A line's words as the reader's shell hands them to `claude`, AGENT_TOOLS_BASE_URL exported as printed. */
+    const wordsOf = async (line: string) => {
+      const printed = await run("bash", ["-c", `set -- ${line}; printf '%s\\0' "$@"`], { cwd: work, env: env() });
+      return printed.stdout.split("\0").slice(0, -1);
+    };
 
     // `claude mcp add <name> --env K=V -- <command> <args...>`
-    const bridgeLine = lines.find((line) => line.includes(" -- "))!;
-    const [options, commandLine] = bridgeLine.split(" -- ") as [string, string];
-    const entryEnv = Object.fromEntries([...options.matchAll(/--env (\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
+    const bridgeWords = await wordsOf(lines.find((line) => line.includes(" -- "))!);
+    const options = bridgeWords.slice(0, bridgeWords.indexOf("--"));
+    const entryEnv = Object.fromEntries(
+      options.flatMap((word, i) => (options[i - 1] === "--env" ? [word.split(/=(.*)/s).slice(0, 2)] : [])),
+    );
     expect(entryEnv.AGENT_TOOLS_PRIVATE_KEY).toBe("0x...");
-    const [command, ...args] = commandLine.trim().split(/\s+/) as [string, ...string[]];
+    const [command, ...args] = bridgeWords.slice(bridgeWords.indexOf("--") + 1) as [string, ...string[]];
+    expect(args).toContain(service.url);
     const bridge = await stdio(command, args, { ...entryEnv, AGENT_TOOLS_PRIVATE_KEY: keyOf(1) });
     try {
       const paid = await intelOf(bridge);
@@ -257,8 +467,8 @@ describe("the MCP client set-ups of docs/api.md", () => {
     }
 
     // `claude mcp add --transport http <name> <url>`
-    const urlLine = lines.find((line) => line.includes("--transport http"))!;
-    const url = urlLine.trim().split(/\s+/).at(-1)!;
+    const url = (await wordsOf(lines.find((line) => line.includes("--transport http"))!)).at(-1)!;
+    expect(url).toBe(`${service.url}/mcp`);
     const remote = new Client({ name: "claude-code", version: "1.0.0" });
     await remote.connect(new StreamableHTTPClientTransport(new URL(url)));
     try {

@@ -62,10 +62,14 @@ function run(file: string, args: string[], options: { cwd: string; env?: Record<
   });
 }
 
-/** The commands of the docs' shell blocks that install a package of ours. */
+/**
+ * The commands of the docs' shell blocks that install a package of ours, but for the set-up of the examples' project
+ * (a block with `npm init`: doc-examples.test.ts runs those).
+ */
 function installLines(file: string): string[] {
   const text = readFileSync(join(repo, file), "utf8");
   return [...text.matchAll(/```sh\n([\s\S]*?)```/g)]
+    .filter((m) => !m[1]!.includes("npm init"))
     .flatMap((m) => m[1]!.split("\n"))
     .map((line) => line.replace(/#.*$/, "").trim())
     .filter((line) => /^npm install .*@agent-tools\//.test(line));

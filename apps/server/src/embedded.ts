@@ -126,6 +126,9 @@ async function main(): Promise<void> {
     `  Collections the simulated marketplace knows (offer-radar --slug): ${MARKETPLACE_FACTS.collections.established.slice(0, 6).join(", ")}, ...`,
   );
   say("");
+  // The CLI and the docs' examples read the service's address from this variable (README, "Once the service runs").
+  say("Point the CLI and the docs' examples at it, in each terminal you use them from:");
+  say(`  export AGENT_TOOLS_BASE_URL=${config.publicUrl}`);
   say(`Try: curl ${config.publicUrl}/agents/info/1`);
 
   stopOnSignals(logger, async () => {

@@ -8,10 +8,11 @@ import { dirname, join, sep } from "node:path";
 /**
  * An npm registry on loopback, standing in for the public one: it serves tarballs packed from this repository as
  * if they were published, and their dependencies from the packages installed in this workspace, so npm installs
- * them as a user's npm would, without leaving the machine. It has the published tarballs and the dependency closure
- * of each (dependencies, optional dependencies and required peer dependencies, as installed next to the package in
- * the workspace; for a published package, its optional peers too), nothing else: a name it does not have gets npm's
- * 404, and every name asked for is kept in `requested`, so a test can show what was needed.
+ * them as a user's npm would, without leaving the machine. It has the published tarballs, the packages of others a
+ * test asks it to serve beside them, and the dependency closure of each (dependencies, optional dependencies and
+ * required peer dependencies, as installed in the workspace; for a published package, its optional peers too),
+ * nothing else: a name it does not have gets npm's 404, and every name asked for is kept in `requested`, so a test
+ * can show what was needed.
  */
 export interface PackageRegistry {
   url: string;
@@ -101,17 +102,23 @@ export function manifestOf(tarball: string): Manifest {
   return JSON.parse(execFileSync("tar", ["-xzOf", tarball, "package/package.json"], { encoding: "utf8" })) as Manifest;
 }
 
-/** `publish`: each tarball, and the workspace directory where its dependencies are installed. */
+/**
+ * `publish`: each tarball, and the workspace directory where its dependencies are installed. `beside`: packages of
+ * other publishers that a text has the user install beside ours (a TypeScript runner, another protocol's client), each
+ * served with its dependency closure as installed where Node finds it from `dir`.
+ */
 export async function startPackageRegistry(
   publish: { tarball: string; workspaceDir: string }[],
+  beside: { dir: string; dependencies: string[] }[] = [],
 ): Promise<PackageRegistry> {
   const published = publish.map(({ tarball, workspaceDir }) => ({
     tarball,
     workspaceDir,
     manifest: manifestOf(tarball),
   }));
-  const packages = closureOf(
-    published.map(({ workspaceDir, manifest }) => ({
+  const packages = closureOf([
+    ...beside,
+    ...published.map(({ workspaceDir, manifest }) => ({
       dir: workspaceDir,
       // A published package's optional peers too: its README has the user install them beside it.
       dependencies: Object.keys({
@@ -120,7 +127,7 @@ export async function startPackageRegistry(
         ...manifest.peerDependencies,
       }),
     })),
-  );
+  ]);
   for (const { tarball, manifest } of published) {
     const versions = packages.get(manifest.name) ?? new Map<string, Installed>();
     versions.set(manifest.version, { dir: "", manifest, tarball: readFileSync(tarball) });
