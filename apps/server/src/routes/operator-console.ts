@@ -86,7 +86,7 @@ const CONSOLE_PAGE = `<!doctype html>
   .nowrap { white-space: nowrap; }
   .address { font-family: ui-monospace, monospace; font-size: .85rem; overflow-wrap: anywhere; }
   code { font-family: ui-monospace, monospace; }
-  pre { overflow-x: auto; padding: .5rem; border-radius: .3rem; background: #8882; }
+  pre { white-space: pre-wrap; overflow-wrap: anywhere; padding: .5rem; border-radius: .3rem; background: #8882; }
   h3 { font-size: 1rem; margin: 0 0 .5rem; }
   #status { border: 1px solid #c2410c; border-radius: .5rem; padding: .75rem; }
   #status:empty { display: none; }
