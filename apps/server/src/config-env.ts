@@ -124,6 +124,7 @@ export const envSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, { error: "must be a postgres:// or postgresql:// connection URL" })
     .optional(),
   DATA_DIR: z.string().min(1).default(".agent-tools/data"),
+  EMBEDDED_STORE: booleanFlag.default(false),
   OPERATOR_ADDRESS: address.optional(),
   // Missions.
   DISPATCH_POLL_MS: int(10, 60_000).default(1000),

@@ -5,7 +5,7 @@ import { exitOnStartFailure, loadConfigOrExit, stopOnSignals } from "./lifecycle
 import { createLogger } from "./logger.js";
 import { openListener } from "./server.js";
 import { portRefusal } from "./startup-checks.js";
-import type { Database } from "./store/database.js";
+import { type Database, storeDescription } from "./store/database.js";
 import { openDatabase, type StoreConfig } from "./store/open-database.js";
 import { claimDataDirectory, pgliteOpening } from "./store/pglite.js";
 
@@ -144,8 +144,8 @@ async function main(): Promise<void> {
   say(`  USD token       ${deployment.addresses.usdToken}`);
   say(
     service.db.kind === "pglite"
-      ? `  data           ${service.db.location}  (ledger and missions; kept between restarts, delete it to start afresh)`
-      : `  data           ${service.db.location}`,
+      ? `  data           ${service.db.location}  (PGlite: the ledger and the missions; kept between restarts, delete it to start afresh)`
+      : `  data           ${storeDescription(service.db)}  (the ledger and the missions)`,
   );
   say("");
   say("Demo accounts. DEVNET ONLY: these keys are public test keys; never use them on a real network.");

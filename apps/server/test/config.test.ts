@@ -119,6 +119,7 @@ describe("safe production settings", () => {
     MARKETPLACE_API_KEY: "opensea-key",
     MARKET_DATA_URL: "https://api.dexscreener.com",
     FACILITATOR_PRIVATE_KEY: realKey,
+    DATABASE_URL: "postgres://agent_tools:db-password@db.example.org:5432/agent_tools",
   };
 
   it("starts on a real network with every address and upstream given, and a key of its own", () => {
@@ -223,6 +224,35 @@ describe("safe production settings", () => {
       RECEIPT_SIGNER_PRIVATE_KEY: expect.stringMatching(/32-byte hex private key/),
     });
   });
+
+  it("refuses a mainnet without DATABASE_URL, saying what the embedded store would mean and how to choose it", () => {
+    const problems = problemsOf({ ...real, DATABASE_URL: "" });
+    expect(Object.keys(problems)).toEqual(["DATABASE_URL"]);
+    expect(problems.DATABASE_URL).toMatch(/^must be set on eip155:8453 \(PAYMENT_NETWORK\), a mainnet/);
+    expect(problems.DATABASE_URL).toMatch(/PGlite in DATA_DIR, \.agent-tools\/data/);
+    expect(problems.DATABASE_URL).toMatch(/one instance only \(no second instance, no scale-out\)/);
+    expect(problems.DATABASE_URL).toMatch(/backed up by copying its directory while the server is stopped/);
+    expect(problems.DATABASE_URL).toMatch(/set EMBEDDED_STORE=true$/);
+    // Setting DATA_DIR alone is not the choice: it has a default, and says nothing of a mainnet.
+    expect(Object.keys(problemsOf({ ...real, DATABASE_URL: "", DATA_DIR: "/var/lib/agent-tools" }))).toEqual([
+      "DATABASE_URL",
+    ]);
+  });
+
+  it("starts a mainnet on the embedded store when EMBEDDED_STORE=true says so, and never with both stores", () => {
+    const config = load({ ...real, DATABASE_URL: "", EMBEDDED_STORE: "true", DATA_DIR: "/var/lib/agent-tools" });
+    expect(config.store).toEqual({ kind: "pglite", dataDir: "/var/lib/agent-tools" });
+    expect(load(real).store).toEqual({ kind: "postgres", url: real.DATABASE_URL });
+    expect(Object.keys(problemsOf({ ...real, EMBEDDED_STORE: "true" }))).toEqual(["EMBEDDED_STORE"]);
+  });
+
+  it.each(["eip155:84532", "eip155:11155111"])(
+    "lets a test network (%s) keep its ledger in the embedded store",
+    (network) => {
+      const config = load({ ...real, PAYMENT_NETWORK: network, DATABASE_URL: "" });
+      expect(config.store).toEqual({ kind: "pglite", dataDir: ".agent-tools/data" });
+    },
+  );
 
   it("lets the embedded default set its own recipient and key", () => {
     expect(problemsOf({}, { embedded: true })).toEqual({});

@@ -6,16 +6,21 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
+import { StartupError } from "../startup-checks.js";
 import type { Database, Queryable } from "./database.js";
 
-/** Thrown when another live process has the data directory open; PGlite serves one process only. */
-export class DataDirectoryInUseError extends Error {
+/**
+ * Thrown when another live process has the data directory open; PGlite serves one process only. A start-up refusal
+ * naming DATA_DIR, reported whole.
+ */
+export class DataDirectoryInUseError extends StartupError {
   constructor(
     readonly dataDir: string,
     readonly pid: number,
   ) {
     super(
-      `The data directory ${dataDir} is in use by process ${pid}. Stop that process, or point DATA_DIR elsewhere ` +
+      "DATA_DIR",
+      `the data directory ${dataDir} is in use by process ${pid}; stop that process, or point DATA_DIR elsewhere ` +
         "(several instances share one database through DATABASE_URL, a Postgres server).",
     );
     this.name = "DataDirectoryInUseError";
