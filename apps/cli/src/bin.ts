@@ -3,6 +3,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import {
   type DispatchInput,
+  InvalidPrivateKeyError,
   LEDGER_EXPORT_FORMATS,
   type MissionStatus,
   type MissionTool,
@@ -16,7 +17,7 @@ import {
 } from "@agent-tools/sdk/contracts";
 import { Argument, Command, InvalidArgumentError, Option } from "commander";
 import { version } from "../package.json";
-import { describeFailure, ExitCode, UsageError } from "./exit-codes.js";
+import { describeFailure, ExitCode, UsageError, usageMessage } from "./exit-codes.js";
 import { renderLedger } from "./ledger.js";
 import { missionParams, nextMorningUtc, parseRunAt, renderDispatch, renderMissions } from "./missions.js";
 import { renderResult, styleFor, table } from "./render.js";
@@ -40,10 +41,11 @@ const err = process.stderr;
 const style = styleFor(out);
 const errStyle = styleFor(err);
 
-function fail(error: unknown): never {
+/** Says why the command failed, and exits with its code; `input` is the request the command line made, if any. */
+function fail(error: unknown, input?: unknown): never {
   const options = program.opts<GlobalOptions>();
   const signedIn = !options.anonymous && (options.keyFile !== undefined || !!process.env.AGENT_TOOLS_PRIVATE_KEY);
-  const { code, message } = describeFailure(error, { signedIn });
+  const { code, message } = describeFailure(error, { signedIn, input });
   err.write(`agent-tools: ${message}\n`);
   process.exit(code);
 }
@@ -62,11 +64,27 @@ function readKey(options: GlobalOptions): `0x${string}` | undefined {
   if (!key.startsWith("0x")) key = `0x${key}`;
   if (!/^0x[0-9a-fA-F]{64}$/.test(key)) {
     err.write(
-      `agent-tools: the key ${options.keyFile ? `in ${options.keyFile}` : "in AGENT_TOOLS_PRIVATE_KEY"} is not a 32-byte hex private key.\n`,
+      `agent-tools: the key ${keySource(options)} is not a 32-byte hex private key (0x followed by 64 hex digits).\n`,
     );
     process.exit(ExitCode.usage);
   }
   return key as `0x${string}`;
+}
+
+/** Where the key came from, as a message names it. */
+const keySource = (options: GlobalOptions) =>
+  options.keyFile ? `in ${options.keyFile}` : "in AGENT_TOOLS_PRIVATE_KEY";
+
+/** The account of a key `readKey` read: a key the SDK refuses (out of secp256k1's range) exits 2, saying why. */
+async function accountOf(options: GlobalOptions, key: `0x${string}`) {
+  const { accountFromPrivateKey } = await import("@agent-tools/sdk");
+  try {
+    return accountFromPrivateKey(key);
+  } catch (error) {
+    if (!(error instanceof InvalidPrivateKeyError)) throw error;
+    err.write(`agent-tools: the key ${keySource(options)} cannot be used. ${error.message}\n`);
+    process.exit(ExitCode.usage);
+  }
 }
 
 /**
@@ -75,11 +93,11 @@ function readKey(options: GlobalOptions): `0x${string}` | undefined {
  */
 async function clientFor(options: GlobalOptions) {
   const key = readKey(options);
-  const { accountFromPrivateKey, createAgentToolsClient } = await import("@agent-tools/sdk");
+  const { createAgentToolsClient } = await import("@agent-tools/sdk");
   return createAgentToolsClient({
     baseUrl: options.baseUrl,
     maxPaymentPerCall: options.maxPrice,
-    ...(key ? { account: accountFromPrivateKey(key) } : {}),
+    ...(key ? { account: await accountOf(options, key) } : {}),
     signIn: !options.anonymous,
   });
 }
@@ -136,6 +154,8 @@ const program = new Command()
   .showHelpAfterError("(agent-tools --help lists the commands; agent-tools <command> --help shows its flags)")
   // Usage mistakes exit 2 (commander's own default is 1); --help and --version exit 0.
   .exitOverride((error) => process.exit(error.exitCode === 0 ? ExitCode.ok : ExitCode.usage))
+  // Commander's usage errors, said as the CLI's other refusals are (a sentence naming the flag).
+  .configureOutput({ outputError: (text, write) => write(`${usageMessage(text)}\n`) })
   .addOption(
     new Option("--base-url <url>", "service origin").default(process.env.AGENT_TOOLS_BASE_URL ?? DEFAULT_BASE_URL),
   )
@@ -188,7 +208,7 @@ async function runTool(name: ToolName, options: Record<string, unknown>): Promis
       result = await (client[name] as (i: unknown) => ReturnType<(typeof client)[ToolName]>)(input);
     } catch (error) {
       stop();
-      if (!opts.watch || error instanceof ValidationError) fail(error);
+      if (!opts.watch || error instanceof ValidationError) fail(error, input);
       err.write(`agent-tools: ${describeFailure(error).message}\n`);
       await new Promise((resolve) => setTimeout(resolve, opts.watch! * 1000));
       continue;
@@ -255,11 +275,12 @@ interface DispatchOptions {
 
 async function runDispatch(tool: MissionTool, options: DispatchOptions): Promise<void> {
   const opts = globals();
+  let input: DispatchInput | undefined;
   try {
     refuseWatch("dispatch");
     const client = await clientFor(opts);
     // The params come from flags as text: the SDK checks them against the tool's own schema before sending.
-    const input = {
+    input = {
       tokenId: options.tokenId,
       mission: { tool, params: missionParams(tool, options.param, options.params) },
       ...(options.runAt ? { runAt: options.runAt } : {}),
@@ -269,7 +290,7 @@ async function runDispatch(tool: MissionTool, options: DispatchOptions): Promise
     out.write(opts.json ? `${JSON.stringify(result.data)}\n` : renderDispatch(result.data, style));
     reportPayment(result.payment);
   } catch (error) {
-    fail(error);
+    fail(error, input);
   }
 }
 
@@ -535,15 +556,15 @@ program
     const opts = globals();
     const key = readKey(opts);
     // Loaded here: the other commands start without the MCP library.
-    const [{ runStdioBridge }, { accountFromPrivateKey }] = await Promise.all([
+    const [{ runStdioBridge }, account] = await Promise.all([
       import("@agent-tools/sdk/mcp"),
-      import("@agent-tools/sdk"),
+      key ? accountOf(opts, key) : undefined,
     ]);
     await runStdioBridge({
       baseUrl: opts.baseUrl,
       maxPaymentPerCall: opts.maxPrice,
       ...(options.budget ? { budget: options.budget } : {}),
-      ...(key ? { account: accountFromPrivateKey(key) } : {}),
+      ...(account ? { account } : {}),
       signIn: !opts.anonymous,
     });
     // stdout carries the protocol; what people read goes to stderr.
