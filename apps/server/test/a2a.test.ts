@@ -258,7 +258,7 @@ describe("the A2A agent", () => {
 
   it("names A2A's own metadata fields in a refusal, never HTTP's headers", async () => {
     const unpaid = requiredOf(await send({ data: { skill: "intel", input: { tokenId: 4 } } }));
-    expect(unpaid.error).toBe(`payment_required: pay with x402 version 2 (the message's metadata "${PAYLOAD}")`);
+    expect(unpaid.error).toBe(`payment_required: pay with x402 version 2 (the message's metadata "${PAYLOAD}").`);
     const badSignIn = requiredOf(
       await send({ data: { skill: "intel", input: { tokenId: 4 } }, metadata: { "sign-in-with-x": "not a sign-in" } }),
     );

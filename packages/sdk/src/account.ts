@@ -15,7 +15,7 @@ function keyProblem(key: unknown): string | undefined {
   const digits = key.slice(2);
   if (!/^[0-9a-fA-F]*$/.test(digits)) return "holds characters that are not hex digits (0-9, a-f) after 0x";
   if (digits.length !== 64) {
-    return `is ${digits.length} hex digit${digits.length === 1 ? "" : "s"} long after 0x; a private key is 64 (32 bytes)`;
+    return `is ${digits.length} hex digit${digits.length === 1 ? "" : "s"} long after 0x, not 64`;
   }
   return undefined;
 }

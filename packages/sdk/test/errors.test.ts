@@ -165,7 +165,10 @@ describe("one error base with a code", () => {
 describe("accountFromPrivateKey", () => {
   const valid = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
   it.each([
-    ["0x12", /is 2 hex digits long after 0x; a private key is 64 \(32 bytes\)/],
+    [
+      "0x12",
+      /^The private key is 2 hex digits long after 0x, not 64: a private key is 0x followed by 64 hex digits \(32 bytes\)\.$/,
+    ],
     [valid, /lacks its 0x prefix/],
     [`0x${valid}00`, /is 66 hex digits long after 0x/],
     [`0x${"g".repeat(64)}`, /holds characters that are not hex digits/],

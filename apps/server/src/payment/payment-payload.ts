@@ -218,7 +218,8 @@ export function readDecodedPayment(
     };
   }
   if (decoded.kind === "malformed") {
-    return { ok: false, reason: "invalid_payment", sentence: `the payment cannot be read: ${decoded.why}` };
+    const field = options.paymentField ?? "PAYMENT-SIGNATURE";
+    return { ok: false, reason: "invalid_payment", sentence: `the payment (${field}) cannot be read: ${decoded.why}` };
   }
   const { payload } = decoded;
   const wrong = requirementMismatch(payload.accepted, quoted);
