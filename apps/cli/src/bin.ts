@@ -18,7 +18,7 @@ import {
 import { Argument, Command, InvalidArgumentError, Option } from "commander";
 import { version } from "../package.json";
 import { describeFailure, ExitCode, UsageError, usageMessage } from "./exit-codes.js";
-import { renderLedger } from "./ledger.js";
+import { renderLedger, renderRefund } from "./ledger.js";
 import { missionParams, nextMorningUtc, parseRunAt, renderDispatch, renderMissions } from "./missions.js";
 import { renderResult, styleFor, table } from "./render.js";
 import { startSpinner } from "./spinner.js";
@@ -26,6 +26,16 @@ import { addToolOptions, kebab, singular, toolInputFromOptions } from "./tool-op
 import { diffResults } from "./watch.js";
 
 export const DEFAULT_BASE_URL = "http://127.0.0.1:8402";
+
+/**
+ * The values of the refund command's help examples: demo account #1 as the payer, and a nonce and a transaction of
+ * the right form (apps/cli/test/doc-examples.test.ts books a real refund with them replaced).
+ */
+const REFUND_EXAMPLE = {
+  payer: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+  nonce: `0x${"5e".repeat(32)}`,
+  transaction: `0x${"7f".repeat(32)}`,
+};
 
 interface GlobalOptions {
   baseUrl: string;
@@ -186,6 +196,7 @@ Examples:
   $ agent-tools dispatch allowlist-scan --token-id 5 --run-at +2h --param type=upcoming --param limit=10
   $ agent-tools missions --token-id 5 --status done
   $ agent-tools ledger --from 2026-11-01 --key-file operator.key   # the operator's key
+  $ agent-tools refund --payer ${REFUND_EXAMPLE.payer} --nonce ${REFUND_EXAMPLE.nonce} --transaction ${REFUND_EXAMPLE.transaction} --key-file operator.key
   $ agent-tools agent 7
   $ agent-tools mcp --budget 5.00                # a local MCP server for Claude Desktop or Cursor
 
@@ -328,18 +339,24 @@ interface LedgerOptions {
   output?: string;
 }
 
+/** The operator's commands (ledger, refund) sign in with the operator's key: without one they exit 4, saying so. */
+function requireOperatorKey(opts: GlobalOptions, command: "ledger" | "refund"): void {
+  refuseWatch(command);
+  const what = command === "ledger" ? "the ledger signs in" : "a refund is booked signed in";
+  if (opts.anonymous) throw new UsageError(`${what} with the operator's key; drop --anonymous.`);
+  if (!readKey(opts)) {
+    err.write(
+      `agent-tools: the ${command === "ledger" ? "ledger" : "refund book"} is the operator's: set AGENT_TOOLS_PRIVATE_KEY or pass --key-file with the operator's key\n` +
+        "(on the embedded default, demo account #0 that pnpm start prints).\n",
+    );
+    process.exit(ExitCode.forbidden);
+  }
+}
+
 async function runLedger(options: LedgerOptions): Promise<void> {
   const opts = globals();
   try {
-    refuseWatch("ledger");
-    if (opts.anonymous) throw new UsageError("the ledger signs in with the operator's key; drop --anonymous.");
-    if (!readKey(opts)) {
-      err.write(
-        "agent-tools: the ledger is the operator's: set AGENT_TOOLS_PRIVATE_KEY or pass --key-file with the operator's key\n" +
-          "(on the embedded default, demo account #0 that pnpm start prints).\n",
-      );
-      process.exit(ExitCode.forbidden);
-    }
+    requireOperatorKey(opts, "ledger");
     if (options.output && !options.format)
       throw new UsageError("--output writes an export: add --format csv or jsonl.");
     if (options.format) {
@@ -387,6 +404,34 @@ async function exportLedgerTo(client: Awaited<ReturnType<typeof clientFor>>, opt
   }
   const payments = options.format === "csv" ? Math.max(0, lines - 1) : lines;
   if (options.output) err.write(`Wrote ${payments} payment${payments === 1 ? "" : "s"} to ${options.output}.\n`);
+}
+
+interface RefundOptions {
+  payer: string;
+  nonce: string;
+  transaction: string;
+  note?: string;
+}
+
+/** `refund`: books a refund the operator sent (`recordRefund`); prints the refund and what is left of the payment. */
+async function runRefund(options: RefundOptions): Promise<void> {
+  const opts = globals();
+  // The fields as typed: the SDK checks them against the contract before anything is signed or sent.
+  const input = {
+    payer: options.payer,
+    nonce: options.nonce,
+    transaction: options.transaction,
+    ...(options.note !== undefined ? { note: options.note } : {}),
+  };
+  try {
+    requireOperatorKey(opts, "refund");
+    const client = await clientFor(opts);
+    const stop = startSpinner("Booking the refund…");
+    const recorded = await client.recordRefund(input).finally(stop);
+    out.write(opts.json ? `${JSON.stringify(recorded)}\n` : renderRefund(recorded, style));
+  } catch (error) {
+    fail(error, input);
+  }
 }
 
 program
@@ -472,6 +517,35 @@ Examples:
   $ agent-tools ledger --json`,
   )
   .action((options: LedgerOptions) => runLedger(options));
+
+program
+  .command("refund")
+  .description(
+    "Book a refund you sent: the payment it gives back for (payer, nonce) and its transaction, in the operator's ledger (not paid)",
+  )
+  .requiredOption("--payer <address>", "who paid: the payment's payer, as the ledger lists it")
+  .requiredOption("--nonce <hex>", "the payment's authorization nonce, as the ledger lists it")
+  .requiredOption(
+    "--transaction <hash>",
+    "the refund's transaction: a transfer of the payment asset from the payee (PAY_TO) back to the payer",
+  )
+  .option("--note <text>", "why the money was given back, kept with the refund (at most 200 characters)")
+  .addHelpText(
+    "after",
+    `
+First send the money back with your own wallet: a transfer of the payment asset from PAY_TO to the payer, on the
+payment chain. Then book it here. The service reads the transfer from the chain and books it beside the payment;
+the ledger, its exports and the console list it. Signs in with the operator's key (AGENT_TOOLS_PRIVATE_KEY or
+--key-file); any other key exits 4. A transaction already booked for this payment is answered again (exit 0); a
+payment the ledger does not hold, a transaction that is not such a transfer, more than is left of the payment, or
+a transaction booked for another payment exits 2.
+
+Examples:
+  $ agent-tools ledger --format jsonl --key-file operator.key   # each payment's payer and nonce
+  $ agent-tools refund --payer ${REFUND_EXAMPLE.payer} --nonce ${REFUND_EXAMPLE.nonce} --transaction ${REFUND_EXAMPLE.transaction} --note 'half back: the scan came late' --key-file operator.key
+  $ agent-tools refund --payer ${REFUND_EXAMPLE.payer} --nonce ${REFUND_EXAMPLE.nonce} --transaction ${REFUND_EXAMPLE.transaction} --key-file operator.key --json`,
+  )
+  .action((options: RefundOptions) => runRefund(options));
 
 async function runPublic<T>(read: () => Promise<T>, render: (value: T) => string): Promise<void> {
   try {

@@ -3,6 +3,7 @@ import {
   NetworkError,
   NotFoundError,
   PaymentRequiredError,
+  ServiceError,
   UnauthorizedError,
   UpstreamError,
   ValidationError,
@@ -102,7 +103,10 @@ export class UsageError extends Error {
 /** Exit codes of `agent-tools` (documented in --help and the README). */
 export const ExitCode = {
   ok: 0,
-  /** Bad usage, or the service answered 400 / 404. */
+  /**
+   * Bad usage, or the service answered 400 / 404, or refused a refund for what it names (409 / 422: a transaction that
+   * is not a transfer back, one booked for another payment, more than is left).
+   */
   usage: 2,
   /** Payment refused, or the quote is above --max-price. */
   payment: 3,
@@ -169,6 +173,12 @@ export function describeFailure(
     return {
       code: ExitCode.forbidden,
       message: `${error.message}${needed}\nUse a token your key holds with enough clearance, or --anonymous to pay the standard price.`,
+    };
+  }
+  if (error instanceof ServiceError && (error.status === 409 || error.status === 422)) {
+    return {
+      code: ExitCode.usage,
+      message: `${error.message}\nCheck the refund's transaction: a transfer of the payment asset from PAY_TO back to that payer, booked for no other payment.`,
     };
   }
   if (error instanceof UpstreamError) {
