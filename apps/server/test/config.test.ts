@@ -2,6 +2,7 @@ import { DEVNET_ACCOUNTS, DEVNET_ADDRESSES, DEVNET_MNEMONIC } from "@agent-tools
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { loadConfig as load } from "../src/config.js";
+import { FETCH_BAD_PORTS, fetchBlockedPort } from "../src/config-env.js";
 import { ConfigError } from "../src/config-error.js";
 import { isPublicTestAddress, PUBLIC_TEST_ADDRESSES } from "../src/public-test-accounts.js";
 import { DEVNET_PAYMENTS } from "./helpers/devnet-payments.js";
@@ -253,6 +254,41 @@ describe("safe production settings", () => {
       expect(config.store).toEqual({ kind: "pglite", dataDir: ".agent-tools/data" });
     },
   );
+
+  it.each([
+    ["L1_RPC_URL", "https://eth.example.org:9/v2/KEY"],
+    ["L2_RPC_URL", "http://127.0.0.1:6000"],
+    ["FACILITATOR_URL", "http://127.0.0.1:9"],
+    ["FACILITATOR_URLS", "https://x402.example, http://127.0.0.1:9"],
+    ["MARKETPLACE_URL", "https://api.example:25"],
+    ["MARKET_DATA_URL", "https://data.example:6666"],
+    ["PUBLIC_URL", "https://tools.example.org:10080"],
+  ])("refuses %s on a port fetch refuses to connect to, naming the variable and the port", (variable, url) => {
+    const env = {
+      ...real,
+      [variable]: url,
+      ...(variable.startsWith("FACILITATOR_URL") ? { FACILITATOR_PRIVATE_KEY: "" } : {}),
+    };
+    const problems = problemsOf(env);
+    expect(Object.keys(problems)).toEqual([variable]);
+    const port = new URL(url.split(",").at(-1)!.trim()).port;
+    expect(problems[variable]).toMatch(
+      new RegExp(`^is on port ${port}, which fetch refuses to connect to \\(a bad port of the Fetch standard\\)`),
+    );
+    // The same URL on another port is fine.
+    expect(problemsOf({ ...env, [variable]: url.replace(`:${port}`, ":8443") })).toEqual({});
+  });
+
+  it("refuses each port Node's own fetch refuses before connecting", async () => {
+    // fetch blocks a bad port before it opens any connection: nothing is sent, not even on loopback.
+    for (const port of FETCH_BAD_PORTS) {
+      const refused = await fetch(`http://127.0.0.1:${port}/`).catch((error: unknown) => error);
+      expect((refused as Error & { cause?: Error }).cause?.message, `port ${port}`).toBe("bad port");
+      expect(fetchBlockedPort(`http://127.0.0.1:${port}/`)).toBe(port);
+    }
+    expect(fetchBlockedPort("http://127.0.0.1:8545")).toBeUndefined();
+    expect(fetchBlockedPort("https://api.example")).toBeUndefined();
+  });
 
   it("lets the embedded default set its own recipient and key", () => {
     expect(problemsOf({}, { embedded: true })).toEqual({});
