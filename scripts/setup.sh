@@ -38,6 +38,8 @@ fi
 
 # Build every package once now, so that `pnpm start` and `pnpm test` find them built (turbo caches the result).
 pnpm build --output-logs=errors-only
+# The embedded database's initdb (some seconds of CPU) runs now, once per machine, rather than in the first `pnpm start`.
+node apps/server/dist/prepare-store.js
 
 if $with_browser && [[ ! -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ]]; then
   apt_packages+=(chromium)

@@ -3,6 +3,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import {
   type DispatchInput,
+  InvalidPrivateKeyError,
   LEDGER_EXPORT_FORMATS,
   type MissionStatus,
   type MissionTool,
@@ -17,8 +18,8 @@ import {
 import { Argument, Command, InvalidArgumentError, Option } from "commander";
 import { version } from "../package.json";
 import { renderConsoleLink } from "./console-link.js";
-import { describeFailure, ExitCode, type ServiceAddress, UsageError } from "./exit-codes.js";
-import { renderLedger } from "./ledger.js";
+import { describeFailure, ExitCode, type ServiceAddress, UsageError, usageMessage } from "./exit-codes.js";
+import { renderLedger, renderRefund } from "./ledger.js";
 import { missionParams, nextMorningUtc, parseRunAt, renderDispatch, renderMissions } from "./missions.js";
 import { renderResult, styleFor, table } from "./render.js";
 import { startSpinner } from "./spinner.js";
@@ -26,6 +27,16 @@ import { addToolOptions, kebab, singular, toolInputFromOptions } from "./tool-op
 import { diffResults } from "./watch.js";
 
 export const DEFAULT_BASE_URL = "http://127.0.0.1:8402";
+
+/**
+ * The values of the refund command's help examples: demo account #1 as the payer, and a nonce and a transaction of
+ * the right form (apps/cli/test/doc-examples.test.ts books a real refund with them replaced).
+ */
+const REFUND_EXAMPLE = {
+  payer: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+  nonce: `0x${"5e".repeat(32)}`,
+  transaction: `0x${"7f".repeat(32)}`,
+};
 
 interface GlobalOptions {
   baseUrl: string;
@@ -51,8 +62,9 @@ function failureContext(): { signedIn: boolean; service: ServiceAddress } {
   return { signedIn, service: { url: options.baseUrl, from } };
 }
 
-function fail(error: unknown): never {
-  const { code, message } = describeFailure(error, failureContext());
+/** Says why the command failed, and exits with its code; `input` is the request the command line made, if any. */
+function fail(error: unknown, input?: unknown): never {
+  const { code, message } = describeFailure(error, { ...failureContext(), input });
   err.write(`agent-tools: ${message}\n`);
   process.exit(code);
 }
@@ -71,11 +83,27 @@ function readKey(options: GlobalOptions): `0x${string}` | undefined {
   if (!key.startsWith("0x")) key = `0x${key}`;
   if (!/^0x[0-9a-fA-F]{64}$/.test(key)) {
     err.write(
-      `agent-tools: the key ${options.keyFile ? `in ${options.keyFile}` : "in AGENT_TOOLS_PRIVATE_KEY"} is not a 32-byte hex private key.\n`,
+      `agent-tools: the key ${keySource(options)} is not a 32-byte hex private key (0x followed by 64 hex digits).\n`,
     );
     process.exit(ExitCode.usage);
   }
   return key as `0x${string}`;
+}
+
+/** Where the key came from, as a message names it. */
+const keySource = (options: GlobalOptions) =>
+  options.keyFile ? `in ${options.keyFile}` : "in AGENT_TOOLS_PRIVATE_KEY";
+
+/** The account of a key `readKey` read: a key the SDK refuses (out of secp256k1's range) exits 2, saying why. */
+async function accountOf(options: GlobalOptions, key: `0x${string}`) {
+  const { accountFromPrivateKey } = await import("@agent-tools/sdk");
+  try {
+    return accountFromPrivateKey(key);
+  } catch (error) {
+    if (!(error instanceof InvalidPrivateKeyError)) throw error;
+    err.write(`agent-tools: the key ${keySource(options)} cannot be used. ${error.message}\n`);
+    process.exit(ExitCode.usage);
+  }
 }
 
 /**
@@ -84,11 +112,11 @@ function readKey(options: GlobalOptions): `0x${string}` | undefined {
  */
 async function clientFor(options: GlobalOptions) {
   const key = readKey(options);
-  const { accountFromPrivateKey, createAgentToolsClient } = await import("@agent-tools/sdk");
+  const { createAgentToolsClient } = await import("@agent-tools/sdk");
   return createAgentToolsClient({
     baseUrl: options.baseUrl,
     maxPaymentPerCall: options.maxPrice,
-    ...(key ? { account: accountFromPrivateKey(key) } : {}),
+    ...(key ? { account: await accountOf(options, key) } : {}),
     signIn: !options.anonymous,
   });
 }
@@ -145,6 +173,8 @@ const program = new Command()
   .showHelpAfterError("(agent-tools --help lists the commands; agent-tools <command> --help shows its flags)")
   // Usage mistakes exit 2 (commander's own default is 1); --help and --version exit 0.
   .exitOverride((error) => process.exit(error.exitCode === 0 ? ExitCode.ok : ExitCode.usage))
+  // Commander's usage errors, said as the CLI's other refusals are (a sentence naming the flag).
+  .configureOutput({ outputError: (text, write) => write(`${usageMessage(text)}\n`) })
   .addOption(
     new Option("--base-url <url>", "service origin (else AGENT_TOOLS_BASE_URL)").default(
       process.env.AGENT_TOOLS_BASE_URL ?? DEFAULT_BASE_URL,
@@ -178,6 +208,7 @@ Examples:
   $ agent-tools missions --token-id 5 --status done
   $ agent-tools ledger --from 2026-11-01 --key-file operator.key   # the operator's key
   $ agent-tools console --key-file operator.key   # a one-time sign-in link for the operator console
+  $ agent-tools refund --payer ${REFUND_EXAMPLE.payer} --nonce ${REFUND_EXAMPLE.nonce} --transaction ${REFUND_EXAMPLE.transaction} --key-file operator.key
   $ agent-tools agent 7
   $ agent-tools mcp --budget 5.00                # a local MCP server for Claude Desktop or Cursor
 
@@ -200,7 +231,7 @@ async function runTool(name: ToolName, options: Record<string, unknown>): Promis
       result = await (client[name] as (i: unknown) => ReturnType<(typeof client)[ToolName]>)(input);
     } catch (error) {
       stop();
-      if (!opts.watch || error instanceof ValidationError) fail(error);
+      if (!opts.watch || error instanceof ValidationError) fail(error, input);
       err.write(`agent-tools: ${describeFailure(error, failureContext()).message}\n`);
       await new Promise((resolve) => setTimeout(resolve, opts.watch! * 1000));
       continue;
@@ -267,11 +298,12 @@ interface DispatchOptions {
 
 async function runDispatch(tool: MissionTool, options: DispatchOptions): Promise<void> {
   const opts = globals();
+  let input: DispatchInput | undefined;
   try {
     refuseWatch("dispatch");
     const client = await clientFor(opts);
     // The params come from flags as text: the SDK checks them against the tool's own schema before sending.
-    const input = {
+    input = {
       tokenId: options.tokenId,
       mission: { tool, params: missionParams(tool, options.param, options.params) },
       ...(options.runAt ? { runAt: options.runAt } : {}),
@@ -281,7 +313,7 @@ async function runDispatch(tool: MissionTool, options: DispatchOptions): Promise
     out.write(opts.json ? `${JSON.stringify(result.data)}\n` : renderDispatch(result.data, style));
     reportPayment(result.payment);
   } catch (error) {
-    fail(error);
+    fail(error, input);
   }
 }
 
@@ -319,18 +351,24 @@ interface LedgerOptions {
   output?: string;
 }
 
+/** The operator's commands (ledger, refund) sign in with the operator's key: without one they exit 4, saying so. */
+function requireOperatorKey(opts: GlobalOptions, command: "ledger" | "refund"): void {
+  refuseWatch(command);
+  const what = command === "ledger" ? "the ledger signs in" : "a refund is booked signed in";
+  if (opts.anonymous) throw new UsageError(`${what} with the operator's key; drop --anonymous.`);
+  if (!readKey(opts)) {
+    err.write(
+      `agent-tools: the ${command === "ledger" ? "ledger" : "refund book"} is the operator's: set AGENT_TOOLS_PRIVATE_KEY or pass --key-file with the operator's key\n` +
+        "(on the embedded default, demo account #0 that pnpm start prints).\n",
+    );
+    process.exit(ExitCode.forbidden);
+  }
+}
+
 async function runLedger(options: LedgerOptions): Promise<void> {
   const opts = globals();
   try {
-    refuseWatch("ledger");
-    if (opts.anonymous) throw new UsageError("the ledger signs in with the operator's key; drop --anonymous.");
-    if (!readKey(opts)) {
-      err.write(
-        "agent-tools: the ledger is the operator's: set AGENT_TOOLS_PRIVATE_KEY or pass --key-file with the operator's key\n" +
-          "(on the embedded default, demo account #0 that pnpm start prints).\n",
-      );
-      process.exit(ExitCode.forbidden);
-    }
+    requireOperatorKey(opts, "ledger");
     if (options.output && !options.format)
       throw new UsageError("--output writes an export: add --format csv or jsonl.");
     if (options.format) {
@@ -378,6 +416,34 @@ async function exportLedgerTo(client: Awaited<ReturnType<typeof clientFor>>, opt
   }
   const payments = options.format === "csv" ? Math.max(0, lines - 1) : lines;
   if (options.output) err.write(`Wrote ${payments} payment${payments === 1 ? "" : "s"} to ${options.output}.\n`);
+}
+
+interface RefundOptions {
+  payer: string;
+  nonce: string;
+  transaction: string;
+  note?: string;
+}
+
+/** `refund`: books a refund the operator sent (`recordRefund`); prints the refund and what is left of the payment. */
+async function runRefund(options: RefundOptions): Promise<void> {
+  const opts = globals();
+  // The fields as typed: the SDK checks them against the contract before anything is signed or sent.
+  const input = {
+    payer: options.payer,
+    nonce: options.nonce,
+    transaction: options.transaction,
+    ...(options.note !== undefined ? { note: options.note } : {}),
+  };
+  try {
+    requireOperatorKey(opts, "refund");
+    const client = await clientFor(opts);
+    const stop = startSpinner("Booking the refund…");
+    const recorded = await client.recordRefund(input).finally(stop);
+    out.write(opts.json ? `${JSON.stringify(recorded)}\n` : renderRefund(recorded, style));
+  } catch (error) {
+    fail(error, input);
+  }
 }
 
 program
@@ -484,6 +550,35 @@ async function runConsole(): Promise<void> {
   }
 }
 
+program
+  .command("refund")
+  .description(
+    "Book a refund you sent: the payment it gives back for (payer, nonce) and its transaction, in the operator's ledger (not paid)",
+  )
+  .requiredOption("--payer <address>", "who paid: the payment's payer, as the ledger lists it")
+  .requiredOption("--nonce <hex>", "the payment's authorization nonce, as the ledger lists it")
+  .requiredOption(
+    "--transaction <hash>",
+    "the refund's transaction: a transfer of the payment asset from the payee (PAY_TO) back to the payer",
+  )
+  .option("--note <text>", "why the money was given back, kept with the refund (at most 200 characters)")
+  .addHelpText(
+    "after",
+    `
+First send the money back with your own wallet: a transfer of the payment asset from PAY_TO to the payer, on the
+payment chain. Then book it here. The service reads the transfer from the chain and books it beside the payment;
+the ledger, its exports and the console list it. Signs in with the operator's key (AGENT_TOOLS_PRIVATE_KEY or
+--key-file); any other key exits 4. A transaction already booked for this payment is answered again (exit 0); a
+payment the ledger does not hold, a transaction that is not such a transfer, more than is left of the payment, or
+a transaction booked for another payment exits 2.
+
+Examples:
+  $ agent-tools ledger --format jsonl --key-file operator.key   # each payment's payer and nonce
+  $ agent-tools refund --payer ${REFUND_EXAMPLE.payer} --nonce ${REFUND_EXAMPLE.nonce} --transaction ${REFUND_EXAMPLE.transaction} --note 'half back: the scan came late' --key-file operator.key
+  $ agent-tools refund --payer ${REFUND_EXAMPLE.payer} --nonce ${REFUND_EXAMPLE.nonce} --transaction ${REFUND_EXAMPLE.transaction} --key-file operator.key --json`,
+  )
+  .action((options: RefundOptions) => runRefund(options));
+
 async function runPublic<T>(read: () => Promise<T>, render: (value: T) => string): Promise<void> {
   try {
     const value = await read();
@@ -585,15 +680,15 @@ program
     const opts = globals();
     const key = readKey(opts);
     // Loaded here: the other commands start without the MCP library.
-    const [{ runStdioBridge }, { accountFromPrivateKey }] = await Promise.all([
+    const [{ runStdioBridge }, account] = await Promise.all([
       import("@agent-tools/sdk/mcp"),
-      import("@agent-tools/sdk"),
+      key ? accountOf(opts, key) : undefined,
     ]);
     await runStdioBridge({
       baseUrl: opts.baseUrl,
       maxPaymentPerCall: opts.maxPrice,
       ...(options.budget ? { budget: options.budget } : {}),
-      ...(key ? { account: accountFromPrivateKey(key) } : {}),
+      ...(account ? { account } : {}),
       signIn: !opts.anonymous,
     });
     // stdout carries the protocol; what people read goes to stderr.

@@ -3,6 +3,7 @@ import {
   NetworkError,
   NotFoundError,
   PaymentRequiredError,
+  ServiceError,
   UnauthorizedError,
   UpstreamError,
   ValidationError,
@@ -21,15 +22,77 @@ export function flagFor(field: string): string {
   return `--${kebab(listFields.has(top) ? singular(top) : top)}`;
 }
 
-/** "Invalid intel request:" and each offending flag with what is wrong with it. */
-function validationMessage(error: ValidationError): string {
+/** The value given for a request field (dotted path), as the command line gave it: text, a number, true or false. */
+function givenAt(input: unknown, field: string): string | undefined {
+  let value = input;
+  for (const key of field.split(".")) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
+    return JSON.stringify(value);
+  }
+  return undefined;
+}
+
+/**
+ * "Invalid intel request:" and each offending flag with what is wrong with it and what was given
+ * (`--param limit: must be a number, got "abc"`).
+ */
+function validationMessage(error: ValidationError, input?: unknown): string {
   // The SDK names its method (offerRadar); the command is offer-radar.
   const head = error.message
     .split(":")[0]!
     .replace(/^Invalid (\w+) request$/, (_, name) => `Invalid ${kebab(name)} request`);
   if (error.details.length === 0) return error.message;
-  const lines = error.details.map((d) => `  ${flagFor(d.field)}: ${d.message.replace(/^\S+ (must|is)/, "$1")}`);
+  const lines = error.details.map((d) => {
+    const given = input === undefined ? undefined : givenAt(input, d.field);
+    return `  ${flagFor(d.field)}: ${d.message.replace(/^\S+ (must|is)/, "$1")}${given ? `, got ${given}` : ""}`;
+  });
   return `${head}:\n${lines.join("\n")}`;
+}
+
+/** "(Did you mean --x?)" on a line of its own, as commander suggests, as a sentence that follows. */
+const suggestion = (rest: string) => rest.replace(/^\s*\((Did you mean [^)]*)\)\s*$/s, " $1").trimEnd();
+
+/** Commander's words "Allowed choices are a, b, c." as the end of a sentence: "use one of a, b, c". */
+const choices = (text: string) => text.replace(/^Allowed choices are (.*?)\.?$/s, "use one of $1");
+
+/**
+ * A usage mistake as commander words it ("error: option '--from <day>' argument 'x' is invalid. use ..."), said as
+ * the CLI's other refusals are: `agent-tools: ` and a whole sentence naming the flag or command and what it takes.
+ */
+export function usageMessage(commanderText: string): string {
+  const text = commanderText.trim().replace(/^error: /, "");
+  const rules: [RegExp, (...groups: string[]) => string][] = [
+    [
+      /^option '(--[\w-]+)[^']*' argument '(.*)' is invalid\. (.*)$/s,
+      (flag, value, why) => `${flag} ${JSON.stringify(value)} is not valid: ${choices(why!)}`,
+    ],
+    [
+      /^command-argument value '(.*)' is invalid for argument '([\w-]+)'\. (.*)$/s,
+      (value, argument, why) => `${JSON.stringify(value)} is not a ${argument} this command takes: ${choices(why!)}`,
+    ],
+    [/^unknown option '(.*?)'(.*)$/s, (flag, rest) => `there is no option ${flag}.${suggestion(rest!)}`],
+    [/^unknown command '(.*?)'(.*)$/s, (name, rest) => `there is no command ${name}.${suggestion(rest!)}`],
+    [/^required option '(--[\w-]+)[^']*' not specified$/, (flag) => `${flag} is required`],
+    [/^option '(--[\w-]+)[^']*' argument missing$/, (flag) => `${flag} needs a value`],
+    [/^missing required argument '([\w-]+)'$/, (name) => `the ${name} is missing: give it after the command`],
+    [
+      /^too many arguments(?: for '([\w-]+)')?\. Expected (\d+) arguments? but got (\d+)\.$/,
+      (command, expected, got) =>
+        `too many arguments${command ? ` for ${command}` : ""}: it takes ${expected}, and ${got} were given`,
+    ],
+  ];
+  let sentence = text;
+  for (const [pattern, say] of rules) {
+    const match = pattern.exec(text);
+    if (match) {
+      sentence = say(...match.slice(1));
+      break;
+    }
+  }
+  return `agent-tools: ${/[.?!]$/.test(sentence) ? sentence : `${sentence}.`}`;
 }
 
 /** A mistake in the command line that the flags' own parsers cannot see (exit 2). */
@@ -40,7 +103,10 @@ export class UsageError extends Error {
 /** Exit codes of `agent-tools` (documented in --help and the README). */
 export const ExitCode = {
   ok: 0,
-  /** Bad usage, or the service answered 400 / 404. */
+  /**
+   * Bad usage, or the service answered 400 / 404, or refused a refund for what it names (409 / 422: a transaction that
+   * is not a transfer back, one booked for another payment, more than is left).
+   */
   usage: 2,
   /** Payment refused, or the quote is above --max-price. */
   payment: 3,
@@ -107,13 +173,22 @@ function unreachable(error: NetworkError, service: ServiceAddress | undefined): 
 /** The exit code and a message that says what to do, for an error the SDK threw. */
 export function describeFailure(
   error: unknown,
-  context: { signedIn?: boolean; service?: ServiceAddress } = {},
+  context: {
+    signedIn?: boolean;
+    /** The service's address and where it came from, named when it cannot be reached. */
+    service?: ServiceAddress;
+    /** The request as the command line made it: an invalid field's value is quoted from it. */
+    input?: unknown;
+  } = {},
 ): { code: number; message: string } {
   if (error instanceof UsageError) {
     return { code: ExitCode.usage, message: `${error.message}\nSee --help for the flags and examples.` };
   }
   if (error instanceof ValidationError) {
-    return { code: ExitCode.usage, message: `${validationMessage(error)}\nSee --help for the flags and examples.` };
+    return {
+      code: ExitCode.usage,
+      message: `${validationMessage(error, context.input)}\nSee --help for the flags and examples.`,
+    };
   }
   if (error instanceof NotFoundError && error.code === "agent_not_revealed") {
     return {
@@ -151,6 +226,12 @@ export function describeFailure(
     return {
       code: ExitCode.forbidden,
       message: `${error.message}${needed}\nUse a token your key holds with enough clearance, or --anonymous to pay the standard price.`,
+    };
+  }
+  if (error instanceof ServiceError && (error.status === 409 || error.status === 422)) {
+    return {
+      code: ExitCode.usage,
+      message: `${error.message}\nCheck the refund's transaction: a transfer of the payment asset from PAY_TO back to that payer, booked for no other payment.`,
     };
   }
   if (error instanceof UpstreamError) {

@@ -1,4 +1,4 @@
-import { type LedgerReport, unitsToUsd } from "@agent-tools/sdk/contracts";
+import { type LedgerReport, type RecordedRefund, unitsToUsd } from "@agent-tools/sdk/contracts";
 import { type Style, table } from "./render.js";
 
 const shortHash = (hash: string) => `${hash.slice(0, 10)}…${hash.slice(-4)}`;
@@ -41,4 +41,19 @@ export function renderLedger(report: LedgerReport, style: Style): string {
     )}`,
   ];
   return `${parts.filter(Boolean).join("\n\n")}\n`;
+}
+
+/** `agent-tools refund`: the service's brief, the refund as the ledger lists it, and what is left of the payment. */
+export function renderRefund(recorded: RecordedRefund, style: Style): string {
+  const { refund, payment } = recorded;
+  const rows: [string, string][] = [
+    ["refund", `${unitsToUsd(refund.amount)} USD to ${refund.payer} for ${refund.method} ${refund.route}`],
+    ["tx", `${refund.transaction} (${refund.network}), mined ${refund.settledAt}`],
+    [
+      "payment",
+      `${unitsToUsd(payment.amount)} USD paid · ${unitsToUsd(payment.refunded)} USD refunded · ${unitsToUsd(payment.remaining)} USD left`,
+    ],
+  ];
+  if (refund.note) rows.push(["note", refund.note]);
+  return `${recorded.brief}\n\n${rows.map(([key, value]) => `${style.dim(key.padEnd(8))} ${value}`).join("\n")}\n`;
 }

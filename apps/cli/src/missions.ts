@@ -70,8 +70,8 @@ export function missionParams(tool: MissionTool, pairs: string[] = [], json?: st
     let parsed: unknown;
     try {
       parsed = JSON.parse(json);
-    } catch (error) {
-      throw new UsageError(`--params is not JSON (${(error as Error).message}); write it as '{"limit":10}'.`);
+    } catch {
+      throw new UsageError(`--params is not JSON: write the fields as one JSON object, such as '{"limit":10}'.`);
     }
     if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
       throw new UsageError(`--params must be a JSON object of ${tool}'s fields, such as '{"limit":10}'.`);

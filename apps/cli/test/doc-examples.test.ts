@@ -40,6 +40,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { machineNode } from "./helpers/machine-node.js";
 import { type PackageRegistry, startPackageRegistry } from "./helpers/package-registry.js";
+import { l2UrlOf, sendTransfer } from "./helpers/refund-transfer.js";
 
 const repo = fileURLToPath(new URL("../../../", import.meta.url));
 // The workspace's TypeScript 7 (the native compiler), which type-checks the code examples.
@@ -356,6 +357,43 @@ function runUntil(args: string[], key: string, ready: RegExp): Promise<string> {
   });
 }
 
+/**
+ * A refund to book, as the refund command's help examples need one: a payment made now (demo account #1's intel on
+ * token 1) and a transfer of one unit of it back from PAY_TO (demo account #0). Made once; a refund booked already is
+ * answered again, so every example that books it exits 0.
+ */
+let refundToBook: Promise<{ payer: string; nonce: string; transaction: string }> | undefined;
+function bookableRefund() {
+  refundToBook ??= (async () => {
+    const paid = await run(machineNode, [bin, "intel", "--token-id", "1"], {
+      cwd: work,
+      env: { ...env(), AGENT_TOOLS_PRIVATE_KEY: keyOf(1) },
+    });
+    const transaction = /· tx (0x[0-9a-f]{64})/.exec(paid.stderr)?.[1];
+    const exported = await run(machineNode, [bin, "ledger", "--format", "jsonl"], {
+      cwd: work,
+      env: { ...env(), AGENT_TOOLS_PRIVATE_KEY: keyOf(0) },
+    });
+    const payment = exported.stdout
+      .trimEnd()
+      .split("\n")
+      .map(
+        (line) =>
+          JSON.parse(line) as { kind: string; transaction: string; payer: string; nonce: string; asset: string },
+      )
+      .find((entry) => entry.kind === "payment" && entry.transaction === transaction);
+    expect(payment, `the ledger lists the payment ${transaction}\n${paid.stderr}`).toBeDefined();
+    const refund = await sendTransfer(l2UrlOf(service.output()), {
+      from: DEVNET_ACCOUNTS[0]!.address,
+      asset: payment!.asset,
+      to: payment!.payer,
+      amount: 1n,
+    });
+    return { payer: payment!.payer, nonce: payment!.nonce, transaction: refund };
+  })();
+  return refundToBook;
+}
+
 describe("the CLI's --help examples", () => {
   it("run as written against the embedded default, each with the key of the token's holder", async () => {
     // Every command's help, and the root's.
@@ -380,9 +418,19 @@ describe("the CLI's --help examples", () => {
     for (const example of examples) {
       const args = [...example.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]!);
       const tokenId = Number(/--token-id (\d+)/.exec(example)?.[1] ?? 1);
-      // Demo account #i holds tokens i, i + 9, i + 18, ...; the ledger's and the console's help name the operator's
-      // key (#0).
-      const key = args[0] === "ledger" || args[0] === "console" ? keyOf(0) : keyOf(((tokenId - 1) % 9) + 1);
+      // Demo account #i holds tokens i, i + 9, i + 18, ...; the ledger's, the console's and refund's help name the
+      // operator's key (#0).
+      const key = ["ledger", "console", "refund"].includes(args[0]!) ? keyOf(0) : keyOf(((tokenId - 1) % 9) + 1);
+      // A refund example names a payment and a transfer of the right form: a real one stands in for them, as the
+      // service's address stands in for the docs' origin.
+      if (args[0] === "refund") {
+        const real = await bookableRefund();
+        for (const flag of ["payer", "nonce", "transaction"] as const) {
+          const at = args.indexOf(`--${flag}`);
+          expect(at, `agent-tools ${example} names --${flag}`).toBeGreaterThan(0);
+          args[at + 1] = real[flag];
+        }
+      }
       if (args.includes("--watch")) {
         expect(await runUntil(args, key, /Agent|drops?\b/i)).not.toMatch(/^agent-tools:/m);
         continue;

@@ -147,6 +147,8 @@ export interface ServiceClients {
   recoverSigner?: RecoverTypedDataSigner;
   /** `METRICS_PORT` bound already (the server binds its ports before anything else); else bound at start. */
   metricsServer?: MetricsServer;
+  /** Told each step of composing and starting as it begins, in words (the embedded default prints them). */
+  progress?: (step: string) => void;
 }
 
 /** The composed service: the app, and what runs beside it (mission worker, settlement reconciler, store). */
@@ -174,6 +176,8 @@ export interface Service {
 export async function composeService(config: Config, logger: Logger, clients: ServiceClients = {}): Promise<Service> {
   const l1 = clients.l1 ?? rpcClient(config.l1.rpcUrl, config.rpcTimeoutMs);
   const l2 = clients.l2 ?? rpcClient(config.l2.rpcUrl, config.rpcTimeoutMs);
+  const progress = clients.progress ?? (() => {});
+  progress("checking that each chain's RPC answers and serves the chain configured");
   // Each RPC answers, and serves the chain it is configured for, before anything is built on it.
   const l1ChainId = await expectChain(l1, {
     network: config.l1.network,
@@ -192,7 +196,9 @@ export async function composeService(config: Config, logger: Logger, clients: Se
   const paymentsLogger = logger.child({ component: "payments" });
   const facilitators = await checkedHttpFacilitators(config, paymentsLogger);
   await checkBatchContract(config, l2);
+  progress("reading the collection from the collection chain (every token's owner and traits)");
   const chain = await chainDeps(l1, config, { chainId: l1ChainId, ...(clients.clock ? { now: clients.clock } : {}) });
+  if (!clients.db) progress("opening the database");
   const db = clients.db ?? (await openDatabase(config.store));
   // On Postgres, the request rates are counted for all instances on the database at once, and no two instances
   // settle with one facilitator key.
@@ -319,6 +325,7 @@ export async function composeService(config: Config, logger: Logger, clients: Se
         onError: (error) => chainLog.warn({ err: error }, "could not follow the collection chain"),
       });
       // Claims left pending by a crash are settled on chain or given back before new work starts.
+      progress("settling the payments a stop cut short, if any, then starting the mission worker");
       const reconciled = await reconciler.reconcile({ graceMs: 0 });
       if (reconciled.settled + reconciled.dropped > 0) logger.warn(reconciled, "reconciled cut-short settlements");
       reconciler.start(60_000);

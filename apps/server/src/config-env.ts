@@ -21,11 +21,45 @@ export function isHttpUrl(value: string): boolean {
   }
 }
 
-const origin = z
-  .string()
-  .refine(isHttpUrl, { error: "must be an absolute http(s) URL" })
-  .transform((value) => value.replace(/\/+$/, ""));
-const httpUrl = (what: string) => z.string().refine(isHttpUrl, { error: `must be an http(s) URL of ${what}` });
+/**
+ * The ports fetch refuses to connect to, whatever answers there: the "bad ports" of the Fetch standard
+ * (https://fetch.spec.whatwg.org/#port-blocking). Node's fetch (undici) blocks the same list but does not export it,
+ * so it is written out here; apps/server/test/config.test.ts checks that Node's fetch refuses each of them.
+ */
+export const FETCH_BAD_PORTS: ReadonlySet<number> = new Set([
+  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110,
+  111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532,
+  540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061,
+  6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
+]);
+
+/** The port of an http(s) URL that fetch refuses (a bad port of the Fetch standard); undefined for any other. */
+export function fetchBlockedPort(value: string): number | undefined {
+  try {
+    const url = new URL(value);
+    const port = Number(url.port);
+    return (url.protocol === "http:" || url.protocol === "https:") && FETCH_BAD_PORTS.has(port) ? port : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a refusal says of a URL on a port fetch refuses: the port, why, and what to do. */
+const blockedPortMessage = (value: unknown) =>
+  `is on port ${fetchBlockedPort(String(value))}, which fetch refuses to connect to (a bad port of the Fetch ` +
+  "standard): every request to it would fail; use another port";
+
+/** A URL the service or its callers fetch: not on a port fetch refuses. */
+const notOnBlockedPort = <T extends z.ZodType<string>>(schema: T) =>
+  schema.refine((value) => fetchBlockedPort(value) === undefined, {
+    error: (issue) => blockedPortMessage(issue.input),
+  });
+
+const origin = notOnBlockedPort(z.string().refine(isHttpUrl, { error: "must be an absolute http(s) URL" })).transform(
+  (value) => value.replace(/\/+$/, ""),
+);
+const httpUrl = (what: string) =>
+  notOnBlockedPort(z.string().refine(isHttpUrl, { error: `must be an http(s) URL of ${what}` }));
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, { error: "must be a 20-byte hex address" });
 const privateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, { error: "must be a 32-byte hex private key" });
 const network = (example: string) =>
@@ -84,9 +118,11 @@ export const envSchema = z.object({
   // Who verifies and settles: facilitators over HTTP, in order, or the built-in one with keys of its own.
   FACILITATOR_URL: httpUrl("an x402 facilitator").optional(),
   FACILITATOR_URLS: commaList(
-    z.string().refine((entry) => entry === "cdp" || isHttpUrl(entry), {
-      error: "must be comma-separated http(s) URLs of x402 facilitators, or cdp for Coinbase's",
-    }),
+    notOnBlockedPort(
+      z.string().refine((entry) => entry === "cdp" || isHttpUrl(entry), {
+        error: "must be comma-separated http(s) URLs of x402 facilitators, or cdp for Coinbase's",
+      }),
+    ),
     "must be comma-separated http(s) URLs of x402 facilitators, or cdp for Coinbase's",
   ).optional(),
   FACILITATOR_API_KEYS: z
@@ -124,6 +160,7 @@ export const envSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, { error: "must be a postgres:// or postgresql:// connection URL" })
     .optional(),
   DATA_DIR: z.string().min(1).default(".agent-tools/data"),
+  EMBEDDED_STORE: booleanFlag.default(false),
   OPERATOR_ADDRESS: address.optional(),
   // Missions.
   DISPATCH_POLL_MS: int(10, 60_000).default(1000),

@@ -31,6 +31,21 @@ export function isLocalNetwork(network: string): boolean {
   return LOCAL_CHAIN_IDS.includes(Number(network.split(":")[1]));
 }
 
+/**
+ * Chain ids of public test networks, where payments are in test tokens: Base Sepolia, Ethereum Sepolia, Holesky and
+ * Hoodi, OP Sepolia, Arbitrum Sepolia, Polygon Amoy, Avalanche Fuji. Any other chain that is not local counts as a
+ * mainnet, where payments are real money.
+ */
+export const PUBLIC_TESTNET_CHAIN_IDS: readonly number[] = [
+  84532, 11155111, 17000, 560048, 11155420, 421614, 80002, 43113,
+];
+
+/** What a CAIP-2 network is: a local chain, a public test network, or a mainnet (any other). */
+export function networkKind(network: string): "local" | "testnet" | "mainnet" {
+  if (isLocalNetwork(network)) return "local";
+  return PUBLIC_TESTNET_CHAIN_IDS.includes(Number(network.split(":")[1])) ? "testnet" : "mainnet";
+}
+
 type Problems = ConfigError["problems"];
 
 /** The variables a chain needs outside the devnet, with what each is. */
@@ -66,10 +81,39 @@ export function configProblems(e: Env, options: { embedded?: boolean }): Problem
     if (!isLocalNetwork(e.COLLECTION_NETWORK)) need(COLLECTION_CHAIN_NEEDS, e.COLLECTION_NETWORK, "COLLECTION_NETWORK");
     if (!e.PAY_TO) problems.push({ variable: "PAY_TO", message: "must be set: the address that receives payments" });
   }
+  problems.push(...storeProblems(e, options));
   problems.push(...facilitatorProblems(e, options));
   problems.push(...batchWindowProblems(e));
   if (!isLocalNetwork(e.PAYMENT_NETWORK)) problems.push(...publicTestAccounts(e));
   return problems;
+}
+
+/**
+ * The ledger of a mainnet's payments is kept in Postgres (DATABASE_URL) unless the operator chose the embedded store
+ * knowingly (EMBEDDED_STORE=true): PGlite serves one instance only, and is backed up by copying its directory
+ * (docs/decisions.md, "Safe production defaults").
+ */
+function storeProblems(e: Env, options: { embedded?: boolean }): Problems {
+  if (e.EMBEDDED_STORE && e.DATABASE_URL) {
+    return [
+      {
+        variable: "EMBEDDED_STORE",
+        message:
+          "is true and DATABASE_URL is set as well: keep the ledger either in Postgres (DATABASE_URL) or in the embedded store (EMBEDDED_STORE=true, in DATA_DIR)",
+      },
+    ];
+  }
+  if (options.embedded || e.DATABASE_URL || e.EMBEDDED_STORE || networkKind(e.PAYMENT_NETWORK) !== "mainnet") return [];
+  return [
+    {
+      variable: "DATABASE_URL",
+      message:
+        `must be set on ${e.PAYMENT_NETWORK} (PAYMENT_NETWORK), a mainnet: the ledger of real payments is kept in ` +
+        `Postgres. Without it, the ledger would be the embedded store (PGlite in DATA_DIR, ${e.DATA_DIR}), which ` +
+        "serves one instance only (no second instance, no scale-out) and is backed up by copying its directory " +
+        "while the server is stopped; to run so knowingly, set EMBEDDED_STORE=true",
+    },
+  ];
 }
 
 /** One way to verify and settle: facilitators over HTTP (with their credentials), or the built-in one's keys. */

@@ -1,23 +1,61 @@
-import { spawnDevnetProcess } from "@agent-tools/devnet";
-import { MARKETPLACE_FACTS, simWalletAccessToken, startUpstreamSims } from "@agent-tools/upstream-sim";
-import { withHealthCheck } from "./app.js";
-import { composeService } from "./compose.js";
+import { spawnDevnetProcess } from "@agent-tools/devnet/process";
 import { withListenerUrl } from "./config.js";
 import { SETTLEMENT_DEFAULTS } from "./config-env.js";
 import { exitOnStartFailure, loadConfigOrExit, stopOnSignals } from "./lifecycle.js";
 import { createLogger } from "./logger.js";
 import { openListener } from "./server.js";
 import { portRefusal } from "./startup-checks.js";
-import { claimDataDirectory } from "./store/pglite.js";
+import { type Database, storeDescription } from "./store/database.js";
+import { openDatabase, type StoreConfig } from "./store/open-database.js";
+import { claimDataDirectory, pgliteOpening } from "./store/pglite.js";
+
+type Say = (line: string) => void;
+
+/** Seconds since `since` (performance.now()), to a tenth. */
+const secondsSince = (since: number) => ((performance.now() - since) / 1000).toFixed(1);
+
+/**
+ * Opens the store, saying what it does: on a first start on this machine, Postgres' initdb runs in WebAssembly,
+ * the longest step of that start (docs/decisions.md, "Memory").
+ */
+async function openStore(store: StoreConfig, say: Say): Promise<Database> {
+  const started = performance.now();
+  if (store.kind === "pglite") {
+    const opening = pgliteOpening(store.dataDir);
+    say(
+      opening === "create"
+        ? "  data: creating the database; the first start on this machine runs Postgres' initdb in WebAssembly (about 5 s of CPU, kept for later starts)..."
+        : opening === "copy"
+          ? "  data: creating the database from the copy kept by an earlier start..."
+          : "  data: opening the database...",
+    );
+  } else say("  data: connecting to Postgres...");
+  const db = await openDatabase(store);
+  say(`  data: ready in ${secondsSince(started)} s`);
+  return db;
+}
+
+/** The marketplace and market-data simulators, on ports of their own. */
+async function startSims(say: Say) {
+  const sim = await import("@agent-tools/upstream-sim");
+  const sims = await sim.startUpstreamSims({
+    host: "127.0.0.1",
+    marketplacePort: Number(process.env.MARKETPLACE_SIM_PORT ?? 0),
+    marketDataPort: Number(process.env.MARKET_DATA_SIM_PORT ?? 0),
+  });
+  say(`  simulators: marketplace ${sims.urls.marketplace}, market data ${sims.urls.marketData}`);
+  return { sims, sim };
+}
 
 /**
  * The embedded default (`pnpm start`): local chains on loopback, deployed and seeded, and the server wired to
- * them. Everything runs on this machine; nothing reaches a real network.
+ * them. Everything runs on this machine; nothing reaches a real network. The chains start first, in a process of
+ * their own; while they are seeded, this process opens the database, loads the server and starts the simulators.
+ * Each step prints a line as it begins or ends.
  */
 async function main(): Promise<void> {
   const loaded = loadConfigOrExit({ embedded: true });
-  const say = (line: string) => process.stdout.write(`${line}\n`);
-  const started = Date.now();
+  const say: Say = (line: string) => process.stdout.write(`${line}\n`);
   say("Starting the embedded default: local chains, seeded, and the Agent Tools server.");
   // A data directory another process holds is refused now, not after the chains are seeded.
   if (loaded.store.kind === "pglite") {
@@ -37,7 +75,10 @@ async function main(): Promise<void> {
   }).catch(portRefusal("PORT", loaded.host, loaded.port));
   const config = withListenerUrl(loaded, running.url);
   // The chains run in a process of their own: their EVM works on the other core, never in this event loop.
-  const devnet = await spawnDevnetProcess({
+  say(
+    "  chains: starting two local chains (Hardhat EDR) in a process of their own, then deploying and seeding them...",
+  );
+  const devnetStarting = spawnDevnetProcess({
     host: "127.0.0.1",
     l1Port: Number(process.env.L1_PORT ?? 8545),
     l2Port: Number(process.env.L2_PORT ?? 8546),
@@ -45,13 +86,15 @@ async function main(): Promise<void> {
     portHint: "set L1_PORT and L2_PORT to other ports, or 0 for free ones",
     log: (line: string) => say(`  ${line}`),
   });
+  // While the chains start and are seeded: the database, the server's modules and the simulators.
+  const [devnet, db, { composeService }, { withHealthCheck }, { sims, sim }] = await Promise.all([
+    devnetStarting,
+    openStore(loaded.store, say),
+    import("./compose.js"),
+    import("./app.js"),
+    startSims(say),
+  ]);
   const { deployment } = devnet;
-  const sims = await startUpstreamSims({
-    host: "127.0.0.1",
-    marketplacePort: Number(process.env.MARKETPLACE_SIM_PORT ?? 0),
-    marketDataPort: Number(process.env.MARKET_DATA_SIM_PORT ?? 0),
-  });
-  say(`  simulators: marketplace ${sims.urls.marketplace}, market data ${sims.urls.marketData}`);
   const embeddedConfig = {
     ...config,
     l1: {
@@ -81,15 +124,17 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   // The simulated marketplace answers eligibility for any wallet, as if each had authorized the service.
   const service = await composeService(embeddedConfig, logger, {
-    eligibilityToken: (wallet) => simWalletAccessToken(wallet),
+    db,
+    eligibilityToken: (wallet) => sim.simWalletAccessToken(wallet),
+    progress: (step) => say(`  server: ${step}...`),
   });
   const { app, chain } = service;
   running.serve(withHealthCheck(app));
   await service.start();
 
-  const seconds = ((Date.now() - started) / 1000).toFixed(1);
   say("");
-  say(`Agent Tools is up in ${seconds} s.`);
+  // Counted from this process's start (performance.now()), as the lines above were printed.
+  say(`Agent Tools is up in ${secondsSince(0)} s.`);
   say(`  API            ${config.publicUrl}   (reference at /, health at /healthz, OpenAPI at /openapi.json)`);
   if (service.metricsUrl) say(`  metrics        ${service.metricsUrl}`);
   say(`  L1 (collection) ${deployment.l1.rpcUrl}  chain ${deployment.l1.chainId}`);
@@ -99,8 +144,8 @@ async function main(): Promise<void> {
   say(`  USD token       ${deployment.addresses.usdToken}`);
   say(
     service.db.kind === "pglite"
-      ? `  data           ${service.db.location}  (ledger and missions; kept between restarts, delete it to start afresh)`
-      : `  data           ${service.db.location}`,
+      ? `  data           ${service.db.location}  (PGlite: the ledger and the missions; kept between restarts, delete it to start afresh)`
+      : `  data           ${storeDescription(service.db)}  (the ledger and the missions)`,
   );
   say("");
   say("Demo accounts. DEVNET ONLY: these keys are public test keys; never use them on a real network.");
@@ -123,7 +168,7 @@ async function main(): Promise<void> {
   }
   say("  Tokens 6001-6666 are not revealed yet.");
   say(
-    `  Collections the simulated marketplace knows (offer-radar --slug): ${MARKETPLACE_FACTS.collections.established.slice(0, 6).join(", ")}, ...`,
+    `  Collections the simulated marketplace knows (offer-radar --slug): ${sim.MARKETPLACE_FACTS.collections.established.slice(0, 6).join(", ")}, ...`,
   );
   say("");
   // The CLI and the docs' examples read the service's address from this variable (README, "Once the service runs").

@@ -4,6 +4,7 @@ import { createLogger } from "./logger.js";
 import { bindMetricsServer } from "./metrics/metrics-server.js";
 import { openListener } from "./server.js";
 import { portRefusal } from "./startup-checks.js";
+import { storeDescription } from "./store/database.js";
 
 /** Composes the service from validated configuration and runs it until SIGTERM or SIGINT. */
 async function main(): Promise<void> {
@@ -30,14 +31,17 @@ async function main(): Promise<void> {
   const service = await composeService(config, logger, metricsServer ? { metricsServer } : {});
   running.serve(withHealthCheck(service.app));
   await service.start();
-  logger.info(
-    { url: running.url, publicUrl: config.publicUrl, store: `${service.db.kind} ${service.db.location}` },
-    "agent-tools listening",
-  );
-  // Behind a proxy the public origin is not the address listened on: both are said.
+  const store = storeDescription(service.db);
+  logger.info({ url: running.url, publicUrl: config.publicUrl, store }, "agent-tools listening");
+  // Behind a proxy the public origin is not the address listened on: both are said. Then which store holds the
+  // ledger, at every start: Postgres (host and database), or the embedded store's directory. One write: a reader
+  // waiting for the first line finds the second with it.
   const listening = running.url === config.publicUrl ? "" : `listening on ${running.url}; `;
   process.stdout.write(
-    `Agent Tools API on ${config.publicUrl}  (${listening}reference: ${config.publicUrl}/, health: ${config.publicUrl}/healthz)\n`,
+    `Agent Tools API on ${config.publicUrl}  (${listening}reference: ${config.publicUrl}/, health: ${config.publicUrl}/healthz)\n` +
+      (service.db.kind === "pglite"
+        ? `Ledger and missions: ${store} (the embedded store: one instance only; back it up by copying the directory while stopped)\n`
+        : `Ledger and missions: ${store}\n`),
   );
   if (service.metricsUrl) process.stdout.write(`Metrics on ${service.metricsUrl}\n`);
 

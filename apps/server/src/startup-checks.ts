@@ -47,10 +47,9 @@ export function shortReason(error: unknown): string {
   return under && !first.includes(under) ? `${first} (${under})` : first;
 }
 
+/** The first line of an error's message, whole (never cut: a refusal cut mid-word says nothing), without URL secrets. */
 const firstLine = (error: unknown) =>
-  withoutUrlSecrets((error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "")
-    .replace(/\.$/, "")
-    .slice(0, 160);
+  withoutUrlSecrets((error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "").replace(/\.$/, "");
 
 /** The system error code (ECONNREFUSED, ENOTFOUND...) down an error's causes: viem wraps fetch's, which wraps the socket's. */
 function systemCode(error: unknown): string | undefined {

@@ -256,6 +256,18 @@ describe("the A2A agent", () => {
     });
   });
 
+  it("names A2A's own metadata fields in a refusal, never HTTP's headers", async () => {
+    const unpaid = requiredOf(await send({ data: { skill: "intel", input: { tokenId: 4 } } }));
+    expect(unpaid.error).toBe(`payment_required: pay with x402 version 2 (the message's metadata "${PAYLOAD}").`);
+    const badSignIn = requiredOf(
+      await send({ data: { skill: "intel", input: { tokenId: 4 } }, metadata: { "sign-in-with-x": "not a sign-in" } }),
+    );
+    expect(badSignIn.error).toMatch(
+      /^invalid_siwx: the message's metadata "sign-in-with-x" is not a valid sign-in payload/,
+    );
+    for (const refusal of [unpaid, badSignIn]) expect(refusal.error).not.toMatch(/PAYMENT-SIGNATURE|SIGN-IN-WITH-X/);
+  });
+
   it("refuses a payment used before, on a task of its own too, and charges nothing", async () => {
     const required = requiredOf(await send({ data: { skill: "intel", input: { tokenId: 6 } } }));
     const payload = await paymentPayload(5, required);

@@ -2,6 +2,7 @@ import { DEVNET_ACCOUNTS, DEVNET_ADDRESSES, DEVNET_MNEMONIC } from "@agent-tools
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { loadConfig as load } from "../src/config.js";
+import { FETCH_BAD_PORTS, fetchBlockedPort } from "../src/config-env.js";
 import { ConfigError } from "../src/config-error.js";
 import { isPublicTestAddress, PUBLIC_TEST_ADDRESSES } from "../src/public-test-accounts.js";
 import { DEVNET_PAYMENTS } from "./helpers/devnet-payments.js";
@@ -119,6 +120,7 @@ describe("safe production settings", () => {
     MARKETPLACE_API_KEY: "opensea-key",
     MARKET_DATA_URL: "https://api.dexscreener.com",
     FACILITATOR_PRIVATE_KEY: realKey,
+    DATABASE_URL: "postgres://agent_tools:db-password@db.example.org:5432/agent_tools",
   };
 
   it("starts on a real network with every address and upstream given, and a key of its own", () => {
@@ -222,6 +224,70 @@ describe("safe production settings", () => {
     expect(problemsOf({ ...real, RECEIPT_SIGNER_PRIVATE_KEY: "0x1234" })).toEqual({
       RECEIPT_SIGNER_PRIVATE_KEY: expect.stringMatching(/32-byte hex private key/),
     });
+  });
+
+  it("refuses a mainnet without DATABASE_URL, saying what the embedded store would mean and how to choose it", () => {
+    const problems = problemsOf({ ...real, DATABASE_URL: "" });
+    expect(Object.keys(problems)).toEqual(["DATABASE_URL"]);
+    expect(problems.DATABASE_URL).toMatch(/^must be set on eip155:8453 \(PAYMENT_NETWORK\), a mainnet/);
+    expect(problems.DATABASE_URL).toMatch(/PGlite in DATA_DIR, \.agent-tools\/data/);
+    expect(problems.DATABASE_URL).toMatch(/one instance only \(no second instance, no scale-out\)/);
+    expect(problems.DATABASE_URL).toMatch(/backed up by copying its directory while the server is stopped/);
+    expect(problems.DATABASE_URL).toMatch(/set EMBEDDED_STORE=true$/);
+    // Setting DATA_DIR alone is not the choice: it has a default, and says nothing of a mainnet.
+    expect(Object.keys(problemsOf({ ...real, DATABASE_URL: "", DATA_DIR: "/var/lib/agent-tools" }))).toEqual([
+      "DATABASE_URL",
+    ]);
+  });
+
+  it("starts a mainnet on the embedded store when EMBEDDED_STORE=true says so, and never with both stores", () => {
+    const config = load({ ...real, DATABASE_URL: "", EMBEDDED_STORE: "true", DATA_DIR: "/var/lib/agent-tools" });
+    expect(config.store).toEqual({ kind: "pglite", dataDir: "/var/lib/agent-tools" });
+    expect(load(real).store).toEqual({ kind: "postgres", url: real.DATABASE_URL });
+    expect(Object.keys(problemsOf({ ...real, EMBEDDED_STORE: "true" }))).toEqual(["EMBEDDED_STORE"]);
+  });
+
+  it.each(["eip155:84532", "eip155:11155111"])(
+    "lets a test network (%s) keep its ledger in the embedded store",
+    (network) => {
+      const config = load({ ...real, PAYMENT_NETWORK: network, DATABASE_URL: "" });
+      expect(config.store).toEqual({ kind: "pglite", dataDir: ".agent-tools/data" });
+    },
+  );
+
+  it.each([
+    ["L1_RPC_URL", "https://eth.example.org:9/v2/KEY"],
+    ["L2_RPC_URL", "http://127.0.0.1:6000"],
+    ["FACILITATOR_URL", "http://127.0.0.1:9"],
+    ["FACILITATOR_URLS", "https://x402.example, http://127.0.0.1:9"],
+    ["MARKETPLACE_URL", "https://api.example:25"],
+    ["MARKET_DATA_URL", "https://data.example:6666"],
+    ["PUBLIC_URL", "https://tools.example.org:10080"],
+  ])("refuses %s on a port fetch refuses to connect to, naming the variable and the port", (variable, url) => {
+    const env = {
+      ...real,
+      [variable]: url,
+      ...(variable.startsWith("FACILITATOR_URL") ? { FACILITATOR_PRIVATE_KEY: "" } : {}),
+    };
+    const problems = problemsOf(env);
+    expect(Object.keys(problems)).toEqual([variable]);
+    const port = new URL(url.split(",").at(-1)!.trim()).port;
+    expect(problems[variable]).toMatch(
+      new RegExp(`^is on port ${port}, which fetch refuses to connect to \\(a bad port of the Fetch standard\\)`),
+    );
+    // The same URL on another port is fine.
+    expect(problemsOf({ ...env, [variable]: url.replace(`:${port}`, ":8443") })).toEqual({});
+  });
+
+  it("refuses each port Node's own fetch refuses before connecting", async () => {
+    // fetch blocks a bad port before it opens any connection: nothing is sent, not even on loopback.
+    for (const port of FETCH_BAD_PORTS) {
+      const refused = await fetch(`http://127.0.0.1:${port}/`).catch((error: unknown) => error);
+      expect((refused as Error & { cause?: Error }).cause?.message, `port ${port}`).toBe("bad port");
+      expect(fetchBlockedPort(`http://127.0.0.1:${port}/`)).toBe(port);
+    }
+    expect(fetchBlockedPort("http://127.0.0.1:8545")).toBeUndefined();
+    expect(fetchBlockedPort("https://api.example")).toBeUndefined();
   });
 
   it("lets the embedded default set its own recipient and key", () => {

@@ -90,6 +90,16 @@ describe("the MCP endpoint", () => {
     });
   });
 
+  it("names MCP's own fields in a refusal, never HTTP's headers", async () => {
+    const unpaid = paymentRequiredIn(await call("intel", { tokenId: 7 }));
+    expect(unpaid.error).toBe(`payment_required: pay with x402 version 2 (_meta["${MCP_PAYMENT_META}"]).`);
+    const badSignIn = paymentRequiredIn(await call("intel", { tokenId: 7 }, { [MCP_SIGN_IN_META]: "not a sign-in" }));
+    expect(badSignIn.error).toMatch(
+      new RegExp(`^invalid_siwx: _meta\\["${MCP_SIGN_IN_META}"\\] is not a valid sign-in`),
+    );
+    for (const refusal of [unpaid, badSignIn]) expect(refusal.error).not.toMatch(/PAYMENT-SIGNATURE|SIGN-IN-WITH-X/);
+  });
+
   it("runs a paid call: the tool's structured result, the brief as text, the settlement in _meta, the price moved", async () => {
     const quote = paymentRequiredIn(await call("intel", { tokenId: 7 }));
     const before = await t.balance(address(3));

@@ -1,6 +1,6 @@
-import type { ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,8 +10,12 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnReferenceFacilitator } from "../production/environment.js";
 import { freePort, runNodeScript, type ScriptProcess, waitForOutput } from "../src/embedded-process.js";
+import { shortReason } from "../src/startup-checks.js";
+import { storeDescription } from "../src/store/database.js";
+import { postgresLocation } from "../src/store/postgres.js";
 
 const mainScript = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+const embeddedScript = fileURLToPath(new URL("../dist/embedded.js", import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), "agent-tools-process-"));
 
 const run = (env: Record<string, string>) =>
@@ -24,7 +28,10 @@ const devnetPayments = () => ({
 });
 
 let devnet: RunningDevnet;
+/** A port nothing listens on: an unreachable RPC, facilitator or database. */
+let closedPort: number;
 beforeAll(async () => {
+  closedPort = await freePort();
   devnet = await startDevnet({ l1Port: 0, l2Port: 0 });
 }, 120_000);
 afterAll(async () => {
@@ -54,6 +61,8 @@ describe("the server process", () => {
     }
     const { port, child, output } = started;
     expect(output()).toContain(`Agent Tools API on http://127.0.0.1:${port}`);
+    // Which store holds the ledger is said at every start.
+    expect(output()).toContain(`Ledger and missions: PGlite in ${dataDir} (the embedded store: one instance only;`);
     const res = await fetch(`http://127.0.0.1:${port}/healthz`);
     expect(await res.json()).toEqual({ ok: true, service: "agent-tools" });
     const agent = await fetch(`http://127.0.0.1:${port}/agents/info/1`);
@@ -129,6 +138,44 @@ describe("the server process", () => {
     expect(output()).toMatch(/FACILITATOR_PRIVATE_KEY holds the key of 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266/);
   });
 
+  it("refuses a data directory another process holds in one whole line naming DATA_DIR and the holder", async () => {
+    const held = mkdtempSync(join(tmpdir(), "agent-tools-held-"));
+    const holder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
+    try {
+      writeFileSync(join(held, "agent-tools.pid"), String(holder.pid));
+      // The embedded default (pnpm start) checks its data directory before it starts anything else.
+      const proc = runNodeScript(embeddedScript, { PORT: "0", L1_PORT: "0", L2_PORT: "0", DATA_DIR: held });
+      const [code] = await once(proc.child, "close");
+      expect(code).toBe(1);
+      expect(startFailure(proc.output())).toBe(
+        `agent-tools failed to start: DATA_DIR: the data directory ${held} is in use by process ${holder.pid}; stop ` +
+          "that process, or point DATA_DIR elsewhere (several instances share one database through DATABASE_URL, a " +
+          "Postgres server).",
+      );
+    } finally {
+      holder.kill("SIGKILL");
+      rmSync(held, { recursive: true, force: true });
+    }
+  });
+
+  it("names a Postgres store by its host, port and database only: no user, password or parameters", () => {
+    expect(
+      storeDescription({
+        kind: "postgres",
+        location: postgresLocation("postgres://u:pw@db.example.org:5433/ledger?sslpassword=x"),
+      }),
+    ).toBe("Postgres at db.example.org:5433/ledger");
+    expect(postgresLocation("postgresql://u@/ledger?host=/var/run/postgresql")).toBe("/var/run/postgresql/ledger");
+  });
+
+  it("quotes a library's reason for a failed start whole, however long its first line", () => {
+    const long = `could not connect: ${"the server said something rather long about itself, ".repeat(6)}and stopped`;
+    const error = new Error(`${long}\nsecond line`, {
+      cause: Object.assign(new Error("refused"), { code: "ECONNREFUSED" }),
+    });
+    expect(shortReason(error)).toBe(`${long} (ECONNREFUSED)`);
+  });
+
   it("refuses to start on a bad variable and names it", async () => {
     const { child, output } = run({ PORT: "not-a-port" });
     const [code] = await once(child, "close");
@@ -143,6 +190,7 @@ const SECRETS = {
   marketplaceKey: "SECRET-OPENSEA-KEY",
   facilitatorKey: "SECRET-BEARER-KEY",
   cdpSecret: "SECRET-CDP-SECRET",
+  databasePassword: "SECRET-DB-PASSWORD",
 };
 
 /**
@@ -164,10 +212,11 @@ function mainnetShaped(): Record<string, string> {
     MARKETPLACE_URL: "https://api.opensea.io",
     MARKETPLACE_API_KEY: SECRETS.marketplaceKey,
     MARKET_DATA_URL: "https://api.dexscreener.com",
-    FACILITATOR_URLS: "http://127.0.0.1:9,cdp",
+    FACILITATOR_URLS: `http://127.0.0.1:${closedPort},cdp`,
     FACILITATOR_API_KEYS: `${SECRETS.facilitatorKey},`,
     CDP_API_KEY_ID: "cdp-key-id",
     CDP_API_KEY_SECRET: SECRETS.cdpSecret,
+    DATABASE_URL: `postgres://agent_tools:${SECRETS.databasePassword}@127.0.0.1:${closedPort}/agent_tools`,
   };
 }
 
@@ -239,8 +288,8 @@ describe("a production configuration that cannot go wrong quietly", () => {
       // Every RPC unreachable: had the server started any work before binding its ports, it would say so instead.
       const { code, output } = await refusal({
         ...mainnetShaped(),
-        L1_RPC_URL: "http://127.0.0.1:9",
-        L2_RPC_URL: "http://127.0.0.1:9",
+        L1_RPC_URL: `http://127.0.0.1:${closedPort}`,
+        L2_RPC_URL: `http://127.0.0.1:${closedPort}`,
         [variable]: String(taken.port),
         ...(variable === "METRICS_PORT" ? { PORT: "0" } : {}),
       });
@@ -284,7 +333,7 @@ describe("facilitators as x402's reference facilitator serves them, in a process
     L1_RPC_URL: devnet.deployment.l1.rpcUrl!,
     L2_RPC_URL: devnet.deployment.l2.rpcUrl!,
     PAY_TO: devnet.deployment.accounts[0]!.address,
-    FACILITATOR_URLS: `http://127.0.0.1:9,${facilitatorUrl}`,
+    FACILITATOR_URLS: `http://127.0.0.1:${closedPort},${facilitatorUrl}`,
     FACILITATOR_API_KEYS: keys,
   });
 

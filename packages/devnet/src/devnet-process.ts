@@ -58,7 +58,9 @@ export function spawnDevnetProcess(options: StartDevnetOptions = {}): Promise<De
         deployment: message.deployment,
         seedDurationMs: message.seedDurationMs,
         async close() {
-          if (child.connected) child.send({ type: "close" } satisfies ToDevnetChild);
+          // A child that a signal to the whole process group stopped already cannot be asked: then it is killed
+          // (a no-op on an exited child) rather than the failed send becoming an unhandled error.
+          if (child.connected) child.send({ type: "close" } satisfies ToDevnetChild, (error) => error && child.kill());
           else child.kill();
           await exited;
         },

@@ -8,7 +8,8 @@ export const LEDGER_PATH = "/operator/ledger";
 
 const daySchema = z
   .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, { error: "must be a UTC day written YYYY-MM-DD" })
+  // A value not written as a day is not also said to be no calendar day: one problem per field.
+  .regex(/^\d{4}-\d{2}-\d{2}$/, { error: "must be a UTC day written YYYY-MM-DD", abort: true })
   .refine((day) => !Number.isNaN(Date.parse(`${day}T00:00:00Z`)), { error: "must be a real calendar day" })
   .meta({ description: "A UTC day, YYYY-MM-DD.", example: "2026-11-22" });
 

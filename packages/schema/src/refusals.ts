@@ -34,9 +34,12 @@ export function isPaymentRefusalReason(value: unknown): value is PaymentRefusalR
   return typeof value === "string" && REASONS.has(value);
 }
 
-/** The `error` of a 402: the reason, then a sentence saying what happened and what to do. */
+/**
+ * The `error` of a 402: the reason, then a sentence saying what happened and what to do, ended with a full stop
+ * when it has no mark of its own.
+ */
 export function paymentRefusal(reason: PaymentRefusalReason, sentence: string): string {
-  return `${reason}: ${sentence}`;
+  return `${reason}: ${/[.!?]$/.test(sentence) ? sentence : `${sentence}.`}`;
 }
 
 /**

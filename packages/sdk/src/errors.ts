@@ -3,15 +3,17 @@ import type { Clearance, ErrorBody, ErrorCode, PaymentRefusalReason, PaymentRequ
 /**
  * What went wrong, as code can switch on it: the service's error codes (`invalid_request`, `upstream_timeout`, ...),
  * and the client's own for what never got a service's answer: `payment_required` (a 402 the client would not or
- * could not pay, see `PaymentRequiredError.reason`), `network_error`, `unexpected_response`, and `invalid_receipt`
- * (a paid answer whose signed receipt does not hold).
+ * could not pay, see `PaymentRequiredError.reason`), `network_error`, `unexpected_response`, `invalid_receipt`
+ * (a paid answer whose signed receipt does not hold), and `invalid_private_key` (`accountFromPrivateKey` was given
+ * something that is not a private key).
  */
 export type AgentToolsErrorCode =
   | ErrorCode
   | "payment_required"
   | "network_error"
   | "unexpected_response"
-  | "invalid_receipt";
+  | "invalid_receipt"
+  | "invalid_private_key";
 
 /** Base class of every error the client throws; `code` says which kind it is. */
 export abstract class AgentToolsError extends Error {
@@ -152,4 +154,12 @@ export class InvalidReceiptError extends AgentToolsError {
   ) {
     super(message);
   }
+}
+
+/**
+ * `accountFromPrivateKey` was given something that is not a private key: its message says what is wrong with it (its
+ * form, its length, its range), never the key itself.
+ */
+export class InvalidPrivateKeyError extends AgentToolsError {
+  readonly code = "invalid_private_key" as const;
 }

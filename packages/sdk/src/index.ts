@@ -17,7 +17,7 @@ export {
   type ToolInput,
   type ToolOutput,
 } from "@agent-tools/schema";
-export { privateKeyToAccount as accountFromPrivateKey } from "viem/accounts";
+export { accountFromPrivateKey } from "./account.js";
 export {
   type AgentToolsClient,
   type AgentToolsClientOptions,

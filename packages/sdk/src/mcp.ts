@@ -24,7 +24,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { LocalAccount } from "viem";
-import { PaymentRequiredError } from "./errors.js";
+import { NetworkError, PaymentRequiredError } from "./errors.js";
 import {
   createPayment,
   type Payment,
@@ -35,7 +35,7 @@ import {
   whilePaymentInUse,
 } from "./payment.js";
 import { pickSignInChain, signInHeader } from "./sign-in.js";
-import { withRetries } from "./transport.js";
+import { networkReason, withRetries } from "./transport.js";
 
 export { PaymentRequiredError } from "./errors.js";
 export type { Payment } from "./payment.js";
@@ -108,7 +108,14 @@ export async function connectMcpClient(options: McpClientOptions): Promise<Agent
   let spent = 0n;
 
   const client = new Client({ name: "@agent-tools/sdk", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(endpoint)));
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL(endpoint)));
+  } catch (error) {
+    // fetch fails with a TypeError when no answer came at all: a NetworkError, said in words. An answer (an HTTP
+    // error, a JSON-RPC one) is passed on as it is.
+    if (!(error instanceof TypeError)) throw error;
+    throw new NetworkError(`Could not reach ${endpoint}: ${networkReason(error)}.`, { cause: error });
+  }
 
   // `request`, not `callTool`: the MCP SDK's callTool checks an isError result's structuredContent against the
   // tool's output schema from its last listTools; the service's schemas admit the PaymentRequired there, but a call

@@ -1,4 +1,4 @@
-import { type ErrorBody, type ErrorCode, errorDetailsOf, safeParseRequest } from "@agent-tools/schema";
+import { type ErrorBody, type ErrorCode, errorDetailsOf, requestErrorMap, safeParseRequest } from "@agent-tools/schema";
 import type { z } from "zod";
 import {
   ForbiddenError,
@@ -38,6 +38,44 @@ export interface StreamedAnswer {
   stream: ReadableStream<Uint8Array>;
 }
 
+/** The system error codes a failed connection carries down its causes, in words. */
+const NETWORK_REASONS: Record<string, string> = {
+  ECONNREFUSED: "nothing accepts connections there (connection refused)",
+  ENOTFOUND: "its host name does not resolve (ENOTFOUND)",
+  EAI_AGAIN: "its host name could not be resolved now (EAI_AGAIN)",
+  ECONNRESET: "the connection was reset",
+  EPIPE: "the connection was closed while sending",
+  ETIMEDOUT: "the connection timed out",
+  EHOSTUNREACH: "the host is unreachable",
+  ENETUNREACH: "the network is unreachable",
+  UND_ERR_CONNECT_TIMEOUT: "the connection timed out",
+  UND_ERR_HEADERS_TIMEOUT: "no answer came in time",
+  UND_ERR_BODY_TIMEOUT: "the answer stopped arriving",
+  UND_ERR_SOCKET: "the connection was closed before the whole answer arrived",
+  CERT_HAS_EXPIRED: "its TLS certificate has expired",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "its TLS certificate is self-signed",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "its TLS certificate cannot be verified",
+  ERR_TLS_CERT_ALTNAME_INVALID: "its TLS certificate is for another host name",
+};
+
+/**
+ * Why a request got no answer, in words: fetch's own text ("fetch failed") says nothing, the system error code down
+ * its causes does. An abort or a timeout of the caller's signal is said as such.
+ */
+export function networkReason(error: unknown): string {
+  let current = error as { name?: unknown; code?: unknown; message?: unknown; cause?: unknown } | undefined;
+  for (let depth = 0; current && depth < 6; depth++) {
+    if (current.name === "AbortError") return "the request was aborted";
+    if (current.name === "TimeoutError") return "the request timed out";
+    if (typeof current.code === "string" && NETWORK_REASONS[current.code]) return NETWORK_REASONS[current.code]!;
+    if (current.message === "bad port") return "fetch refuses that port (a port the Fetch standard blocks)";
+    if (current.message === "terminated") return "the connection was closed before the whole answer arrived";
+    current = current.cause as typeof current;
+  }
+  const code = (error as { cause?: { code?: unknown } })?.cause?.code;
+  return `the request failed before an answer came${typeof code === "string" ? ` (${code})` : ""}`;
+}
+
 /** A transport over `fetch` (the global one by default). */
 export function createTransport(options: { baseUrl: string; fetch?: typeof globalThis.fetch }): Transport {
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
@@ -47,7 +85,7 @@ export function createTransport(options: { baseUrl: string; fetch?: typeof globa
       const res = await fetchImpl(url, init);
       return { res, text: await read(res) };
     } catch (error) {
-      throw new NetworkError(`Could not reach ${baseUrl}: ${(error as Error).message}`, { cause: error });
+      throw new NetworkError(`Could not reach ${baseUrl}: ${networkReason(error)}.`, { cause: error });
     }
   };
   const answerOf = (res: Response, text: string): Answer => {
@@ -106,10 +144,11 @@ export async function withRetries<T>(
 
 /** The answer's body as the contract `schema` types it; `UnexpectedResponseError` when it breaks the contract. */
 export function parseAnswer<S extends z.ZodType>(schema: S, answer: Answer, what: string): z.output<S> {
-  const parsed = schema.safeParse(answer.body);
+  const parsed = schema.safeParse(answer.body, { error: requestErrorMap });
   if (!parsed.success) {
+    const [first] = errorDetailsOf(parsed.error);
     throw new UnexpectedResponseError(
-      `${what} does not match the contract: ${parsed.error.issues[0]?.message}`,
+      `${what} does not match the contract: ${first?.field ? `its ${first.field} ` : "it "}${first?.message ?? "is not valid"}.`,
       answer.status,
       answer.body,
     );

@@ -3,7 +3,9 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   AgentToolsError,
+  accountFromPrivateKey,
   createAgentToolsClient,
+  InvalidPrivateKeyError,
   NetworkError,
   NotFoundError,
   type PaymentRequiredError,
@@ -157,5 +159,65 @@ describe("one error base with a code", () => {
       ["ValidationError", "invalid_request"],
     ]);
     expect((unpaid as PaymentRequiredError).reason).toBe("no_price");
+  });
+});
+
+describe("accountFromPrivateKey", () => {
+  const valid = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
+  it.each([
+    [
+      "0x12",
+      /^The private key is 2 hex digits long after 0x, not 64: a private key is 0x followed by 64 hex digits \(32 bytes\)\.$/,
+    ],
+    [valid, /lacks its 0x prefix/],
+    [`0x${valid}00`, /is 66 hex digits long after 0x/],
+    [`0x${"g".repeat(64)}`, /holds characters that are not hex digits/],
+    [` 0x${valid}\n`, /has spaces or a line break around it/],
+    ["", /is empty/],
+    [`0x${"0".repeat(64)}`, /outside the range of secp256k1 keys/],
+    [`0x${"f".repeat(64)}`, /outside the range of secp256k1 keys/],
+  ])("refuses %j with its own error, saying what is wrong in a whole sentence and never the key", (key, says) => {
+    const error = (() => {
+      try {
+        accountFromPrivateKey(key);
+      } catch (thrown) {
+        return thrown;
+      }
+    })();
+    expect(error).toBeInstanceOf(InvalidPrivateKeyError);
+    expect(error).toBeInstanceOf(AgentToolsError);
+    const { code, message } = error as InvalidPrivateKeyError;
+    expect(code).toBe("invalid_private_key");
+    expect(message).toMatch(says);
+    expect(message).toMatch(/^The private key .*\.$/);
+    // Neither the key nor viem's text (which quotes a key's value as a number).
+    if (key.trim().length > 4) expect(message).not.toContain(key.trim().replace(/^0x/, "").slice(0, 16));
+    expect(message).not.toMatch(/expected valid private key|invalid private key, expected|Version: viem|115792/);
+  });
+
+  it("takes a private key, as viem's local account", () => {
+    expect(accountFromPrivateKey(`0x${valid}`).address).toBe("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
+  });
+});
+
+describe("a request that gets no answer", () => {
+  it.each([
+    [
+      Object.assign(new TypeError("fetch failed"), { cause: Object.assign(new Error("x"), { code: "ECONNREFUSED" }) }),
+      /nothing accepts connections there \(connection refused\)\.$/,
+    ],
+    [Object.assign(new TypeError("fetch failed"), { cause: new Error("bad port") }), /fetch refuses that port/],
+    [new TypeError("fetch failed"), /the request failed before an answer came\.$/],
+  ])("says why in words, not fetch's own text: %s", async (thrown, says) => {
+    const failing: typeof fetch = async () => {
+      throw thrown;
+    };
+    const error = await createAgentToolsClient({ baseUrl: "http://127.0.0.1:9", fetch: failing })
+      .health()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as NetworkError).message).toMatch(/^Could not reach http:\/\/127\.0\.0\.1:9: /);
+    expect((error as NetworkError).message).toMatch(says);
+    expect((error as NetworkError).message).not.toContain("fetch failed");
   });
 });

@@ -4,7 +4,7 @@
  * at or above its floor; which tokens have thin liquidity or extreme moves. Derived from the fixture definitions,
  * so they cannot drift from what the simulators answer.
  */
-import { B20_SCHEDULE, DEVNET_ACCOUNTS } from "@agent-tools/devnet";
+import { B20_SCHEDULE, DEVNET_ACCOUNTS } from "@agent-tools/devnet/facts";
 import {
   ALT_CHAIN_ID,
   B20_CHAIN_ID,

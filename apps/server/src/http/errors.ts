@@ -22,6 +22,14 @@ export class HttpError extends Error {
 }
 
 /**
+ * A caller's value quoted in a refusal: whole, or its first `max` characters and an ellipsis that says it goes on
+ * (a refusal never ends in a value cut without a mark).
+ */
+export function clipped(value: string, max: number): string {
+  return value.length > max ? `${value.slice(0, max)}…` : value;
+}
+
+/**
  * A refusal's message, ending with what every failed call of this service can say: it cost the caller nothing
  * (docs/decisions.md, "Access, identity and price"). `then`: what to do next ("retry in 5 s").
  */

@@ -31,7 +31,7 @@ import type { SettleResponse } from "@x402/core/types";
 import type { Logger } from "pino";
 import type { AgentRecords } from "../agents/agent-records.js";
 import type { CollectionIndex } from "../chain/collection-index.js";
-import { HttpError, uncharged, validationError } from "../http/errors.js";
+import { clipped, HttpError, uncharged, validationError } from "../http/errors.js";
 import type { PaidCalls } from "../payment/paid-call-types.js";
 import { signInHeaderValue } from "../payment/sign-in-value.js";
 import { runPaidCall, toolFor } from "../tools/run-paid-call.js";
@@ -124,7 +124,7 @@ export function createMcpServer(deps: McpServerDeps, requestId: string, extensio
       if (routeName) return await paidTool(deps, routeName, args, meta, requestId, bindingOf(ctx, extension));
       // Own names only: `__proto__`, `constructor` and the like are unknown tools, not properties.
       if (Object.hasOwn(mcpReadTools, name)) return await readTool(deps, name as McpReadToolName, args);
-      throw new HttpError("unknown_tool", `There is no tool named ${name.slice(0, 80)}; tools/list names them.`, [
+      throw new HttpError("unknown_tool", `There is no tool named ${clipped(name, 80)}; tools/list names them.`, [
         { field: "name", message: "unknown tool" },
       ]);
     } catch (error) {

@@ -6,7 +6,7 @@
  * own too. Ports are not compared: one host may be reached through several (docs/threat-model.md, "Browsers").
  */
 import type { RequestHandler } from "express";
-import { HttpError, sendError } from "../http/errors.js";
+import { clipped, HttpError, sendError } from "../http/errors.js";
 
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]", "::1"];
 
@@ -20,7 +20,7 @@ export function sameSiteOnly(options: { publicUrl: string; listensOnLoopback: bo
   if (options.listensOnLoopback) for (const name of LOOPBACK_NAMES) allowed.add(name);
   const refuse = (what: string, value: string) =>
     new HttpError("forbidden_origin", `This endpoint answers requests for ${options.publicUrl} only.`, [
-      { field: what, message: `${value.slice(0, 100)} is not this service's host` },
+      { field: what, message: `${clipped(value, 100)} is not this service's host` },
     ]);
   return (req, res, next) => {
     const host = (req.hostname ?? "").toLowerCase();

@@ -25,27 +25,38 @@ export async function countSettlementFailure(payments: PaymentService, payer: Ad
 }
 
 /** 429 for a payer whose settlements failed too often lately: refused before anything is verified or run. */
-export function settlementsKeepFailing(payer: Address, retryAfterSeconds: number): HttpError {
+export function settlementsKeepFailing(
+  payer: Address,
+  retryAfterSeconds: number,
+  field = "PAYMENT-SIGNATURE",
+): HttpError {
   return new HttpError(
     "rate_limited",
     uncharged(
       `Payments of ${payer} failed to settle too often in the last hour after they were verified (cancelled or ` +
         `spent elsewhere meanwhile); they are refused for ${retryAfterSeconds} s.`,
     ),
-    [{ field: "PAYMENT-SIGNATURE", message: "payer limit: failed settlements" }],
+    [{ field, message: "payer limit: failed settlements" }],
     { "Retry-After": String(retryAfterSeconds) },
   );
 }
 
-/** A slot for one more paid call of `payer`, or 429 `rate_limited` with Retry-After (nothing was charged). */
-export async function takePayerSlot(payments: PaymentService, payer: string): Promise<Slot> {
+/**
+ * A slot for one more paid call of `payer`, or 429 `rate_limited` with Retry-After (nothing was charged), naming the
+ * payment's `field` of the caller's transport.
+ */
+export async function takePayerSlot(
+  payments: PaymentService,
+  payer: string,
+  field = "PAYMENT-SIGNATURE",
+): Promise<Slot> {
   const slot = await payments.payerLimits.take(payer.toLowerCase());
   if (slot.ok) return slot;
   const what = slot.why === "rate" ? "too many paid calls per second" : "too many paid calls at once";
   throw new HttpError(
     "rate_limited",
     uncharged(`The payer ${getAddress(payer)} has ${what}; retry in ${slot.retryAfterSeconds} s.`),
-    [{ field: "PAYMENT-SIGNATURE", message: `payer limit: ${slot.why}` }],
+    [{ field, message: `payer limit: ${slot.why}` }],
     { "Retry-After": String(slot.retryAfterSeconds) },
   );
 }

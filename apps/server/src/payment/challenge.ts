@@ -1,8 +1,12 @@
 import { randomBytes } from "node:crypto";
 import {
   A2A_PATH,
+  A2A_PAYMENT_META,
+  A2A_SIGN_IN_META,
   HOLDER_SIGN_IN_STATEMENT,
   MCP_PATH,
+  MCP_PAYMENT_META,
+  MCP_SIGN_IN_META,
   mcpToolNameOf,
   type PaymentRequired,
   type PaymentRequirements,
@@ -43,6 +47,27 @@ export function signInPath(route: ToolRoute, method: CallMethod): string {
 
 /** How a call came: HTTP with a body (POST) or query parameters (GET), an MCP tool call, or an A2A message. */
 export type CallMethod = "GET" | "POST" | "MCP" | "A2A";
+
+/** Where a call's payment and sign-in travel, as a refusal names them to its caller. */
+export interface PaymentFields {
+  payment: string;
+  signIn: string;
+}
+
+/**
+ * Where each transport carries the payment and the sign-in: HTTP's headers, an MCP tool call's `_meta` keys, an A2A
+ * message's metadata keys. A refusal names the caller's own field, never another transport's.
+ */
+export function paymentFields(method: CallMethod): PaymentFields {
+  if (method === "MCP") return { payment: `_meta["${MCP_PAYMENT_META}"]`, signIn: `_meta["${MCP_SIGN_IN_META}"]` };
+  if (method === "A2A") {
+    return {
+      payment: `the message's metadata "${A2A_PAYMENT_META.payload}"`,
+      signIn: `the message's metadata "${A2A_SIGN_IN_META}"`,
+    };
+  }
+  return { payment: "PAYMENT-SIGNATURE", signIn: "SIGN-IN-WITH-X" };
+}
 
 const discoveryCache = new Map<string, Record<string, unknown>>();
 

@@ -23,7 +23,7 @@ import {
   unverifiable,
 } from "./call-bookkeeping.js";
 import { checkTokenPolicy, validateCall } from "./call-checks.js";
-import { paidResourceUrl, signInPath } from "./challenge.js";
+import { paidResourceUrl, paymentFields, signInPath } from "./challenge.js";
 import { settlementRefusal, verifyRefusal } from "./facilitator-refusals.js";
 import type {
   Admission,
@@ -161,6 +161,8 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
 
     const params = validateCall(request);
     step("validate");
+    // Where this call's transport carries the payment and the sign-in: what its refusals name.
+    const fields = paymentFields(request.method);
 
     // Step 2, identify: a valid sign-in makes the signer the caller; an invalid one is refused with its reason.
     let caller: Address | undefined;
@@ -170,6 +172,7 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
       // is one sent again to have its answer again, which may come with its spent sign-in.
       const signIn = await verifySignIn(request.signIn, payments, signInPath(route, request.method), {
         claimedNext: request.payment !== undefined,
+        ...(request.method === "MCP" || request.method === "A2A" ? { field: fields.signIn } : {}),
       });
       if (!signIn.ok) return refuse(route, request.method, undefined, "invalid_siwx", signIn.reason);
       caller = signIn.address;
@@ -190,7 +193,7 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
         request.method,
         "discounted",
         "sign_in_required",
-        "anonymous access is off; sign in as a holder with SIGN-IN-WITH-X",
+        `anonymous access is off; sign in as a holder with ${fields.signIn}`,
       );
     }
     const requirements = routePaymentRequirements(payments.terms, route, point);
@@ -202,13 +205,13 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
     const decoded = request.payment === undefined ? undefined : decodePayment(request.payment);
     const recalled: Recall = request.paymentInVersion1Header
       ? { kind: "new" }
-      : await recall(payments, decoded, { route, params, caller, requirements });
+      : await recall(payments, decoded, { route, params, caller, requirements, paymentField: fields.payment });
     if (recalled.kind === "answer") return { admitted: false, answered: recalled.answer };
     if (recalled.kind === "refused") {
       return refuse(route, request.method, point, "invalid_payment", recalled.sentence);
     }
     if (recalled.kind === "run_again") {
-      const slot = await takePayerSlot(payments, recalled.payer);
+      const slot = await takePayerSlot(payments, recalled.payer, fields.payment);
       step("recall");
       return {
         admitted: true,
@@ -233,12 +236,13 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
     // Step 5, pay: an x402 v2 payment of exactly this requirement, unused, verified by the facilitator.
     const read = readDecodedPayment(decoded, requirements, payments.now(), {
       marginSeconds: payments.settlementMarginSeconds,
+      paymentField: fields.payment,
       ...(request.paymentInVersion1Header ? { inVersion1Header: true } : {}),
     });
     if (!read.ok) return refuse(route, request.method, point, read.reason, read.sentence);
     const { payload, key, nonce: authorizationNonce, validBefore } = read;
     // Nothing is done in the payer's name before the payment is known to be the payer's.
-    const checked = await checkPayer(payments, payload, requirements, read.from, caller);
+    const checked = await checkPayer(payments, payload, requirements, read.from, caller, fields.payment);
     if (!checked.ok) return refuse(route, request.method, point, "invalid_payment", checked.sentence);
     const { payer } = checked;
     step("signature");
@@ -262,7 +266,7 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
     // The payer's slot: so many paid calls at once and per second, before anything costly is done for it.
     let slot: Slot;
     try {
-      slot = await takePayerSlot(payments, payer);
+      slot = await takePayerSlot(payments, payer, fields.payment);
     } catch (error) {
       payments.payments.release(key);
       throw error;

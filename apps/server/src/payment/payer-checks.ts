@@ -18,6 +18,8 @@ export async function checkPayer(
   requirements: SignedRequirement,
   named: string,
   caller: Address | undefined,
+  /** The payment's field in the caller's transport, named when the payer is barred. */
+  field?: string,
 ): Promise<PayerCheck> {
   const payer = getAddress(named);
   if ((await payments.authorizationSigner(payload, requirements)) !== payer) {
@@ -31,6 +33,6 @@ export async function checkPayer(
     };
   }
   const barredFor = await payments.settlementFailures.exhausted(payer.toLowerCase());
-  if (barredFor !== undefined) throw settlementsKeepFailing(payer, barredFor);
+  if (barredFor !== undefined) throw settlementsKeepFailing(payer, barredFor, field);
   return { ok: true, payer };
 }

@@ -98,6 +98,8 @@ export async function recall(
     params: Record<string, unknown>;
     caller: Address | undefined;
     requirements: PaymentRequirements;
+    /** The payment's field in the caller's transport, as a refusal names it. */
+    paymentField?: string;
   },
 ): Promise<Recall> {
   if (decoded?.kind !== "payment" || decoded.payload.extensions?.[PAYMENT_IDENTIFIER] === undefined) {
@@ -121,7 +123,7 @@ export async function recall(
   const known = await payments.ledger.identified(payer, id);
   if (!known) return { kind: "new", identifier };
   // Nothing is said of a payer's identifier, nor handed out, before the payment is known to be the payer's own.
-  const checked = await checkPayer(payments, payload, call.requirements, payer, call.caller);
+  const checked = await checkPayer(payments, payload, call.requirements, payer, call.caller, call.paymentField);
   if (!checked.ok) return { kind: "refused", sentence: checked.sentence };
   const key = paymentKey(payload);
   if (known.paymentKey !== key || known.requestHash !== identifier.requestHash) throw conflict(id, known, key);

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { PaymentRequirements } from "@agent-tools/schema";
 import type { PaymentPayload } from "@x402/core/types";
 import { z } from "zod";
+import { clipped } from "../http/errors.js";
 
 /** The EIP-3009 authorization an `exact` EVM payment carries, as x402 v2 sends it (integers as decimal strings). */
 export const eip3009PayloadSchema = z.object({
@@ -63,7 +64,7 @@ export function requirementMismatch(
   const same = (a: unknown, b: unknown) => String(a).toLowerCase() === String(b).toLowerCase();
   for (const field of ["scheme", "network", "asset", "amount", "payTo"] as const) {
     if (!same(accepted[field], quoted[field])) {
-      return `the payment's ${field} is ${String(accepted[field]).slice(0, 80)}, the price quoted has ${quoted[field]}`;
+      return `the payment's ${field} is ${clipped(String(accepted[field]), 80)}, the price quoted has ${quoted[field]}`;
     }
   }
   const extra = (accepted.extra ?? {}) as Record<string, unknown>;
@@ -168,6 +169,8 @@ export type ReadPayment =
 export interface ReadPaymentOptions {
   /** The payment came in x402 version 1's `X-PAYMENT` header. */
   inVersion1Header?: boolean;
+  /** Where the caller's transport carries the payment, as a refusal names it (default HTTP's `PAYMENT-SIGNATURE`). */
+  paymentField?: string;
   /** Seconds the authorization must still be valid for (default {@link SETTLEMENT_MARGIN_SECONDS}). */
   marginSeconds?: number;
 }
@@ -193,7 +196,8 @@ export function readDecodedPayment(
   options: ReadPaymentOptions = {},
 ): ReadPayment {
   if (decoded === undefined) {
-    return { ok: false, reason: "payment_required", sentence: "pay with x402 version 2 (PAYMENT-SIGNATURE)" };
+    const field = options.paymentField ?? "PAYMENT-SIGNATURE";
+    return { ok: false, reason: "payment_required", sentence: `pay with x402 version 2 (${field})` };
   }
   if (options.inVersion1Header) {
     return {
@@ -214,7 +218,8 @@ export function readDecodedPayment(
     };
   }
   if (decoded.kind === "malformed") {
-    return { ok: false, reason: "invalid_payment", sentence: `the payment cannot be read: ${decoded.why}` };
+    const field = options.paymentField ?? "PAYMENT-SIGNATURE";
+    return { ok: false, reason: "invalid_payment", sentence: `the payment (${field}) cannot be read: ${decoded.why}` };
   }
   const { payload } = decoded;
   const wrong = requirementMismatch(payload.accepted, quoted);

@@ -5,6 +5,7 @@ import {
   verifySIWxSignature,
 } from "@x402/extensions/sign-in-with-x";
 import { type Address, getAddress, type Hex } from "viem";
+import { clipped } from "../http/errors.js";
 import type { PaymentService } from "./payment-service.js";
 import { recoverMessageSigner } from "./recover-signer.js";
 
@@ -72,7 +73,7 @@ export async function verifySignIn(
   header: string,
   payments: Pick<PaymentService, "publicUrl" | "signInChains" | "signIns">,
   path: string,
-  options: { claimedNext?: boolean } = {},
+  options: { claimedNext?: boolean; field?: string } = {},
 ): Promise<SignInResult> {
   let payload: SIWxPayload;
   try {
@@ -80,8 +81,9 @@ export async function verifySignIn(
   } catch {
     return {
       ok: false,
-      reason:
-        "SIGN-IN-WITH-X is not a valid sign-in payload: base64 JSON of a signed EIP-4361 message (x402 sign-in-with-x)",
+      reason: options.field
+        ? `${options.field} is not a valid sign-in payload: a signed EIP-4361 message and its signature (x402 sign-in-with-x)`
+        : "SIGN-IN-WITH-X is not a valid sign-in payload: base64 JSON of a signed EIP-4361 message (x402 sign-in-with-x)",
     };
   }
   const malformed = malformedField(payload);
@@ -99,7 +101,7 @@ export async function verifySignIn(
   if (signedFor !== new URL(`${payments.publicUrl}${path}`).pathname) {
     return {
       ok: false,
-      reason: `invalid_siwx_uri: the sign-in is for ${signedFor.slice(0, 120)}, not ${path}; sign in for the route called`,
+      reason: `invalid_siwx_uri: the sign-in is for ${clipped(signedFor, 120)}, not ${path}; sign in for the route called`,
     };
   }
   let verification: Awaited<ReturnType<typeof verifySIWxSignature>>;

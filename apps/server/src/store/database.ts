@@ -13,11 +13,19 @@ export interface Queryable {
 export interface Database extends Queryable {
   /** `pglite` (embedded) or `postgres` (a server). */
   readonly kind: "pglite" | "postgres";
-  /** Where the data lives, for logs and start-up output (a directory, or the server without its password). */
+  /**
+   * Where the data lives, for logs and start-up output: a directory, or the server's host, port and database (never
+   * its user, password or parameters).
+   */
   readonly location: string;
   /** The server's connection pool (Postgres only), for what takes one: the shared rate limits, the key locks. */
   readonly pool?: pg.Pool;
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+}
+
+/** Which store holds the ledger, in words for the start-up output: "Postgres at host:5432/db" or "PGlite in /dir". */
+export function storeDescription(db: Pick<Database, "kind" | "location">): string {
+  return db.kind === "postgres" ? `Postgres at ${db.location}` : `PGlite in ${db.location}`;
 }

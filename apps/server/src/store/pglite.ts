@@ -1,20 +1,26 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { once } from "node:events";
-import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
+import { StartupError } from "../startup-checks.js";
 import type { Database, Queryable } from "./database.js";
 
-/** Thrown when another live process has the data directory open; PGlite serves one process only. */
-export class DataDirectoryInUseError extends Error {
+/**
+ * Thrown when another live process has the data directory open; PGlite serves one process only. A start-up refusal
+ * naming DATA_DIR, reported whole.
+ */
+export class DataDirectoryInUseError extends StartupError {
   constructor(
     readonly dataDir: string,
     readonly pid: number,
   ) {
     super(
-      `The data directory ${dataDir} is in use by process ${pid}. Stop that process, or point DATA_DIR elsewhere ` +
+      "DATA_DIR",
+      `the data directory ${dataDir} is in use by process ${pid}; stop that process, or point DATA_DIR elsewhere ` +
         "(several instances share one database through DATABASE_URL, a Postgres server).",
     );
     this.name = "DataDirectoryInUseError";
@@ -132,10 +138,25 @@ function templateLocation(): string | undefined {
 }
 
 /**
+ * Keeps a freshly initialized cluster as the template (shut down cleanly, before anything is written to it), unless
+ * one is kept already. The template is only ever replaced whole (a rename), so a copy is never taken of half of one.
+ */
+function keepTemplate(pgdata: string, template: string): void {
+  const staging = `${template}.${process.pid}-${Date.now()}`;
+  try {
+    mkdirSync(dirname(template), { recursive: true });
+    cpSync(pgdata, staging, { recursive: true });
+    renameSync(staging, template);
+  } catch {
+    // Another process kept one first, or the cache is not writable.
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+/**
  * Creates a new cluster in `pgdata`. initdb costs some ten seconds of CPU; the first cluster made on a machine is kept
- * (shut down cleanly, before anything is written to it) and later ones are copies of it (docs/decisions.md,
- * "Memory"). The template is only ever replaced whole (a rename), so a copy is never taken of half of one; a template
- * that cannot be kept (a read-only installation) changes nothing but the time.
+ * and later ones are copies of it (docs/decisions.md, "Memory"). A template that cannot be kept (a read-only
+ * installation) changes nothing but the time.
  */
 async function createCluster(pgdata: string): Promise<void> {
   const template = templateLocation();
@@ -147,16 +168,37 @@ async function createCluster(pgdata: string): Promise<void> {
     return;
   }
   await initializeInChild(pgdata);
-  if (!template) return;
-  const staging = `${template}.${process.pid}-${Date.now()}`;
+  if (template) keepTemplate(pgdata, template);
+}
+
+/**
+ * Makes the template a first start would make (`npm run setup` runs it, so that the first `pnpm start` copies a
+ * cluster instead of running initdb): "kept" when one was kept already, "made" when made now, "unavailable" when
+ * none can be kept here.
+ */
+export async function preparePgliteTemplate(): Promise<"kept" | "made" | "unavailable"> {
+  const template = templateLocation();
+  if (!template) return "unavailable";
+  if (existsSync(join(template, "PG_VERSION"))) return "kept";
+  const scratch = mkdtempSync(join(tmpdir(), "agent-tools-pglite-"));
   try {
-    mkdirSync(dirname(template), { recursive: true });
-    cpSync(pgdata, staging, { recursive: true });
-    renameSync(staging, template);
-  } catch {
-    // Another process kept one first, or the cache is not writable.
-    rmSync(staging, { recursive: true, force: true });
+    const pgdata = join(scratch, "pgdata");
+    await initializeInChild(pgdata);
+    keepTemplate(pgdata, template);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
   }
+  return existsSync(join(template, "PG_VERSION")) ? "made" : "unavailable";
+}
+
+/**
+ * What opening `dataDir` will do: open the database in it, copy the kept template into it (a first start on a
+ * machine that started before), or create it with initdb (the first start on this machine: some seconds of CPU).
+ */
+export function pgliteOpening(dataDir: string): "open" | "copy" | "create" {
+  if (existsSync(join(resolve(dataDir), "pgdata", "PG_VERSION"))) return "open";
+  const template = templateLocation();
+  return template && existsSync(join(template, "PG_VERSION")) ? "copy" : "create";
 }
 
 /**

@@ -10,7 +10,7 @@ export async function openPostgres(url: string, options: { maxConnections?: numb
   const query: Queryable["query"] = async (sql, params) => (await pool.query(sql, params as unknown[])).rows as never;
   return {
     kind: "postgres",
-    location: redactPassword(url),
+    location: postgresLocation(url),
     pool,
     query,
     async transaction(work) {
@@ -33,12 +33,15 @@ export async function openPostgres(url: string, options: { maxConnections?: numb
   };
 }
 
-function redactPassword(url: string): string {
+/** The server's host, port and database of a connection URL: no user, password or parameters. */
+export function postgresLocation(url: string): string {
   try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = "***";
-    return parsed.toString();
+    // A URL with no host (`postgres://user@/db?host=/run/postgresql`) is one the WHATWG parser refuses.
+    const parsed = new URL(url.replace(/^(postgres(?:ql)?:\/\/(?:[^@/]*@)?)\//, "$1localhost/"));
+    // A Unix socket is named by a `host` parameter (a directory), not by the URL's host.
+    const host = parsed.searchParams.get("host") || parsed.host;
+    return `${host}${parsed.pathname.length > 1 ? parsed.pathname : ""}`;
   } catch {
-    return "postgres";
+    return "the server of DATABASE_URL";
   }
 }

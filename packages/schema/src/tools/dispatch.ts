@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { requestErrorMap } from "../errors.js";
 import { addressSchema, isoDateTimeSchema, tokenIdSchema } from "../primitives.js";
 import { type ToolName, toolNames, toolRoutes } from "../routes.js";
 import { briefField, generatedAtField } from "./common.js";
@@ -46,8 +47,9 @@ export const dispatchRequestSchema = z
   .object({
     tokenId: tokenIdSchema,
     mission: z.object({ tool: missionToolSchema, params: paramsField.default({}) }).superRefine((mission, ctx) => {
-      // The params must be a valid request of the tool, so a queued mission does not fail later on its input.
-      const parsed = missionParamsSchema(mission.tool).safeParse(mission.params);
+      // The params must be a valid request of the tool, so a queued mission does not fail later on its input. The
+      // inner parse says its issues in the service's words too ("must be a number"), not Zod's.
+      const parsed = missionParamsSchema(mission.tool).safeParse(mission.params, { error: requestErrorMap });
       if (parsed.success) return;
       for (const issue of parsed.error.issues) {
         ctx.addIssue({ code: "custom", message: issue.message, path: ["params", ...issue.path] });

@@ -5,7 +5,7 @@
  *
  * Times (pair creation, which price-change windows exist) are laid out on the clock floored to the minute.
  */
-import { B20_BLOCK_SECONDS, B20_SCHEDULE } from "@agent-tools/devnet";
+import { B20_BLOCK_SECONDS, B20_SCHEDULE } from "@agent-tools/devnet/facts";
 import { getAddress } from "viem";
 import { hash32, Rng, seededAddress, seededBase58 } from "../core/random.js";
 

@@ -5,7 +5,7 @@
  * Times are laid out on an anchor, the clock floored to the hour, and every stage boundary sits at least 2 hours
  * from the anchor: within the hour a drop's kind cannot change, and every answer within that hour is identical.
  */
-import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
+import { DEVNET_ACCOUNTS } from "@agent-tools/devnet/facts";
 import { hash32, seededAddress, seededUuid, unit } from "../core/random.js";
 import { BASE_USDC_ADDRESS, chainCurrency, NATIVE_CURRENCY_ADDRESS, type OpenSeaChain } from "./chains.js";
 import type { DropDetailedWire, DropStageEligibilityWire, DropStageWire, DropWire } from "./wire.js";

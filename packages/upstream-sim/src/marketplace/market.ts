@@ -2,7 +2,7 @@
  * Collection, order and wallet fixtures: collections with floors, best listings and offers (collection, trait and
  * item offers), and the devnet's demo wallets holding NFTs across them with offers received.
  */
-import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
+import { DEVNET_ACCOUNTS } from "@agent-tools/devnet/facts";
 import { hash32, Rng, seededAddress, seededBytes32 } from "../core/random.js";
 import {
   chainCurrency,
