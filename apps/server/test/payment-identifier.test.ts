@@ -180,7 +180,12 @@ describe("x402's payment-identifier extension", () => {
     expect(res.status).toBe(400);
     const refusal = await errorOf(res);
     expect(refusal.code).toBe("invalid_request");
-    expect(refusal.details.map((d) => d.field)).toEqual(["extensions.payment-identifier.info.id"]);
+    expect(refusal.details).toEqual([
+      {
+        field: "extensions.payment-identifier.info.id",
+        message: "must be 16 to 128 letters, digits, hyphens or underscores",
+      },
+    ]);
     expect(await settlementRows(account(payer))).toEqual([]);
   });
 

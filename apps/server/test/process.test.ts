@@ -60,15 +60,19 @@ describe("the server process", () => {
       }
     }
     const { port, child, output } = started;
-    expect(output()).toContain(`Agent Tools API on http://127.0.0.1:${port}`);
-    // Which store holds the ledger is said at every start.
-    expect(output()).toContain(`Ledger and missions: PGlite in ${dataDir} (the embedded store: one instance only;`);
-    const res = await fetch(`http://127.0.0.1:${port}/healthz`);
-    expect(await res.json()).toEqual({ ok: true, service: "agent-tools" });
-    const agent = await fetch(`http://127.0.0.1:${port}/agents/info/1`);
-    expect(agent.status).toBe(200);
     const exited = once(child, "exit");
-    child.kill("SIGTERM");
+    try {
+      expect(output()).toContain(`Agent Tools API on http://127.0.0.1:${port}`);
+      // Which store holds the ledger is said at every start.
+      expect(output()).toContain(`Ledger and missions: PGlite in ${dataDir} (the embedded store: one instance only;`);
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      expect(await res.json()).toEqual({ ok: true, service: "agent-tools" });
+      const agent = await fetch(`http://127.0.0.1:${port}/agents/info/1`);
+      expect(agent.status).toBe(200);
+    } finally {
+      // Stopped whatever was found: a failed expectation leaves no server holding the data directory.
+      child.kill("SIGTERM");
+    }
     const [code] = await exited;
     expect(code).toBe(0);
   }, 150_000);

@@ -29,7 +29,7 @@ const postText = (url: string, body: string, contentType: string) =>
   fetch(url, { method: "POST", headers: { "content-type": contentType }, body });
 
 /** What a library says in its own words, which a caller of this service must never read. */
-export const RAW_LIBRARY_TEXT = [
+const RAW_LIBRARY_TEXT = [
   /Invalid input/,
   /Invalid (option|string|number|key|element|enum value)/,
   /expected \w+, received/,
@@ -45,7 +45,7 @@ export const RAW_LIBRARY_TEXT = [
 ];
 
 /** A refusal's sentence: whole (ends with a full stop or a mark like one), and in the service's own words. */
-export function expectWholeSentence(message: string, what: string): void {
+function expectWholeSentence(message: string, what: string): void {
   expect(message.trim(), `${what}: a sentence`).toMatch(/^\S/);
   expect(message.trim(), `${what}: ends as a sentence, not cut`).toMatch(/[.!?]["')\]]?$/);
   for (const raw of RAW_LIBRARY_TEXT) expect(message, `${what}: no library text`).not.toMatch(raw);
@@ -104,7 +104,7 @@ describe("the HTTP API's refusals", () => {
         // A route with one method (the mission list is GET /dispatch) is called with it, its fields as a query.
         const res =
           "method" in route && route.method === "get"
-            ? await t.get(`${route.path}?${new URLSearchParams(body as Record<string, string>)}`)
+            ? await t.get(`${route.path}?${new URLSearchParams(body as unknown as Record<string, string>)}`)
             : await t.post(route.path, body);
         const error = await errorOf(res, what);
         expect(error.status, what).toBe(400);

@@ -203,12 +203,17 @@ describe("accountFromPrivateKey", () => {
 describe("a request that gets no answer", () => {
   it.each([
     [
+      "a refused connection",
       Object.assign(new TypeError("fetch failed"), { cause: Object.assign(new Error("x"), { code: "ECONNREFUSED" }) }),
       /nothing accepts connections there \(connection refused\)\.$/,
     ],
-    [Object.assign(new TypeError("fetch failed"), { cause: new Error("bad port") }), /fetch refuses that port/],
-    [new TypeError("fetch failed"), /the request failed before an answer came\.$/],
-  ])("says why in words, not fetch's own text: %s", async (thrown, says) => {
+    [
+      "a blocked port",
+      Object.assign(new TypeError("fetch failed"), { cause: new Error("bad port") }),
+      /fetch refuses that port/,
+    ],
+    ["no cause given", new TypeError("fetch failed"), /the request failed before an answer came\.$/],
+  ])("%s: says why in words, not fetch's own text", async (_what, thrown, says) => {
     const failing: typeof fetch = async () => {
       throw thrown;
     };

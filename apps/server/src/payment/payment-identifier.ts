@@ -111,7 +111,13 @@ export async function recall(
     throw new HttpError(
       "invalid_request",
       uncharged("The payment's identifier is malformed: it must be 16 to 128 letters, digits, hyphens or underscores."),
-      [{ field: `extensions.${PAYMENT_IDENTIFIER}.info.id`, message: validation.errors?.join("; ") || "malformed" }],
+      // The extension's own validation text goes nowhere: the service says what an identifier must be.
+      [
+        {
+          field: `extensions.${PAYMENT_IDENTIFIER}.info.id`,
+          message: "must be 16 to 128 letters, digits, hyphens or underscores",
+        },
+      ],
     );
   }
   // The service's own declaration echoed back without an id: a call like any other.
