@@ -9,6 +9,36 @@ import { clipped } from "../http/errors.js";
 import type { PaymentService } from "./payment-service.js";
 import { recoverMessageSigner } from "./recover-signer.js";
 
+/**
+ * What x402's message check refused, in the service's words (its own texts quote the caller's values unclipped), by
+ * its reason code, which stays in front of the sentence as the refusal's name.
+ */
+function timingOrOriginRefusal(code: string | undefined, payload: SIWxPayload, publicUrl: string): string {
+  const origin = new URL(publicUrl);
+  switch (code) {
+    case "invalid_siwx_domain_mismatch":
+      return `the sign-in names the domain ${clipped(payload.domain, 80)}, not this service's ${origin.host}; sign in for this service`;
+    case "invalid_siwx_uri_mismatch":
+      return `the sign-in's uri is not on this service's origin ${origin.origin}; sign in for this service`;
+    case "invalid_siwx_issued_at":
+      return "the sign-in's issuedAt is not a timestamp";
+    case "invalid_siwx_issued_at_too_old":
+      return `the sign-in was issued more than ${SIGN_IN_MAX_AGE_MS / 60_000} minutes ago; sign in again`;
+    case "invalid_siwx_issued_at_in_future":
+      return "the sign-in's issuedAt is in the future; check the signer's clock";
+    case "invalid_siwx_expiration_time":
+      return "the sign-in's expirationTime is not a timestamp";
+    case "invalid_siwx_expired":
+      return "the sign-in's expirationTime has passed; sign in again";
+    case "invalid_siwx_not_before":
+      return "the sign-in's notBefore is not a timestamp";
+    case "invalid_siwx_not_yet_valid":
+      return "the sign-in is not valid yet: its notBefore is still to come";
+    default:
+      return "the sign-in's message is not valid for this service";
+  }
+}
+
 /** x402's message check, with the recovery done natively (payment/recover-signer.ts). */
 const nativeMessageVerifier = async ({
   address,
@@ -95,7 +125,12 @@ export async function verifySignIn(
     };
   }
   const validation = await validateSIWxMessage(payload, new URL(payments.publicUrl), { maxAge: SIGN_IN_MAX_AGE_MS });
-  if (!validation.isValid) return { ok: false, reason: `${validation.invalidReason}: ${validation.invalidMessage}` };
+  if (!validation.isValid) {
+    return {
+      ok: false,
+      reason: `${validation.invalidReason}: ${timingOrOriginRefusal(validation.invalidReason, payload, payments.publicUrl)}`,
+    };
+  }
   // A sign-in made for one route is not another's: what a holder signed is what it is used for.
   const signedFor = URL.canParse(payload.uri) ? new URL(payload.uri).pathname : payload.uri;
   if (signedFor !== new URL(`${payments.publicUrl}${path}`).pathname) {
