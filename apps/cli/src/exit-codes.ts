@@ -125,34 +125,11 @@ export interface ServiceAddress {
   from: "flag" | "env" | "default";
 }
 
-/** Why a connection failed, in words, by the system's or fetch's error code found among the error's causes. */
-function networkReason(error: unknown): string | undefined {
-  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
-    switch ((cause as NodeJS.ErrnoException).code) {
-      case "ECONNREFUSED":
-        return "connection refused: nothing listens there";
-      case "ENOTFOUND":
-      case "EAI_AGAIN":
-        return "no such host";
-      case "ETIMEDOUT":
-      case "UND_ERR_CONNECT_TIMEOUT":
-        return "the connection timed out";
-      case "ECONNRESET":
-      case "UND_ERR_SOCKET":
-        return "the connection was closed before the answer came";
-      case "ERR_INVALID_URL":
-        return "not a URL; write it as http://host:port";
-    }
-  }
-  return undefined;
-}
-
 /**
  * The service could not be reached: the address tried and where it came from, how to point the command elsewhere, and
  * how to start the embedded default.
  */
 function unreachable(error: NetworkError, service: ServiceAddress | undefined): string {
-  const reason = networkReason(error);
   const source =
     service &&
     {
@@ -161,7 +138,8 @@ function unreachable(error: NetworkError, service: ServiceAddress | undefined): 
       default: "This address is the default: neither --base-url nor AGENT_TOOLS_BASE_URL is set.",
     }[service.from];
   return [
-    `Could not reach the service${service ? ` at ${service.url}` : ""}${reason ? ` (${reason})` : ""}.`,
+    // The SDK's sentence: the address and why, in words (the system's error code, not fetch's "fetch failed").
+    error.message,
     ...(source ? [source] : []),
     "To use a service elsewhere, pass --base-url <url> or set AGENT_TOOLS_BASE_URL " +
       "(export AGENT_TOOLS_BASE_URL=http://127.0.0.1:8500).",

@@ -93,9 +93,7 @@ describe("agent-tools health", () => {
     const flagged = await cli(["health", "--base-url", down]);
     expect(flagged.status).toBe(5);
     const [first, source, elsewhere, start] = flagged.stderr.trim().split("\n");
-    expect(first).toBe(
-      `agent-tools: Could not reach the service at ${down} (connection refused: nothing listens there).`,
-    );
+    expect(first).toBe(`agent-tools: Could not reach ${down}: nothing accepts connections there (connection refused).`);
     expect(source).toBe("This address comes from --base-url.");
     expect(elsewhere).toMatch(/pass --base-url <url> or set AGENT_TOOLS_BASE_URL \(export AGENT_TOOLS_BASE_URL=http:/);
     expect(start).toMatch(/from a checkout of the repository: pnpm start .*PORT=8500 pnpm start/);
@@ -103,7 +101,7 @@ describe("agent-tools health", () => {
 
     const fromEnv = await cli(["intel", "--token-id", "1"], { AGENT_TOOLS_BASE_URL: down });
     expect(fromEnv.status).toBe(5);
-    expect(fromEnv.stderr).toContain(`Could not reach the service at ${down} `);
+    expect(fromEnv.stderr).toContain(`Could not reach ${down}: `);
     expect(fromEnv.stderr).toContain("This address comes from AGENT_TOOLS_BASE_URL.");
   });
 });

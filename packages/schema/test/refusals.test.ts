@@ -2,12 +2,14 @@ import { describe, expect, it } from "vitest";
 import { PAYMENT_REFUSAL_REASONS, parsePaymentRefusal, paymentRefusal } from "../src/index.js";
 
 describe("payment refusal reasons", () => {
-  it("reads back every reason written with its sentence", () => {
+  it("reads back every reason written with its sentence, which ends as a sentence does", () => {
     for (const reason of Object.keys(PAYMENT_REFUSAL_REASONS) as (keyof typeof PAYMENT_REFUSAL_REASONS)[]) {
       expect(parsePaymentRefusal(paymentRefusal(reason, "what happened: and more"))).toEqual({
         reason,
-        message: "what happened: and more",
+        message: "what happened: and more.",
       });
+      // A sentence that already ends keeps its own mark.
+      expect(parsePaymentRefusal(paymentRefusal(reason, "is it paid?")).message).toBe("is it paid?");
     }
   });
 

@@ -56,6 +56,7 @@ const NETWORK_REASONS: Record<string, string> = {
   DEPTH_ZERO_SELF_SIGNED_CERT: "its TLS certificate is self-signed",
   UNABLE_TO_VERIFY_LEAF_SIGNATURE: "its TLS certificate cannot be verified",
   ERR_TLS_CERT_ALTNAME_INVALID: "its TLS certificate is for another host name",
+  ERR_INVALID_URL: "it is not a URL (write it as http://host:port)",
 };
 
 /**
