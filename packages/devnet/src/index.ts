@@ -9,41 +9,8 @@
  * seeded pairs to tests run one after another, reverted between borrowers; `startDevnet()` serves them
  * over JSON-RPC on loopback; `spawnDevnetProcess()` does the same in a child process (the embedded default); `seedL1` / `seedL2` seed any fresh Hardhat-compatible node through a viem client.
  */
-export {
-  B20_BLOCK_SECONDS,
-  B20_SCHEDULE,
-  B20_SCHEDULE_TIP,
-  B20_WINDOWS,
-  type B20ScheduledToken,
-  type B20ScheduleEntry,
-  b20ScheduleCountWithin,
-} from "./b20-schedule.js";
-export {
-  DEFAULT_HOST,
-  DEFAULT_L1_PORT,
-  DEFAULT_L2_PORT,
-  DEFAULT_PUBLIC_URL,
-  DEPLOY_NONCES,
-  DEVNET_ACCOUNTS,
-  DEVNET_ADDRESSES,
-  DEVNET_BLOCK_GAS_LIMIT,
-  DEVNET_HOLDER_INDEXES,
-  DEVNET_L1_CHAIN_ID,
-  DEVNET_L2_CHAIN_ID,
-  DEVNET_LAST_REVEALED,
-  DEVNET_MNEMONIC,
-  DEVNET_OPERATOR,
-  DEVNET_TOKEN_COUNT,
-  DEVNET_USD_PER_ACCOUNT,
-  DEVNET_USD_UNITS_PER_ACCOUNT,
-  type DevnetAccount,
-  type DevnetAddresses,
-  devnetL1Chain,
-  devnetL2Chain,
-  expectedDeployAddress,
-  SEED_BATCH,
-  SEED_TX_GAS,
-} from "./constants.js";
+// The fixed facts (accounts, addresses, the B20 schedule), also served alone without Hardhat by ./facts.js.
+export * from "./facts.js";
 export {
   createInProcessDevnet,
   type DevnetChainInfo,
