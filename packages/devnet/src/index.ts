@@ -10,7 +10,7 @@
  * over JSON-RPC on loopback; `spawnDevnetProcess()` does the same in a child process (the embedded default); `seedL1` / `seedL2` seed any fresh Hardhat-compatible node through a viem client.
  */
 // The fixed facts (accounts, addresses, the B20 schedule), also served alone without Hardhat by ./facts.js.
-export * from "./facts.js";
+
 export {
   createInProcessDevnet,
   type DevnetChainInfo,
@@ -27,6 +27,7 @@ export {
 } from "./devnet.js";
 export { createInProcessDevnetPool, type InProcessDevnetPool } from "./devnet-pool.js";
 export { type DevnetProcess, spawnDevnetProcess } from "./devnet-process.js";
+export * from "./facts.js";
 export { devnetHardhat, devnetNetworkConfig } from "./hardhat.js";
 export {
   type DevnetCollectionSeed,
