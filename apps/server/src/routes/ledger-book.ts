@@ -14,8 +14,8 @@ export const EXPORT_PAGE_ROWS = 5000;
 
 /**
  * Checksummed addresses by the text the store keeps. A book repeats a few thousand payers and one asset; viem's own
- * cache reorders itself on every read, which took most of an export's time (docs/testing.md, "The ledger's bench").
- * Emptied when full.
+ * cache reorders itself on every read, which took most of an export's time (docs/testing.md, "The ledger at ten
+ * million entries"). Emptied when full.
  */
 const checksummed = new Map<string, Address>();
 function checksumOf(address: string): Address {

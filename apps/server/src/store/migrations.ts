@@ -234,8 +234,9 @@ export const migrations = [
     statements: [
       // Totals of the book per UTC day, asset (lower case), network, route and price point, kept by the triggers
       // below in the transaction of every write to `settlements` and `refunds`, whatever makes it: the report reads
-      // a window's totals without reading its entries (docs/decisions.md, "Ledger totals"). `stripe` spreads a busy
-      // day and route over eight rows, so that instances settling at once seldom wait for one row's lock.
+      // a window's totals without reading its entries. `stripe` spreads a busy day and route over eight rows, so that
+      // instances settling at once seldom wait for one row's lock (docs/decisions.md, "Ledger totals and pages at ten
+      // million entries").
       `CREATE TABLE ledger_totals (
         asset text NOT NULL,
         network text NOT NULL,
