@@ -6,7 +6,8 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../src/store/database.js";
-import { migrate } from "../src/store/migrations.js";
+import { migrate, migrations } from "../src/store/migrations.js";
+import { openMemoryPglite } from "../src/store/pglite.js";
 import { openPostgres } from "../src/store/postgres.js";
 import {
   type BookPosition,
@@ -122,6 +123,16 @@ async function readBook(ledger: SettlementLedger, between: (page: number) => Pro
     if (rowsOfPage.length < 1000) return rows;
     after = rowsOfPage.at(-1);
   }
+}
+
+/** A node of a plan as EXPLAIN (FORMAT JSON) writes it. */
+interface PlanNode {
+  "Node Type": string;
+  "Relation Name"?: string;
+  "Index Name"?: string;
+  "Actual Rows": number;
+  "Rows Removed by Filter"?: number;
+  Plans?: PlanNode[];
 }
 
 /** The totals an accountant would add up from the entries themselves, in the store's order. */
@@ -250,7 +261,93 @@ describe.each(backends.filter(([name]) => name !== "Postgres" || !withoutPostgre
     expect(totals).toEqual(totalsOfEntries(await readBook(ledger)));
   });
 
+  it("reads a page deep in the book as one range of the book's index, no row read that the page does not list", async () => {
+    await db.query("ANALYZE");
+    // The page's own statement, as the ledger sends it, run again under EXPLAIN ANALYZE.
+    const sent: [string, unknown[]][] = [];
+    const watched = createSettlementLedger({
+      ...db,
+      query: (sql: string, params?: unknown[]) => {
+        sent.push([sql, params ?? []]);
+        return db.query(sql, params);
+      },
+    } as Database);
+    const book = await readBook(ledger);
+    const middle = book[Math.floor(book.length / 2)]!;
+    await watched.page(RANGE, middle, 100);
+    const [sql, params] = sent.at(-1)!;
+    const [explained] = await db.query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(
+      `EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`,
+      params,
+    );
+    const nodes: PlanNode[] = [];
+    const walk = (node: PlanNode) => {
+      nodes.push(node);
+      for (const child of node.Plans ?? []) walk(child);
+    };
+    walk(explained!["QUERY PLAN"][0].Plan);
+    const payments = nodes.filter(
+      (node) => node["Relation Name"] === "settlements" && node["Index Name"] !== "settlements_pkey",
+    );
+    expect(payments.map((node) => [node["Node Type"], node["Index Name"]])).toEqual([
+      ["Index Scan", "settlements_book_by_asset"],
+    ]);
+    expect(payments[0]!["Actual Rows"]).toBeLessThanOrEqual(100);
+    expect(payments[0]!["Rows Removed by Filter"] ?? 0).toBe(0);
+  });
+
   it("refuses totals of a range that is not whole UTC days", async () => {
     await expect(ledger.totals({ ...RANGE, from: new Date(FIRST_DAY + 1) })).rejects.toThrow(RangeError);
   });
 });
+
+/** Each backend, as an empty database brought up to schema version 10: the book as an earlier build left it. */
+const earlierBackends: [string, () => Promise<Database>][] = [
+  ["PGlite", () => openMemoryPglite()],
+  ["Postgres", async () => openPostgres(await postgres!.createDatabase())],
+];
+
+describe.each(earlierBackends.filter(([name]) => name !== "Postgres" || !withoutPostgres))(
+  "a book written before the store kept totals, on %s",
+  (_, open) => {
+    it("is added up once by the migration that brings the totals, which then equal the entries", async () => {
+      const db = await open();
+      try {
+        await db.query(
+          "CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
+        );
+        for (const migration of migrations.filter((m) => m.version <= 10)) {
+          for (const statement of migration.statements) await db.query(statement);
+          await db.query("INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", [
+            migration.version,
+            migration.name,
+          ]);
+        }
+        await insertSettled(db, 3000, "early-");
+        // A claim still pending is no entry; refunds of two payments are.
+        await db.query(
+          `INSERT INTO settlements (payment_key, payer, nonce, asset, network, pay_to, amount, valid_before, status,
+             route, method, token_id, price_point, request_id)
+           VALUES ('pending-1', $1, $2, $3, $4, $1, 10000, now(), 'pending', '/intel', 'POST', 1, 'standard', 'p')`,
+          [PAY_TO, hex32(), ASSET, NETWORK],
+        );
+        await db.query(
+          `INSERT INTO refunds (transaction, log_index, payment_key, amount, refunded_at, book_key)
+           VALUES ($1, 0, 'early-7', 3000, $2, 'refund:a'), ($3, 0, 'early-3000', 10000, $4, 'refund:b')`,
+          [hex32(), new Date(FIRST_DAY + 2 * DAY_MS), hex32(), new Date(FIRST_DAY + 2 * DAY_MS + 1000)],
+        );
+        expect(await migrate(db)).toEqual([11]);
+        const ledger = createSettlementLedger(db);
+        const book = await readBook(ledger);
+        expect(book.filter((row) => row.kind === "payment")).toHaveLength(3000);
+        expect(book.filter((row) => row.kind === "refund")).toHaveLength(2);
+        expect(await ledger.totals(RANGE)).toEqual(totalsOfEntries(book));
+        // And the triggers keep them from then on.
+        await settle(ledger, new Date(FIRST_DAY + DAY_MS), 1);
+        expect(await ledger.totals(RANGE)).toEqual(totalsOfEntries(await readBook(ledger)));
+      } finally {
+        await db.close();
+      }
+    }, 60_000);
+  },
+);
