@@ -406,7 +406,8 @@ async function exportLedgerTo(client: Awaited<ReturnType<typeof clientFor>>, opt
   const counted = Readable.fromWeb(stream as import("node:stream/web").ReadableStream<Uint8Array>).on(
     "data",
     (chunk) => {
-      for (const byte of chunk as Buffer) if (byte === 10) lines += 1;
+      const bytes = chunk as Buffer;
+      for (let at = bytes.indexOf(10); at !== -1; at = bytes.indexOf(10, at + 1)) lines += 1;
     },
   );
   try {

@@ -247,6 +247,9 @@ function csvField(value: string): string {
 /** The CSV export's header line, with its line break. */
 export const ledgerCsvHeader = `${LEDGER_CSV_COLUMNS.join(",")}\r\n`;
 
+/** The columns written as numbers, unquoted. */
+const CSV_NUMBERS = new Set<string>(["amount", "usd"]);
+
 /** An entry as a line of the CSV export (`usd` is its amount in USD to the last unit), with its line break. */
 export function ledgerCsvLine(entry: LedgerEntry): string {
   // A refund's amount is written negative: a number, never taken for a formula, so not quoted.
@@ -259,8 +262,7 @@ export function ledgerCsvLine(entry: LedgerEntry): string {
     amount: `${sign}${entry.amount}`,
     usd: `${sign}${exactUsd(entry.amount)}`,
   };
-  const numbers = new Set<string>(["amount", "usd"]);
-  return `${LEDGER_CSV_COLUMNS.map((column) => (numbers.has(column) ? fields[column] : csvField(fields[column]))).join(",")}\r\n`;
+  return `${LEDGER_CSV_COLUMNS.map((column) => (CSV_NUMBERS.has(column) ? fields[column] : csvField(fields[column]))).join(",")}\r\n`;
 }
 
 /** Records a refund of a settled payment: `POST /operator/refunds` (signed in as the operator). */

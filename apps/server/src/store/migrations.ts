@@ -1,6 +1,47 @@
 import type { Database } from "./database.js";
 
 /**
+ * Adds to the ledger's totals what a statement changed (version 11): `changes` selects (asset, network, day, route,
+ * price_point, stripe, sign, amount), sign 1 for an entry written and -1 for one taken away; `count` and `sum` are the
+ * totals' columns it adds to. Rows are upserted in key order, so two statements lock shared rows in the same order.
+ */
+const addToTotals = (count: "payments" | "refunds", sum: "amount" | "refunded", changes: string) =>
+  `INSERT INTO ledger_totals AS t (asset, network, day, route, price_point, stripe, ${count}, ${sum})
+    SELECT asset, network, day, route, price_point, stripe, sum(sign), sum(sign * amount)
+    FROM (${changes}) changes
+    GROUP BY 1, 2, 3, 4, 5, 6 HAVING sum(sign) <> 0 OR sum(sign * amount) <> 0
+    ORDER BY 1, 2, 3, 4, 5, 6
+    ON CONFLICT (asset, network, day, route, price_point, stripe)
+    DO UPDATE SET ${count} = t.${count} + excluded.${count}, ${sum} = t.${sum} + excluded.${sum}`;
+
+/** The settled payments among `rows` (the table, or a trigger's transition table) as changes of the totals. */
+const settledPaymentsIn = (rows: string, sign: 1 | -1) =>
+  `SELECT lower(asset) AS asset, network, (settled_at AT TIME ZONE 'UTC')::date AS day, route, price_point,
+      (hashtext(payment_key) & 7)::smallint AS stripe, ${sign} AS sign, amount
+    FROM ${rows} WHERE status = 'settled'`;
+
+/** The refunds among `rows`, with their payment's asset, route and price point, as changes of the totals. */
+const refundsIn = (rows: string, sign: 1 | -1) =>
+  `SELECT lower(s.asset) AS asset, s.network, (r.refunded_at AT TIME ZONE 'UTC')::date AS day, s.route,
+      s.price_point, (hashtext(r.book_key) & 7)::smallint AS stripe, ${sign} AS sign, r.amount
+    FROM ${rows} r JOIN settlements s ON s.payment_key = r.payment_key`;
+
+/** A trigger function running `statement`, and the statement-level trigger calling it after `event` on `table`. */
+const totalsTrigger = (table: string, event: "INSERT" | "UPDATE" | "DELETE", statement: string) => {
+  const name = `${table}_totals_${event.toLowerCase()}`;
+  const transitions = {
+    INSERT: "NEW TABLE AS new_rows",
+    UPDATE: "OLD TABLE AS old_rows NEW TABLE AS new_rows",
+    DELETE: "OLD TABLE AS old_rows",
+  }[event];
+  return [
+    `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${statement}; RETURN NULL; END $$`,
+    `CREATE TRIGGER ${name} AFTER ${event} ON ${table} REFERENCING ${transitions}
+      FOR EACH STATEMENT EXECUTE FUNCTION ${name}()`,
+  ];
+};
+
+/**
  * The store's schema, one versioned step at a time. A step is never edited once released: changes come as a
  * new step. Every statement runs on Postgres and on PGlite alike.
  */
@@ -185,6 +226,56 @@ export const migrations = [
       // claim's holder writes it afterwards, so a cancel or a second payer on another instance cannot overwrite it
       // (store/a2a-tasks.ts; docs/decisions.md, "A2A tasks").
       "ALTER TABLE a2a_tasks ADD COLUMN claim text",
+    ],
+  },
+  {
+    version: 11,
+    name: "ledger totals, the book by asset",
+    statements: [
+      // Totals of the book per UTC day, asset (lower case), network, route and price point, kept by the triggers
+      // below in the transaction of every write to `settlements` and `refunds`, whatever makes it: the report reads
+      // a window's totals without reading its entries. `stripe` spreads a busy day and route over eight rows, so that
+      // instances settling at once seldom wait for one row's lock (docs/decisions.md, "Ledger totals and pages at ten
+      // million entries").
+      `CREATE TABLE ledger_totals (
+        asset text NOT NULL,
+        network text NOT NULL,
+        day date NOT NULL,
+        route text NOT NULL,
+        price_point text NOT NULL,
+        stripe smallint NOT NULL,
+        payments bigint NOT NULL DEFAULT 0,
+        amount numeric(78, 0) NOT NULL DEFAULT 0,
+        refunds bigint NOT NULL DEFAULT 0,
+        refunded numeric(78, 0) NOT NULL DEFAULT 0,
+        PRIMARY KEY (asset, network, day, route, price_point, stripe)
+      )`,
+      ...totalsTrigger("settlements", "INSERT", addToTotals("payments", "amount", settledPaymentsIn("new_rows", 1))),
+      ...totalsTrigger(
+        "settlements",
+        "UPDATE",
+        addToTotals(
+          "payments",
+          "amount",
+          `${settledPaymentsIn("new_rows", 1)} UNION ALL ${settledPaymentsIn("old_rows", -1)}`,
+        ),
+      ),
+      ...totalsTrigger("settlements", "DELETE", addToTotals("payments", "amount", settledPaymentsIn("old_rows", -1))),
+      ...totalsTrigger("refunds", "INSERT", addToTotals("refunds", "refunded", refundsIn("new_rows", 1))),
+      ...totalsTrigger(
+        "refunds",
+        "UPDATE",
+        addToTotals("refunds", "refunded", `${refundsIn("new_rows", 1)} UNION ALL ${refundsIn("old_rows", -1)}`),
+      ),
+      ...totalsTrigger("refunds", "DELETE", addToTotals("refunds", "refunded", refundsIn("old_rows", -1))),
+      // What the book held before this step.
+      addToTotals("payments", "amount", settledPaymentsIn("settlements", 1)),
+      addToTotals("refunds", "refunded", refundsIn("refunds", 1)),
+      // A page of the book is one range of this index: the asset and network as the ledger's range names them, then
+      // book order from where the last page ended. It replaces the two indexes that began with the time alone.
+      "CREATE INDEX settlements_book_by_asset ON settlements (lower(asset), network, settled_at, payment_key) WHERE status = 'settled'",
+      "DROP INDEX settlements_book",
+      "DROP INDEX settlements_settled_at",
     ],
   },
 ] as const satisfies readonly { version: number; name: string; statements: readonly string[] }[];

@@ -1,9 +1,17 @@
+import { once } from "node:events";
 import pg from "pg";
 import type { Database, Queryable } from "./database.js";
 
 /** A connection pool to a Postgres server (`DATABASE_URL`). */
 export async function openPostgres(url: string, options: { maxConnections?: number } = {}): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 10 });
+  // The pool's end resolves before its connections have closed: `close` also waits for each to end, so that nothing
+  // is still connected when the caller goes on (to stop the server, or to exit).
+  const connected = new Set<pg.Client>();
+  pool.on("connect", (client) => {
+    connected.add(client);
+    client.once("end", () => connected.delete(client));
+  });
   // Fail at start, with the server's own message, rather than on the first paid call.
   const client = await pool.connect();
   client.release();
@@ -29,7 +37,11 @@ export async function openPostgres(url: string, options: { maxConnections?: numb
         connection.release();
       }
     },
-    close: () => pool.end(),
+    async close() {
+      const ended = [...connected].map((client) => once(client, "end"));
+      await pool.end();
+      await Promise.all(ended);
+    },
   };
 }
 

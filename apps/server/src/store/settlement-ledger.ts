@@ -169,7 +169,10 @@ export interface SettlementLedger {
    * page was read, once each; one made later appears further on when its time is later.
    */
   page(range: LedgerRange, after: BookPosition | undefined, limit: number): Promise<BookRow[]>;
-  /** Count and sum of settled payments and of refunds per UTC day, route and price point in [from, to). */
+  /**
+   * Count and sum of settled payments and of refunds per UTC day, route and price point in [from, to), both UTC
+   * midnights (a RangeError otherwise).
+   */
   totals(range: LedgerRange): Promise<LedgerTotals[]>;
   /** The settled payment of this key, if there is one. */
   settledPayment(paymentKey: string): Promise<SettledPayment | undefined>;
@@ -205,7 +208,7 @@ export interface LedgerRange {
   network: string;
 }
 
-/** A book row as the database gives it (PAYMENT_ROWS, REFUND_ROWS). */
+/** A book row as the database gives it (PAYMENTS, REFUND_COLUMNS). */
 interface SettledRecord {
   kind: "payment" | "refund";
   key: string;
@@ -217,8 +220,6 @@ interface SettledRecord {
   caller: string | null;
   price_point: "standard" | "discounted";
   amount: string;
-  asset: string;
-  network: string;
   nonce: string;
   transaction: string;
   request_id: string;
@@ -227,23 +228,37 @@ interface SettledRecord {
 
 // Settlement times are written from JavaScript dates (milliseconds), and refund times are block times (seconds), so
 // a page's position read back as a Date is exact and no row is read twice.
-/** The settled payments of a range ($1 to $4), as book rows. */
-const PAYMENT_ROWS = `SELECT 'payment' AS kind, payment_key AS key, settled_at AS at, route, method, token_id, payer, caller,
-    price_point, amount::text AS amount, asset, network, nonce, transaction, request_id, NULL::text AS note
-  FROM settlements
-  WHERE status = 'settled' AND settled_at >= $1 AND settled_at < $2 AND lower(asset) = lower($3) AND network = $4`;
+/**
+ * Settled payments as book rows; the WHERE clause follows. A page's asset and network are its range's: they are not
+ * read again for every row (an export reads millions).
+ */
+const PAYMENTS = `SELECT 'payment' AS kind, payment_key AS key, settled_at AS at, route, method, token_id, payer, caller,
+    price_point, amount::text AS amount, nonce, transaction, request_id, NULL::text AS note
+  FROM settlements`;
+/**
+ * The settled payments of the asset ($1, lower case) and network ($2): the leading columns of the book's index
+ * (migrations.ts, version 11), so that a page is one range of it.
+ */
+const OF_ASSET = "status = 'settled' AND lower(asset) = $1 AND network = $2";
 /** Refunds as book rows: the payment's fields, the refund's amount, transaction and time. */
-const REFUNDS = `SELECT 'refund' AS kind, r.book_key AS key, r.refunded_at AS at, s.route, s.method, s.token_id, s.payer,
-    s.caller, s.price_point, r.amount::text AS amount, s.asset, s.network, s.nonce, r.transaction, s.request_id, r.note
-  FROM refunds r JOIN settlements s ON s.payment_key = r.payment_key`;
-/** The refunds of a range ($1 to $4), as book rows. */
-const REFUND_ROWS = `${REFUNDS}
-  WHERE r.refunded_at >= $1 AND r.refunded_at < $2 AND lower(s.asset) = lower($3) AND s.network = $4`;
+const REFUND_COLUMNS = `'refund' AS kind, r.book_key AS key, r.refunded_at AS at, s.route, s.method, s.token_id, s.payer,
+    s.caller, s.price_point, r.amount::text AS amount, s.nonce, r.transaction, s.request_id, r.note`;
+const REFUNDS_FROM = "FROM refunds r JOIN settlements s ON s.payment_key = r.payment_key";
+/** The refunds of payments in the asset ($1, lower case) and network ($2). */
+const REFUNDS_OF_ASSET = "lower(s.asset) = $1 AND s.network = $2";
+
+/** The UTC day a range starts or ends at: totals are kept per day, so a range of them is whole days. */
+function utcDayOf(at: Date, end: "from" | "to"): string {
+  if (at.getTime() % 86_400_000 !== 0)
+    throw new RangeError(`The ledger's totals need whole UTC days: ${end} is ${at.toISOString()}.`);
+  return at.toISOString().slice(0, 10);
+}
 
 /** A refund's place in the book, beside the payments' keys. */
 const refundBookKey = (transaction: string, logIndex: number) => `refund:${transaction.toLowerCase()}:${logIndex}`;
 
-function settledRowOf(row: SettledRecord): SettledRow {
+/** A book row read from the database, in the asset and network it was read for. */
+function settledRowOf(row: SettledRecord, of: { asset: string; network: string }): SettledRow {
   return {
     kind: row.kind,
     route: row.route,
@@ -253,8 +268,8 @@ function settledRowOf(row: SettledRecord): SettledRow {
     caller: row.caller,
     pricePoint: row.price_point,
     amount: row.amount,
-    asset: row.asset,
-    network: row.network,
+    asset: of.asset,
+    network: of.network,
     nonce: row.nonce,
     transaction: row.transaction,
     settledAt: new Date(row.at),
@@ -410,48 +425,57 @@ export function createSettlementLedger(db: Database): SettlementLedger {
       }));
     },
     async entries(range, limit) {
-      const rows = await db.query<SettledRecord>(
-        `SELECT * FROM ((${PAYMENT_ROWS} ORDER BY settled_at DESC, payment_key LIMIT $5)
-           UNION ALL (${REFUND_ROWS} ORDER BY r.refunded_at DESC, r.book_key LIMIT $5)) book
-         ORDER BY at DESC, key LIMIT $5`,
-        [range.from, range.to, range.asset, range.network, limit],
-      );
-      return rows.map(settledRowOf);
-    },
-    async page(range, after, limit) {
-      // Each side is read from its index in book order from the position on; the two are merged in the same order.
+      // Newest first: each side read backwards along its index from the window's end.
       const rows = await db.query<SettledRecord>(
         `SELECT * FROM (
-           (${PAYMENT_ROWS} AND ($5::timestamptz IS NULL OR (settled_at, payment_key) > ($5::timestamptz, $6::text))
-             ORDER BY settled_at, payment_key LIMIT $7)
+           (${PAYMENTS} WHERE ${OF_ASSET} AND settled_at >= $3 AND settled_at < $4
+             ORDER BY settled_at DESC, payment_key DESC LIMIT $5)
            UNION ALL
-           (${REFUND_ROWS} AND ($5::timestamptz IS NULL OR (r.refunded_at, r.book_key) > ($5::timestamptz, $6::text))
-             ORDER BY r.refunded_at, r.book_key LIMIT $7)
-         ) book ORDER BY at, key LIMIT $7`,
-        [range.from, range.to, range.asset, range.network, after?.settledAt ?? null, after?.key ?? "", limit],
+           (SELECT ${REFUND_COLUMNS} ${REFUNDS_FROM} WHERE ${REFUNDS_OF_ASSET} AND r.refunded_at >= $3 AND r.refunded_at < $4
+             ORDER BY r.refunded_at DESC, r.book_key DESC LIMIT $5)
+         ) book ORDER BY at DESC, key DESC LIMIT $5`,
+        [range.asset.toLowerCase(), range.network, range.from, range.to, limit],
       );
-      return rows.map((row) => ({ ...settledRowOf(row), key: row.key }));
+      return rows.map((row) => settledRowOf(row, range));
+    },
+    async page(range, after, limit) {
+      // Each side is one range of its index, from the position on (or from the window's start), in book order; the
+      // two are merged in the same order. A later page is bounded by its position alone, never beside the window's
+      // start: given both, the planner may begin at the window's start and read every row up to the position.
+      const [payments, refunds, params] =
+        after !== undefined && after.settledAt >= range.from
+          ? [
+              "(settled_at, payment_key) > ($3, $4::text) AND settled_at < $5",
+              "(r.refunded_at, r.book_key) > ($3, $4::text) AND r.refunded_at < $5",
+              [after.settledAt, after.key, range.to],
+            ]
+          : [
+              "settled_at >= $3 AND settled_at < $4",
+              "r.refunded_at >= $3 AND r.refunded_at < $4",
+              [range.from, range.to],
+            ];
+      const limitParam = `$${params.length + 3}`;
+      const rows = await db.query<SettledRecord>(
+        `SELECT * FROM (
+           (${PAYMENTS} WHERE ${OF_ASSET} AND ${payments} ORDER BY settled_at, payment_key LIMIT ${limitParam})
+           UNION ALL
+           (SELECT ${REFUND_COLUMNS} ${REFUNDS_FROM} WHERE ${REFUNDS_OF_ASSET} AND ${refunds} ORDER BY r.refunded_at, r.book_key LIMIT ${limitParam})
+         ) book ORDER BY at, key LIMIT ${limitParam}`,
+        [range.asset.toLowerCase(), range.network, ...params, limit],
+      );
+      return rows.map((row) => ({ ...settledRowOf(row, range), key: row.key }));
     },
     async totals(range) {
+      // The totals the store keeps per day (migrations.ts, version 11): a window of days reads a few rows per day and
+      // route, however many entries they hold.
       return db.query<LedgerTotals>(
-        `SELECT day, route, "pricePoint", sum(payments)::int AS payments, sum(amount)::text AS amount,
-           sum(refunds)::int AS refunds, sum(refunded)::text AS refunded
-         FROM (
-           SELECT to_char(settled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, route, price_point AS "pricePoint",
-             count(*) AS payments, sum(amount) AS amount, 0 AS refunds, 0 AS refunded
-           FROM settlements
-           WHERE status = 'settled' AND settled_at >= $1 AND settled_at < $2 AND lower(asset) = lower($3)
-             AND network = $4
-           GROUP BY 1, 2, 3
-           UNION ALL
-           SELECT to_char(r.refunded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), s.route, s.price_point, 0, 0, count(*),
-             sum(r.amount)
-           FROM refunds r JOIN settlements s ON s.payment_key = r.payment_key
-           WHERE r.refunded_at >= $1 AND r.refunded_at < $2 AND lower(s.asset) = lower($3) AND s.network = $4
-           GROUP BY 1, 2, 3
-         ) totals
-         GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
-        [range.from, range.to, range.asset, range.network],
+        `SELECT to_char(day, 'YYYY-MM-DD') AS day, route, price_point AS "pricePoint", sum(payments)::int AS payments,
+           sum(amount)::text AS amount, sum(refunds)::int AS refunds, sum(refunded)::text AS refunded
+         FROM ledger_totals
+         WHERE asset = $1 AND network = $2 AND day >= $3::date AND day < $4::date
+         GROUP BY day, route, price_point HAVING sum(payments) <> 0 OR sum(refunds) <> 0
+         ORDER BY 1, 2, 3`,
+        [range.asset.toLowerCase(), range.network, utcDayOf(range.from, "from"), utcDayOf(range.to, "to")],
       );
     },
     async settledPayment(paymentKey) {
@@ -481,8 +505,11 @@ export function createSettlementLedger(db: Database): SettlementLedger {
     async recordRefund(refund) {
       const transaction = refund.transaction.toLowerCase();
       const booked = async (tx: Queryable, where: string, params: unknown[]) => {
-        const [row] = await tx.query<SettledRecord>(`${REFUNDS} WHERE ${where}`, params);
-        return row ? settledRowOf(row) : undefined;
+        const [row] = await tx.query<SettledRecord & { asset: string; network: string }>(
+          `SELECT ${REFUND_COLUMNS}, s.asset, s.network ${REFUNDS_FROM} WHERE ${where}`,
+          params,
+        );
+        return row ? settledRowOf(row, row) : undefined;
       };
       return db.transaction(async (tx): Promise<RecordRefundResult> => {
         // One refund of a payment at a time, across instances: the sum below then sees every refund booked before.

@@ -1,0 +1,256 @@
+/**
+ * The ledger's book as it grows: pages that seek along an index, and totals the store keeps per day (migrations.ts,
+ * version 11) that stay equal to the entries while payments and refunds are written from several instances at once.
+ * On PGlite and on Postgres.
+ */
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Database } from "../src/store/database.js";
+import { migrate } from "../src/store/migrations.js";
+import { openPostgres } from "../src/store/postgres.js";
+import {
+  type BookPosition,
+  type BookRow,
+  createSettlementLedger,
+  type LedgerRange,
+  type LedgerTotals,
+  type SettlementLedger,
+} from "../src/store/settlement-ledger.js";
+import { openTestDatabase } from "./helpers/test-database.js";
+import { skipPostgres, startTestPostgres, type TestPostgres } from "./helpers/test-postgres.js";
+
+const withoutPostgres = skipPostgres();
+let postgres: TestPostgres | undefined;
+beforeAll(async () => {
+  if (!withoutPostgres) postgres = await startTestPostgres();
+}, 60_000);
+afterAll(async () => {
+  await postgres?.stop();
+});
+
+const ASSET = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
+const NETWORK = "eip155:31338";
+const PAY_TO = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
+const ROUTES = [
+  "/intel",
+  "/drop-radar",
+  "/b20-radar",
+  "/altchain-radar",
+  "/portfolio",
+  "/allowlist-scan",
+  "/offer-radar",
+];
+const DAY_MS = 86_400_000;
+/** Three UTC days; the window of every read below. */
+const FIRST_DAY = Date.parse("2026-03-01T00:00:00Z");
+const RANGE: LedgerRange = {
+  from: new Date(FIRST_DAY),
+  to: new Date(FIRST_DAY + 3 * DAY_MS),
+  asset: ASSET,
+  network: NETWORK,
+};
+const hex32 = () => `0x${randomBytes(32).toString("hex")}`;
+
+/** Each backend the store runs on, with a second instance on the same database where it has one. */
+const backends: [string, () => Promise<{ db: Database; other: Database }>][] = [
+  [
+    "PGlite",
+    async () => {
+      // PGlite is one process's database: its instances are that process's callers.
+      const db = await openTestDatabase();
+      return { db, other: db };
+    },
+  ],
+  [
+    "Postgres",
+    async () => {
+      const url = await postgres!.createDatabase();
+      const db = await openPostgres(url);
+      await migrate(db);
+      return { db, other: await openPostgres(url) };
+    },
+  ],
+];
+
+/** `count` settled payments written straight into the table, spread over the window's three days. */
+async function insertSettled(db: Database, count: number, prefix: string): Promise<void> {
+  await db.query(
+    `INSERT INTO settlements (payment_key, payer, nonce, asset, network, pay_to, amount, valid_before, claimed_at,
+       status, route, method, token_id, caller, price_point, transaction, settled_at, request_id)
+     SELECT $1 || i, $2, '0x' || lpad(to_hex(i), 64, '0'), $3, $4, $5, CASE WHEN i % 2 = 0 THEN 10000 ELSE 8000 END,
+       now(), now(), 'settled', ($6::text[])[1 + i % 7], (ARRAY['GET', 'POST', 'MCP', 'A2A'])[1 + i % 4], 1, $2,
+       CASE WHEN i % 2 = 0 THEN 'standard' ELSE 'discounted' END, '0x' || lpad(to_hex(i), 64, '0'),
+       $7::timestamptz + (i * 25) * interval '1 millisecond', $1 || i
+     FROM generate_series(1, $8::int) AS i`,
+    [prefix, PAY_TO.toLowerCase(), ASSET, NETWORK, PAY_TO, ROUTES, RANGE.from, count],
+  );
+}
+
+/** A paid call's ledger write as the service makes it: the claim, then the settlement. */
+async function settle(ledger: SettlementLedger, settledAt: Date, n: number): Promise<string> {
+  const nonce = hex32();
+  const paymentKey = `eip3009:${NETWORK}:${ASSET.toLowerCase()}:${PAY_TO.toLowerCase()}:${nonce}`;
+  const claim = await ledger.claim({
+    paymentKey,
+    route: ROUTES[n % ROUTES.length]!,
+    method: "MCP",
+    tokenId: 2,
+    payer: PAY_TO,
+    nonce,
+    caller: null,
+    pricePoint: n % 2 === 0 ? "standard" : "discounted",
+    amount: n % 2 === 0 ? "10000" : "8000",
+    asset: ASSET,
+    network: NETWORK,
+    payTo: PAY_TO,
+    validBefore: new Date(Date.now() + 60_000),
+    requestId: `live-${n}`,
+  });
+  expect(claim.outcome).toBe("claimed");
+  await ledger.markSettled(paymentKey, hex32(), settledAt);
+  return paymentKey;
+}
+
+/** Every page of the window, `between` awaited after each. */
+async function readBook(ledger: SettlementLedger, between: (page: number) => Promise<void> = async () => {}) {
+  const rows: BookRow[] = [];
+  let after: BookPosition | undefined;
+  for (let page = 1; ; page += 1) {
+    const rowsOfPage = await ledger.page(RANGE, after, 1000);
+    rows.push(...rowsOfPage);
+    await between(page);
+    if (rowsOfPage.length < 1000) return rows;
+    after = rowsOfPage.at(-1);
+  }
+}
+
+/** The totals an accountant would add up from the entries themselves, in the store's order. */
+function totalsOfEntries(rows: BookRow[]): LedgerTotals[] {
+  const totals = new Map<string, LedgerTotals>();
+  for (const row of rows) {
+    const day = row.settledAt.toISOString().slice(0, 10);
+    const id = `${day} ${row.route} ${row.pricePoint}`;
+    const t = totals.get(id) ?? {
+      day,
+      route: row.route,
+      pricePoint: row.pricePoint,
+      payments: 0,
+      amount: "0",
+      refunds: 0,
+      refunded: "0",
+    };
+    if (row.kind === "payment") {
+      t.payments += 1;
+      t.amount = (BigInt(t.amount) + BigInt(row.amount)).toString();
+    } else {
+      t.refunds += 1;
+      t.refunded = (BigInt(t.refunded) + BigInt(row.amount)).toString();
+    }
+    totals.set(id, t);
+  }
+  const order = (t: LedgerTotals) => `${t.day} ${t.route} ${t.pricePoint}`;
+  return [...totals.values()].sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+}
+
+describe.each(backends.filter(([name]) => name !== "Postgres" || !withoutPostgres))("the book on %s", (_, setUp) => {
+  let db: Database;
+  let other: Database;
+  let ledger: SettlementLedger;
+  let ledgerB: SettlementLedger;
+  beforeAll(async () => {
+    ({ db, other } = await setUp());
+    ledger = createSettlementLedger(db);
+    ledgerB = createSettlementLedger(other);
+  }, 60_000);
+  afterAll(async () => {
+    if (other !== db) await other?.close();
+    await db?.close();
+  });
+
+  it("pages 10,000 entries whole while two instances add payments and refunds, and keeps totals equal to the entries", async () => {
+    await insertSettled(db, 10_000, "book-");
+    const before = await readBook(ledger);
+    expect(before).toHaveLength(10_000);
+    expect(await ledger.totals(RANGE)).toEqual(totalsOfEntries(before));
+
+    // While the operator pages, each instance settles payments (through the paid call's own writes) and books
+    // refunds, some of the same payment at once.
+    const refundOutcomes: string[] = [];
+    let live = 0;
+    const refund = async (onto: SettlementLedger, paymentKey: string, amount: bigint) => {
+      const result = await onto.recordRefund({
+        paymentKey,
+        paid: 8000n,
+        transaction: hex32(),
+        transfers: [{ logIndex: 0, amount }],
+        refundedAt: new Date(FIRST_DAY + 2 * DAY_MS + live * 1000),
+        note: null,
+      });
+      refundOutcomes.push(result.outcome);
+    };
+    const paged = await readBook(ledger, async (page) => {
+      const writes: Promise<unknown>[] = [];
+      for (const onto of [ledger, ledgerB]) {
+        for (let i = 0; i < 20; i += 1) {
+          live += 1;
+          // Some before the pages read so far (the pager has passed them), most after.
+          const at = i % 5 === 0 ? FIRST_DAY + page * 1000 : FIRST_DAY + DAY_MS + live * 997;
+          writes.push(settle(onto, new Date(at), live));
+        }
+      }
+      // Two refunds of 5,000 of the same discounted payment (8,000) from the two instances: one is booked, the
+      // other exceeds what is left.
+      const paymentKey = `book-${page * 2 - 1}`;
+      writes.push(refund(ledger, paymentKey, 5000n), refund(ledgerB, paymentKey, 5000n));
+      await Promise.all(writes);
+    });
+    // Every entry written before the paging began was listed once; none twice.
+    const keys = paged.map((row) => row.key);
+    expect(new Set(keys).size).toBe(keys.length);
+    const listed = new Set(keys);
+    for (const row of before) if (!listed.has(row.key)) expect.fail(`${row.key} is missing`);
+
+    expect(refundOutcomes.filter((o) => o === "recorded")).toHaveLength(refundOutcomes.length / 2);
+    expect(refundOutcomes.filter((o) => o === "exceeds")).toHaveLength(refundOutcomes.length / 2);
+    const after = await readBook(ledger);
+    expect(after.filter((row) => row.kind === "payment")).toHaveLength(10_000 + live);
+    expect(after.filter((row) => row.kind === "refund")).toHaveLength(refundOutcomes.length / 2);
+    expect(await ledger.totals(RANGE)).toEqual(totalsOfEntries(after));
+    expect(await ledgerB.totals(RANGE)).toEqual(totalsOfEntries(after));
+  }, 120_000);
+
+  it("keeps the totals through writes that are not payments settled: a claim, its release, answers forgotten", async () => {
+    const totals = await ledger.totals(RANGE);
+    const nonce = hex32();
+    const claim = await ledger.claim({
+      paymentKey: `pending-${nonce}`,
+      route: "/intel",
+      method: "POST",
+      tokenId: 1,
+      payer: PAY_TO,
+      nonce,
+      caller: null,
+      pricePoint: "standard",
+      amount: "10000",
+      asset: ASSET,
+      network: NETWORK,
+      payTo: PAY_TO,
+      validBefore: new Date(Date.now() + 60_000),
+      requestId: "pending",
+    });
+    expect(claim.outcome).toBe("claimed");
+    expect(await ledger.totals(RANGE)).toEqual(totals);
+    await ledger.release(`pending-${nonce}`);
+    // Every settled row rewritten at once, none of what the totals count changed.
+    const settled = await db.query(
+      "UPDATE settlements SET answer = '{}', answered_at = now() WHERE status = 'settled' RETURNING 1",
+    );
+    expect(await ledger.forgetAnswers(new Date(Date.now() + 60_000))).toBe(settled.length);
+    expect(await ledger.totals(RANGE)).toEqual(totals);
+    expect(totals).toEqual(totalsOfEntries(await readBook(ledger)));
+  });
+
+  it("refuses totals of a range that is not whole UTC days", async () => {
+    await expect(ledger.totals({ ...RANGE, from: new Date(FIRST_DAY + 1) })).rejects.toThrow(RangeError);
+  });
+});
