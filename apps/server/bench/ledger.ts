@@ -58,6 +58,9 @@ export interface LedgerRow {
   refunds: number;
   /** Seconds the growth to this size took, and its rows per second; undefined for the empty book. */
   grow?: { seconds: number; rowsPerSecond: number };
+  /** The 90-day report's totals, and the book's own count of the window: they agree when the kept totals are right. */
+  totals?: { payments: number; refunds: number };
+  book?: { payments: number; refunds: number };
   report90?: number;
   reportDefault?: number;
   firstPage?: number;
@@ -270,6 +273,7 @@ async function bookFacts(db: Database, terms: Terms, window: { from: string; to:
     diskMb: mb(Number(counts!.disk)),
     cursor,
     inWindow: counts!.in_window + counts!.refunds_in_window,
+    window: { payments: counts!.in_window, refunds: counts!.refunds_in_window },
   };
 }
 
@@ -281,13 +285,16 @@ async function measureReads(
   book: { cursor: string; inWindow: number },
   progress: (line: string) => void,
   label: string,
-): Promise<Pick<LedgerRow, "report90" | "reportDefault" | "firstPage" | "middlePage" | "exported">> {
+): Promise<Pick<LedgerRow, "totals" | "report90" | "reportDefault" | "firstPage" | "middlePage" | "exported">> {
   const { cursor, inWindow: expectedEntries } = book;
   const client = createAgentToolsClient({ baseUrl: server.url, account: accountFromPrivateKey(operatorKey) });
   // The first request learns the chain to sign in on (a 401): not one of the timed ones.
   await client.ledger({ limit: 0 });
   progress(`${label}: reports, pages`);
   const report90 = await medianMs(() => client.ledger({ ...window, limit: 20 }));
+  // The report's totals (kept by the schema) next to the book's own count, for the notes.
+  const { total } = await client.ledger({ ...window, limit: 0 });
+  const totals = { payments: total.payments, refunds: total.refunds };
   const reportDefault = await medianMs(() => client.ledger());
   const firstPage = await medianMs(() => client.ledgerEntries(window));
   const middle = await client.ledgerEntries({ ...window, after: cursor });
@@ -335,6 +342,7 @@ async function measureReads(
     clearInterval(sampler);
   }
   return {
+    totals,
     report90,
     reportDefault,
     firstPage,
@@ -419,6 +427,7 @@ export async function benchLedger(
           payments: facts.payments,
           refunds: facts.refunds,
           grow: { seconds, rowsPerSecond: (size - generated) / seconds },
+          book: facts.window,
           ...reads,
           write,
           diskMb: facts.diskMb,
@@ -467,6 +476,7 @@ export async function benchLedger(
           payments: facts.payments,
           refunds: facts.refunds,
           grow: { seconds, rowsPerSecond: rate },
+          book: facts.window,
           ...reads,
           write,
           diskMb: facts.diskMb,
@@ -549,6 +559,14 @@ export function printLedger(line: LedgerLine): void {
     "Operator's ledger as the book grows: our server as built, read through the SDK as the operator:",
     table(header, cells, 1),
     ...line.notes,
+    ...line.rows
+      .filter((row) => row.totals && row.book)
+      .map(
+        (row) =>
+          `${row.store} at ${fmt(row.payments)}: the 90-day report counts ${fmt(row.totals!.payments)} payments and ` +
+          `${fmt(row.totals!.refunds)} refunds; the book's window holds ${fmt(row.book!.payments)} and ` +
+          `${fmt(row.book!.refunds)}.`,
+      ),
   ];
   process.stdout.write(`${out.join("\n")}\n`);
 }

@@ -18,7 +18,14 @@
  *   its own key), as fast as answers come, at 50 and 100 paid calls/s, at 100/s on a chain that mines a block every second,
  *   and behind the 100 ms proxy (64 connections, and 100 calls/s); gas per settled payment read from the receipts.
  *
- *   --only=healthz,info,challenge,paid,mcp,batching,remote,market   run some lines only
+ * - The operator's ledger (bench/ledger.ts): ours as built on a throwaway Postgres cluster (DATABASE_URL) and on
+ *   PGlite (DATA_DIR), the book grown with synthetic settled payments through the migrated schema; at each size the
+ *   SDK, signed in as the operator, times the reports, a first and a middle page, the CSV export (with both sides'
+ *   resident memory), and the store times one paid call's ledger write (claim, then settle).
+ *
+ *   --only=healthz,info,challenge,paid,mcp,batching,remote,market,ledger   run some lines only
+ *   --ledger-sizes=10000,1000000,10000000       the ledger line's book sizes on Postgres (payments, grown in turn)
+ *   --ledger-pglite-sizes=10000,100000,1000000  and on PGlite (a size that would grow for over 5 minutes is left out)
  *   --cpu-prof[=dir]                                   write CPU profiles of our server (default ./bench-profiles)
  */
 import { mkdtempSync, rmSync } from "node:fs";
