@@ -18,7 +18,14 @@
  *   its own key), as fast as answers come, at 50 and 100 paid calls/s, at 100/s on a chain that mines a block every second,
  *   and behind the 100 ms proxy (64 connections, and 100 calls/s); gas per settled payment read from the receipts.
  *
- *   --only=healthz,info,challenge,paid,mcp,batching,remote,market   run some lines only
+ * - The operator's ledger (bench/ledger.ts): ours as built on a throwaway Postgres cluster (DATABASE_URL) and on
+ *   PGlite (DATA_DIR), the book grown with synthetic settled payments through the migrated schema; at each size the
+ *   SDK, signed in as the operator, times the reports, a first and a middle page, the CSV export (with both sides'
+ *   resident memory), and the store times one paid call's ledger write (claim, then settle).
+ *
+ *   --only=healthz,info,challenge,paid,mcp,batching,remote,market,ledger   run some lines only
+ *   --ledger-sizes=10000,1000000,10000000       the ledger line's book sizes on Postgres (payments, grown in turn)
+ *   --ledger-pglite-sizes=10000,100000,1000000  and on PGlite (a size that would grow for over 5 minutes is left out)
  *   --cpu-prof[=dir]                                   write CPU profiles of our server (default ./bench-profiles)
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -27,13 +34,14 @@ import { join } from "node:path";
 import { spawnDevnetProcess } from "@agent-tools/devnet";
 import { toolRoutes } from "@agent-tools/schema";
 import { deploymentEnv } from "../test/helpers/deployment-env.js";
+import { benchLedger, type LedgerLine, printLedger } from "./ledger.js";
 import { alternate, combine, type LoadOptions, type LoadResult, load, type ServerCpu } from "./load.js";
 import { benchMarket, type MarketLine, printMarket } from "./market.js";
 import { benchPaid } from "./paid.js";
 import { createSigners, HOLDER_BODY, HOLDER_INDEX, INTEL_BODY } from "./payments.js";
 import { type OurServer, processCpuMicros, startOurServer, startReferenceHost } from "./processes.js";
 import { comparedSettlements, printSettlements, type SettlementRow } from "./settlements.js";
-import { printTable, type Row } from "./table.js";
+import { fmt, printTable, type Row } from "./table.js";
 
 const args = process.argv.slice(2);
 const only = args
@@ -41,6 +49,18 @@ const only = args
   ?.slice(7)
   .split(",");
 const wants = (line: string) => !only || only.includes(line);
+/** Book sizes of the ledger line (`--ledger-sizes=10000,1000000`), Postgres and PGlite. */
+const sizesOf = (flag: string) =>
+  args
+    .find((a) => a.startsWith(`${flag}=`))
+    ?.slice(flag.length + 1)
+    .split(",")
+    .filter(Boolean)
+    .map(Number);
+const ledgerSizes = sizesOf("--ledger-sizes");
+const pgliteSizes = sizesOf("--ledger-pglite-sizes");
+/** The lines that run against the devnet, ours next to the references (the others start what they need). */
+const CHAIN_LINES = ["healthz", "info", "challenge", "paid", "mcp", "batching", "remote"];
 const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 /** Latency the proxy adds to every chain call in the remote lines. */
@@ -86,8 +106,14 @@ async function rpc(url: string, method: string, params: unknown[]): Promise<void
   if (answer.error) throw new Error(`${method}: ${answer.error.message}`);
 }
 
-async function main(): Promise<void> {
-  const started = performance.now();
+/** The lines that run against the devnet: ours next to the references, the settlement lines, the remote lines. */
+async function chainLines(out: {
+  rows: Row[];
+  settlementRows: SettlementRow[];
+  breakdowns: { label: string; serverTimings: string[] }[];
+  notes: string[];
+}): Promise<void> {
+  const { rows, settlementRows, breakdowns, notes } = out;
   const temp = mkdtempSync(join(tmpdir(), "agent-tools-bench-"));
   progress("starting the devnet in its own process");
   const devnet = await spawnDevnetProcess({ l1Port: 0, l2Port: 0 });
@@ -107,8 +133,6 @@ async function main(): Promise<void> {
   });
   const reference = startReferenceHost();
   let ours: OurServer | undefined;
-  const rows: Row[] = [];
-  const settlementRows: SettlementRow[] = [];
   let single: OurServer | undefined;
   /** Ours with each settlement sent alone, from a key of its own (devnet account 8). */
   const singleEnv = (l1: string, l2: string, data: string) => ({
@@ -116,8 +140,6 @@ async function main(): Promise<void> {
     FACILITATOR_PRIVATE_KEY: accounts[8]!.privateKey,
     SETTLEMENT_BATCH_SIZE: "1",
   });
-  const breakdowns: { label: string; serverTimings: string[] }[] = [];
-  const notes: string[] = [];
   try {
     progress("starting our server (dist/main.js) and the references");
     ours = await startOurServer(ourEnv(deployment.l1.rpcUrl, deployment.l2.rpcUrl, "data"), join(temp, "ours.log"));
@@ -406,6 +428,16 @@ async function main(): Promise<void> {
     await devnet.close();
     rmSync(temp, { recursive: true, force: true });
   }
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const rows: Row[] = [];
+  const settlementRows: SettlementRow[] = [];
+  const breakdowns: { label: string; serverTimings: string[] }[] = [];
+  const notes: string[] = [];
+  const chain = CHAIN_LINES.some(wants);
+  if (chain) await chainLines({ rows, settlementRows, breakdowns, notes });
 
   let market: MarketLine[] = [];
   if (wants("market")) {
@@ -413,13 +445,26 @@ async function main(): Promise<void> {
     market = await benchMarket(progress);
   }
 
-  printTable(rows, breakdowns, {
-    environment: `Node ${process.version}, ${cpus().length} CPUs, 127.0.0.1, autocannon 8, 10 connections unless said; at a rate, calls at even intervals`,
-    seconds: (performance.now() - started) / 1000,
-    notes,
-  });
+  let ledger: LedgerLine | undefined;
+  if (wants("ledger")) {
+    progress("the operator's ledger as the book grows, on Postgres and on PGlite");
+    ledger = await benchLedger(progress, {
+      ...(ledgerSizes ? { sizes: ledgerSizes } : {}),
+      ...(pgliteSizes ? { pgliteSizes } : {}),
+    });
+  }
+
+  if (chain) {
+    printTable(rows, breakdowns, {
+      environment: `Node ${process.version}, ${cpus().length} CPUs, 127.0.0.1, autocannon 8, 10 connections unless said; at a rate, calls at even intervals`,
+      seconds: (performance.now() - started) / 1000,
+      notes,
+    });
+  }
   if (settlementRows.length > 0) printSettlements(settlementRows);
   if (market.length > 0) printMarket(market);
+  if (ledger) printLedger(ledger);
+  if (!chain) process.stdout.write(`Whole bench: ${fmt((performance.now() - started) / 1000, 1)} s.\n`);
 }
 
 main().catch((error: unknown) => {
