@@ -123,10 +123,12 @@ interface Terms {
 /**
  * The synthetic book's rows for the numbers `series` names (a FROM item giving `i`), shaped like the server's: the
  * key of an EIP-3009 authorization (network, asset, payer, nonce, lowercased), one of 5,000 payers (checksummed, as
- * a payment names them), a quarter of them at the discounted price (signed in: the caller is the payer), settled at
- * a millisecond spread over the 90 days before `$1` by a permutation of `i`.
+ * a payment names them), a quarter of them at the discounted price (signed in: the caller is the payer). A growth
+ * from `stage.from` to `stage.to` payments spreads its rows over the 90 days before `$1` in the order of `i`: a server
+ * writes its book in time order, so the table's rows lie in the order of their settlement (docs/testing.md, "The
+ * ledger at ten million entries").
  */
-function bookRows(series: string, terms: Terms, payers: string[]): string {
+function bookRows(series: string, terms: Terms, payers: string[], stage: { from: number; to: number }): string {
   const routes = [...new Set(Object.values(paidRoutes).map((route) => route.path))];
   const text = (value: string) => `'${value.replaceAll("'", "''")}'`;
   const list = (values: readonly string[]) => `(ARRAY[${values.map(text).join(",")}])`;
@@ -134,7 +136,8 @@ function bookRows(series: string, terms: Terms, payers: string[]): string {
       lower('eip3009:' || ${text(terms.network)} || ':' || ${text(terms.asset)} || ':' || payer || ':' || nonce) AS key
     FROM (
       SELECT i, p.address AS payer, '0x' || md5('nonce' || i) || md5('nonce.' || i) AS nonce, i % 4 = 0 AS discounted,
-        date_trunc('milliseconds', $1::timestamptz - ((i * 2654435761) % ${SPREAD_MS}) * interval '1 millisecond') AS at,
+        date_trunc('milliseconds', $1::timestamptz - interval '${SPREAD_MS} milliseconds'
+          + ((i - ${stage.from}) * ${SPREAD_MS}::float8 / ${stage.to - stage.from}) * interval '1 millisecond') AS at,
         ${list(routes)}[1 + ((i * 7) % ${routes.length})::int] AS route,
         ${list(METHODS)}[1 + ((i / 3) % ${METHODS.length})::int] AS method
       FROM ${series}
@@ -153,7 +156,7 @@ async function grow(
   progress: (line: string) => void,
   label: string,
 ): Promise<number> {
-  const rows = (series: string) => bookRows(series, terms, payers);
+  const rows = (series: string) => bookRows(series, terms, payers, range);
   const start = performance.now();
   for (let first = range.from + 1; first <= range.to; first += CHUNK_ROWS) {
     const last = Math.min(range.to, first + CHUNK_ROWS - 1);

@@ -139,7 +139,7 @@ interface PlanNode {
 function totalsOfEntries(rows: BookRow[]): LedgerTotals[] {
   const totals = new Map<string, LedgerTotals>();
   for (const row of rows) {
-    const day = row.settledAt.toISOString().slice(0, 10);
+    const day = row.settledAt.slice(0, 10);
     const id = `${day} ${row.route} ${row.pricePoint}`;
     const t = totals.get(id) ?? {
       day,

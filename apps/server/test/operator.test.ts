@@ -458,25 +458,25 @@ describe("GET /operator/ledger/entries", () => {
 });
 
 describe("writeBook", () => {
-  it("reads the next page only once the caller has taken the last one, and stops when the caller goes", async () => {
-    const row = (i: number): BookRow => ({
-      kind: "payment",
-      key: `k${i}`,
-      route: "/intel",
-      method: "POST",
-      tokenId: 1,
-      payer: account(1),
-      caller: null,
-      pricePoint: "standard",
-      amount: "1000000",
-      asset: t.config.payment.asset,
-      network: t.config.payment.network,
-      nonce: `0x${"1".repeat(64)}`,
-      transaction: `0x${"0".repeat(64)}`,
-      settledAt: new Date(i),
-      requestId: `r${i}`,
-      note: null,
-    });
+  const row = (i: number): BookRow => ({
+    kind: "payment",
+    key: `k${i}`,
+    route: "/intel",
+    method: "POST",
+    tokenId: 1,
+    payer: account(1),
+    caller: null,
+    pricePoint: "standard",
+    amount: "1000000",
+    asset: t.config.payment.asset,
+    network: t.config.payment.network,
+    nonce: `0x${"1".repeat(64)}`,
+    transaction: `0x${"0".repeat(64)}`,
+    settledAt: new Date(i).toISOString(),
+    requestId: `r${i}`,
+    note: null,
+  });
+  it("reads one page ahead of what the caller has taken, no further, and stops when the caller goes", async () => {
     let reads = 0;
     // A caller that reads nothing until told: its buffers hold less than a page.
     const out = new PassThrough({ highWaterMark: 16 });
@@ -485,24 +485,64 @@ describe("writeBook", () => {
       // An endless book: only the caller's pace can hold the writer back.
       readPage: async (after) => {
         reads += 1;
-        const start = after ? after.settledAt.getTime() + 1 : 0;
+        const start = after ? Date.parse(after.settledAt) + 1 : 0;
         return Array.from({ length: 10 }, (_, i) => row(start + i));
       },
       render: (rows) => rows.map((r) => `${r.requestId}\n`).join(""),
       pageRows: 10,
     });
     await once(out, "readable");
-    // Everything queued so far has run: the writer waits for the caller, having read one page.
+    // Everything queued so far has run: the writer waits for the caller, having read the page after the one written.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    expect(reads).toBe(1);
-    // The caller takes the page: the writer reads the next one, and waits again.
+    expect(reads).toBe(2);
+    // The caller takes the page: the writer writes the next one, reads the one after, and waits again.
     while (out.read() !== null) {}
     await once(out, "readable");
     await new Promise<void>((resolve) => setImmediate(resolve));
-    expect(reads).toBe(2);
+    expect(reads).toBe(3);
     out.destroy();
     await writing;
+    expect(reads).toBe(3);
+  });
+
+  it("ends quietly when the page read ahead fails after the caller has gone", async () => {
+    const out = new PassThrough({ highWaterMark: 16 });
+    let failRead: (error: Error) => void = () => {};
+    let reads = 0;
+    const writing = writeBook({
+      out,
+      readPage: (after) => {
+        reads += 1;
+        if (after === undefined) return Promise.resolve([row(0), row(1)]);
+        // The page read ahead: it fails while the writer waits for the caller.
+        return new Promise<BookRow[]>((_, reject) => {
+          failRead = reject;
+        });
+      },
+      // More than the caller buffers: the writer waits for it.
+      render: (rows) => rows.map((r) => `${r.requestId.padEnd(20)}\n`).join(""),
+      pageRows: 2,
+    });
+    await once(out, "readable");
+    await new Promise<void>((resolve) => setImmediate(resolve));
     expect(reads).toBe(2);
+    failRead(new Error("connection lost"));
+    // A rejection nobody handled would fail this test (vitest reports it); the writer handles it where it awaits.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    out.destroy();
+    await expect(writing).resolves.toBeUndefined();
+  });
+
+  it("fails when a page cannot be read while the caller is still there", async () => {
+    const out = new PassThrough();
+    const writing = writeBook({
+      out,
+      readPage: (after) =>
+        after === undefined ? Promise.resolve([row(0), row(1)]) : Promise.reject(new Error("connection lost")),
+      render: (rows) => rows.map((r) => `${r.requestId}\n`).join(""),
+      pageRows: 2,
+    });
+    await expect(writing).rejects.toThrow("connection lost");
   });
 });
 /**

@@ -234,12 +234,16 @@ export const LEDGER_CSV_COLUMNS = [
   "note",
 ] as const;
 
+/** A field that would be run as a formula, or that needs quotes: most fields need neither, and one test says so. */
+const NEEDS_CARE = /^[=+\-@\t\r]|[",\r\n]/;
+
 /**
  * One field of a CSV line (RFC 4180): quoted when it holds a comma, a quote or a line break. A text a spreadsheet
  * would run as a formula (`=`, `+`, `-`, `@` first) is quoted behind an apostrophe: the request id, which a caller
  * may choose, and a refund's note can hold one. (A refund's negative amount is a number, written as it is.)
  */
 function csvField(value: string): string {
+  if (!NEEDS_CARE.test(value)) return value;
   const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
@@ -247,22 +251,32 @@ function csvField(value: string): string {
 /** The CSV export's header line, with its line break. */
 export const ledgerCsvHeader = `${LEDGER_CSV_COLUMNS.join(",")}\r\n`;
 
-/** The columns written as numbers, unquoted. */
-const CSV_NUMBERS = new Set<string>(["amount", "usd"]);
+/** USD amounts by the amount in units: a book repeats a few prices, and an export writes millions of lines. */
+const usdOfAmount = new Map<string, string>();
+function usdOf(amount: string): string {
+  let usd = usdOfAmount.get(amount);
+  if (usd === undefined) {
+    if (usdOfAmount.size >= 10_000) usdOfAmount.clear();
+    usd = exactUsd(amount);
+    usdOfAmount.set(amount, usd);
+  }
+  return usd;
+}
 
-/** An entry as a line of the CSV export (`usd` is its amount in USD to the last unit), with its line break. */
+/**
+ * An entry as a line of the CSV export (`usd` is its amount in USD to the last unit), with its line break. The fields
+ * follow LEDGER_CSV_COLUMNS, written out rather than looped over: an export writes a line per entry.
+ */
 export function ledgerCsvLine(entry: LedgerEntry): string {
-  // A refund's amount is written negative: a number, never taken for a formula, so not quoted.
+  // A refund's amount is written negative: a number, never taken for a formula, so neither quoted nor guarded.
   const sign = entry.kind === "refund" && entry.amount !== "0" ? "-" : "";
-  const fields: Record<(typeof LEDGER_CSV_COLUMNS)[number], string> = {
-    ...entry,
-    tokenId: String(entry.tokenId),
-    caller: entry.caller ?? "",
-    note: entry.note ?? "",
-    amount: `${sign}${entry.amount}`,
-    usd: `${sign}${exactUsd(entry.amount)}`,
-  };
-  return `${LEDGER_CSV_COLUMNS.map((column) => (CSV_NUMBERS.has(column) ? fields[column] : csvField(fields[column]))).join(",")}\r\n`;
+  return (
+    `${csvField(entry.settledAt)},${csvField(entry.kind)},${csvField(entry.route)},${csvField(entry.method)},` +
+    `${entry.tokenId},${csvField(entry.payer)},${entry.caller === null ? "" : csvField(entry.caller)},` +
+    `${csvField(entry.pricePoint)},${sign}${entry.amount},${sign}${usdOf(entry.amount)},${csvField(entry.asset)},` +
+    `${csvField(entry.network)},${csvField(entry.nonce)},${csvField(entry.transaction)},${csvField(entry.requestId)},` +
+    `${entry.note === null ? "" : csvField(entry.note)}\r\n`
+  );
 }
 
 /** Records a refund of a settled payment: `POST /operator/refunds` (signed in as the operator). */

@@ -43,7 +43,7 @@ export function ledgerEntryOf(row: SettledRow): LedgerEntry {
     network: row.network,
     nonce: row.nonce,
     transaction: row.transaction,
-    settledAt: row.settledAt.toISOString(),
+    settledAt: row.settledAt,
     requestId: row.requestId,
     note: row.note,
   };
@@ -51,7 +51,7 @@ export function ledgerEntryOf(row: SettledRow): LedgerEntry {
 
 /** A page's `next`: the last row's position, opaque to the caller. */
 export function cursorOf(position: BookPosition): string {
-  return Buffer.from(`${position.settledAt.toISOString()}|${position.key}`).toString("base64url");
+  return Buffer.from(`${position.settledAt}|${position.key}`).toString("base64url");
 }
 
 /** The position a page's `next` names; a 400 naming `after` when it names none. */
@@ -64,7 +64,7 @@ export function positionOf(cursor: string): BookPosition {
       { field: "after", message: "must be the `next` of a previous page" },
     ]);
   }
-  return { settledAt, key: text.slice(bar + 1) };
+  return { settledAt: settledAt.toISOString(), key: text.slice(bar + 1) };
 }
 
 export interface WriteBookParameters {
@@ -77,8 +77,9 @@ export interface WriteBookParameters {
 }
 
 /**
- * Writes the book page after page. The next page is read only once the caller has taken the last one (the socket
- * drained), so memory holds one page whatever the window holds; a caller gone away stops the reading.
+ * Writes the book page after page. The next page is read while this one is rendered and written, and taken only once
+ * the caller has taken this one (the socket drained): the database and this process work at once, memory holds two
+ * pages whatever the window holds, and a caller gone away stops the reading.
  */
 export async function writeBook({
   out,
@@ -86,15 +87,22 @@ export async function writeBook({
   render,
   pageRows = EXPORT_PAGE_ROWS,
 }: WriteBookParameters): Promise<void> {
-  let after: BookPosition | undefined;
-  for (;;) {
+  const read = (after: BookPosition | undefined) => {
+    const page = readPage(after, pageRows);
+    // Its failure is met where the page is awaited, or not at all when the caller has gone: never left unhandled.
+    page.catch(() => {});
+    return page;
+  };
+  let reading: Promise<BookRow[]> | undefined = read(undefined);
+  while (reading !== undefined) {
+    const rows: BookRow[] = await reading;
+    reading = undefined;
     if (out.destroyed) return;
-    const rows = await readPage(after, pageRows);
+    const last = rows.at(-1);
+    if (last !== undefined && rows.length === pageRows) reading = read(last);
     if (rows.length > 0 && !out.write(render(rows))) {
       await Promise.race([once(out, "drain"), once(out, "close")]);
+      if (out.destroyed) return;
     }
-    const last = rows.at(-1);
-    if (!last || rows.length < pageRows) return;
-    after = last;
   }
 }

@@ -75,8 +75,8 @@ export interface SettledRow {
   nonce: string;
   /** The settlement transaction; a refund's own transaction. */
   transaction: string;
-  /** When the payment was settled; when a refund's transaction was mined. */
-  settledAt: Date;
+  /** When the payment was settled; when a refund's transaction was mined: ISO 8601 in UTC, to the millisecond. */
+  settledAt: string;
   requestId: string;
   /** A refund's note; null for a payment. */
   note: string | null;
@@ -124,9 +124,9 @@ export type RecordRefundResult =
   /** The transfer is more than what is left of the payment to give back. */
   | { outcome: "exceeds"; amount: bigint; remaining: bigint };
 
-/** Where a page of the book ended: the last row's settlement time and key. */
+/** Where a page of the book ended: the last row's settlement time (ISO 8601) and key. */
 export interface BookPosition {
-  settledAt: Date;
+  settledAt: string;
   key: string;
 }
 
@@ -212,7 +212,8 @@ export interface LedgerRange {
 interface SettledRecord {
   kind: "payment" | "refund";
   key: string;
-  at: Date;
+  /** ISO 8601 (see BOOK_COLUMNS). */
+  at: string;
   route: string;
   method: "GET" | "POST" | "MCP" | "A2A";
   token_id: number;
@@ -240,6 +241,14 @@ const PAYMENTS = `SELECT 'payment' AS kind, payment_key AS key, settled_at AS at
  * (migrations.ts, version 11), so that a page is one range of it.
  */
 const OF_ASSET = "status = 'settled' AND lower(asset) = $1 AND network = $2";
+/**
+ * A book row's columns, read from PAYMENTS or REFUND_COLUMNS as `book`: its time as the wire writes it, so that an
+ * export of millions of rows neither parses nor formats a date per row (docs/decisions.md, "Ledger totals and pages
+ * at ten million entries"). A query orders by `book.at`, the time itself.
+ */
+const BOOK_COLUMNS = `book.kind, book.key, to_char(book.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at,
+    book.route, book.method, book.token_id, book.payer, book.caller, book.price_point, book.amount, book.nonce,
+    book.transaction, book.request_id, book.note`;
 /** Refunds as book rows: the payment's fields, the refund's amount, transaction and time. */
 const REFUND_COLUMNS = `'refund' AS kind, r.book_key AS key, r.refunded_at AS at, s.route, s.method, s.token_id, s.payer,
     s.caller, s.price_point, r.amount::text AS amount, s.nonce, r.transaction, s.request_id, r.note`;
@@ -272,7 +281,7 @@ function settledRowOf(row: SettledRecord, of: { asset: string; network: string }
     network: of.network,
     nonce: row.nonce,
     transaction: row.transaction,
-    settledAt: new Date(row.at),
+    settledAt: row.at,
     requestId: row.request_id,
     note: row.note,
   };
@@ -427,13 +436,13 @@ export function createSettlementLedger(db: Database): SettlementLedger {
     async entries(range, limit) {
       // Newest first: each side read backwards along its index from the window's end.
       const rows = await db.query<SettledRecord>(
-        `SELECT * FROM (
+        `SELECT ${BOOK_COLUMNS} FROM (
            (${PAYMENTS} WHERE ${OF_ASSET} AND settled_at >= $3 AND settled_at < $4
              ORDER BY settled_at DESC, payment_key DESC LIMIT $5)
            UNION ALL
            (SELECT ${REFUND_COLUMNS} ${REFUNDS_FROM} WHERE ${REFUNDS_OF_ASSET} AND r.refunded_at >= $3 AND r.refunded_at < $4
              ORDER BY r.refunded_at DESC, r.book_key DESC LIMIT $5)
-         ) book ORDER BY at DESC, key DESC LIMIT $5`,
+         ) book ORDER BY book.at DESC, book.key DESC LIMIT $5`,
         [range.asset.toLowerCase(), range.network, range.from, range.to, limit],
       );
       return rows.map((row) => settledRowOf(row, range));
@@ -443,10 +452,10 @@ export function createSettlementLedger(db: Database): SettlementLedger {
       // two are merged in the same order. A later page is bounded by its position alone, never beside the window's
       // start: given both, the planner may begin at the window's start and read every row up to the position.
       const [payments, refunds, params] =
-        after !== undefined && after.settledAt >= range.from
+        after !== undefined && Date.parse(after.settledAt) >= range.from.getTime()
           ? [
-              "(settled_at, payment_key) > ($3, $4::text) AND settled_at < $5",
-              "(r.refunded_at, r.book_key) > ($3, $4::text) AND r.refunded_at < $5",
+              "(settled_at, payment_key) > ($3::timestamptz, $4::text) AND settled_at < $5",
+              "(r.refunded_at, r.book_key) > ($3::timestamptz, $4::text) AND r.refunded_at < $5",
               [after.settledAt, after.key, range.to],
             ]
           : [
@@ -456,11 +465,11 @@ export function createSettlementLedger(db: Database): SettlementLedger {
             ];
       const limitParam = `$${params.length + 3}`;
       const rows = await db.query<SettledRecord>(
-        `SELECT * FROM (
+        `SELECT ${BOOK_COLUMNS} FROM (
            (${PAYMENTS} WHERE ${OF_ASSET} AND ${payments} ORDER BY settled_at, payment_key LIMIT ${limitParam})
            UNION ALL
            (SELECT ${REFUND_COLUMNS} ${REFUNDS_FROM} WHERE ${REFUNDS_OF_ASSET} AND ${refunds} ORDER BY r.refunded_at, r.book_key LIMIT ${limitParam})
-         ) book ORDER BY at, key LIMIT ${limitParam}`,
+         ) book ORDER BY book.at, book.key LIMIT ${limitParam}`,
         [range.asset.toLowerCase(), range.network, ...params, limit],
       );
       return rows.map((row) => ({ ...settledRowOf(row, range), key: row.key }));
@@ -506,7 +515,8 @@ export function createSettlementLedger(db: Database): SettlementLedger {
       const transaction = refund.transaction.toLowerCase();
       const booked = async (tx: Queryable, where: string, params: unknown[]) => {
         const [row] = await tx.query<SettledRecord & { asset: string; network: string }>(
-          `SELECT ${REFUND_COLUMNS}, s.asset, s.network ${REFUNDS_FROM} WHERE ${where}`,
+          `SELECT ${BOOK_COLUMNS}, book.asset, book.network
+           FROM (SELECT ${REFUND_COLUMNS}, s.asset, s.network ${REFUNDS_FROM} WHERE ${where}) book`,
           params,
         );
         return row ? settledRowOf(row, row) : undefined;
