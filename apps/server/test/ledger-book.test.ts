@@ -267,9 +267,9 @@ describe.each(backends.filter(([name]) => name !== "Postgres" || !withoutPostgre
     const sent: [string, unknown[]][] = [];
     const watched = createSettlementLedger({
       ...db,
-      query: (sql: string, params?: unknown[]) => {
+      queryArrays: (sql: string, params?: unknown[]) => {
         sent.push([sql, params ?? []]);
-        return db.query(sql, params);
+        return db.queryArrays(sql, params);
       },
     } as Database);
     const book = await readBook(ledger);

@@ -65,13 +65,15 @@ export function claimDataDirectory(dataDir: string): void {
 
 /** The store's view of a PGlite instance (`release` runs after it is closed). */
 export function fromPglite(db: PGlite, location = "memory", release: () => void = () => undefined): Database {
-  const query: Queryable["query"] = async (sql, params) => (await db.query(sql, params)).rows as never;
+  const on = (target: Pick<PGlite, "query">): Queryable => ({
+    query: async (sql, params) => (await target.query(sql, params)).rows as never,
+    queryArrays: async (sql, params) => (await target.query(sql, params, { rowMode: "array" })).rows as never,
+  });
   return {
     kind: "pglite",
     location,
-    query,
-    transaction: (work) =>
-      db.transaction((tx) => work({ query: async (sql, params) => (await tx.query(sql, params)).rows as never })),
+    ...on(db),
+    transaction: (work) => db.transaction((tx) => work(on(tx))),
     async close() {
       await db.close();
       release();

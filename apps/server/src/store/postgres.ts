@@ -15,19 +15,21 @@ export async function openPostgres(url: string, options: { maxConnections?: numb
   // Fail at start, with the server's own message, rather than on the first paid call.
   const client = await pool.connect();
   client.release();
-  const query: Queryable["query"] = async (sql, params) => (await pool.query(sql, params as unknown[])).rows as never;
+  const on = (target: pg.Pool | pg.PoolClient): Queryable => ({
+    query: async (sql, params) => (await target.query(sql, params as unknown[])).rows as never,
+    queryArrays: async (sql, params) =>
+      (await target.query({ text: sql, values: params as unknown[], rowMode: "array" })).rows as never,
+  });
   return {
     kind: "postgres",
     location: postgresLocation(url),
     pool,
-    query,
+    ...on(pool),
     async transaction(work) {
       const connection = await pool.connect();
       try {
         await connection.query("BEGIN");
-        const result = await work({
-          query: async (sql, params) => (await connection.query(sql, params as unknown[])).rows as never,
-        });
+        const result = await work(on(connection));
         await connection.query("COMMIT");
         return result;
       } catch (error) {

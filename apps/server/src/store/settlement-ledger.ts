@@ -208,24 +208,24 @@ export interface LedgerRange {
   network: string;
 }
 
-/** A book row as the database gives it (PAYMENTS, REFUND_COLUMNS). */
-interface SettledRecord {
-  kind: "payment" | "refund";
-  key: string;
+/** A book row as the database gives it: BOOK_COLUMNS, in their order (an array per row: an export reads millions). */
+type BookRecord = [
+  kind: "payment" | "refund",
+  key: string,
   /** ISO 8601 (see BOOK_COLUMNS). */
-  at: string;
-  route: string;
-  method: "GET" | "POST" | "MCP" | "A2A";
-  token_id: number;
-  payer: string;
-  caller: string | null;
-  price_point: "standard" | "discounted";
-  amount: string;
-  nonce: string;
-  transaction: string;
-  request_id: string;
-  note: string | null;
-}
+  at: string,
+  route: string,
+  method: "GET" | "POST" | "MCP" | "A2A",
+  tokenId: number,
+  payer: string,
+  caller: string | null,
+  pricePoint: "standard" | "discounted",
+  amount: string,
+  nonce: string,
+  transaction: string,
+  requestId: string,
+  note: string | null,
+];
 
 // Settlement times are written from JavaScript dates (milliseconds), and refund times are block times (seconds), so
 // a page's position read back as a Date is exact and no row is read twice.
@@ -267,23 +267,24 @@ function utcDayOf(at: Date, end: "from" | "to"): string {
 const refundBookKey = (transaction: string, logIndex: number) => `refund:${transaction.toLowerCase()}:${logIndex}`;
 
 /** A book row read from the database, in the asset and network it was read for. */
-function settledRowOf(row: SettledRecord, of: { asset: string; network: string }): SettledRow {
+function bookRowOf(row: [...BookRecord, ...unknown[]], of: { asset: string; network: string }): BookRow {
   return {
-    kind: row.kind,
-    route: row.route,
-    method: row.method,
-    tokenId: row.token_id,
-    payer: row.payer,
-    caller: row.caller,
-    pricePoint: row.price_point,
-    amount: row.amount,
+    kind: row[0],
+    key: row[1],
+    settledAt: row[2],
+    route: row[3],
+    method: row[4],
+    tokenId: row[5],
+    payer: row[6],
+    caller: row[7],
+    pricePoint: row[8],
+    amount: row[9],
     asset: of.asset,
     network: of.network,
-    nonce: row.nonce,
-    transaction: row.transaction,
-    settledAt: row.at,
-    requestId: row.request_id,
-    note: row.note,
+    nonce: row[10],
+    transaction: row[11],
+    requestId: row[12],
+    note: row[13],
   };
 }
 
@@ -435,7 +436,7 @@ export function createSettlementLedger(db: Database): SettlementLedger {
     },
     async entries(range, limit) {
       // Newest first: each side read backwards along its index from the window's end.
-      const rows = await db.query<SettledRecord>(
+      const rows = await db.queryArrays<BookRecord>(
         `SELECT ${BOOK_COLUMNS} FROM (
            (${PAYMENTS} WHERE ${OF_ASSET} AND settled_at >= $3 AND settled_at < $4
              ORDER BY settled_at DESC, payment_key DESC LIMIT $5)
@@ -445,7 +446,7 @@ export function createSettlementLedger(db: Database): SettlementLedger {
          ) book ORDER BY book.at DESC, book.key DESC LIMIT $5`,
         [range.asset.toLowerCase(), range.network, range.from, range.to, limit],
       );
-      return rows.map((row) => settledRowOf(row, range));
+      return rows.map((row) => bookRowOf(row, range));
     },
     async page(range, after, limit) {
       // Each side is one range of its index, from the position on (or from the window's start), in book order; the
@@ -464,7 +465,7 @@ export function createSettlementLedger(db: Database): SettlementLedger {
               [range.from, range.to],
             ];
       const limitParam = `$${params.length + 3}`;
-      const rows = await db.query<SettledRecord>(
+      const rows = await db.queryArrays<BookRecord>(
         `SELECT ${BOOK_COLUMNS} FROM (
            (${PAYMENTS} WHERE ${OF_ASSET} AND ${payments} ORDER BY settled_at, payment_key LIMIT ${limitParam})
            UNION ALL
@@ -472,7 +473,7 @@ export function createSettlementLedger(db: Database): SettlementLedger {
          ) book ORDER BY book.at, book.key LIMIT ${limitParam}`,
         [range.asset.toLowerCase(), range.network, ...params, limit],
       );
-      return rows.map((row) => ({ ...settledRowOf(row, range), key: row.key }));
+      return rows.map((row) => bookRowOf(row, range));
     },
     async totals(range) {
       // The totals the store keeps per day (migrations.ts, version 11): a window of days reads a few rows per day and
@@ -514,12 +515,12 @@ export function createSettlementLedger(db: Database): SettlementLedger {
     async recordRefund(refund) {
       const transaction = refund.transaction.toLowerCase();
       const booked = async (tx: Queryable, where: string, params: unknown[]) => {
-        const [row] = await tx.query<SettledRecord & { asset: string; network: string }>(
+        const [row] = await tx.queryArrays<[...BookRecord, asset: string, network: string]>(
           `SELECT ${BOOK_COLUMNS}, book.asset, book.network
            FROM (SELECT ${REFUND_COLUMNS}, s.asset, s.network ${REFUNDS_FROM} WHERE ${where}) book`,
           params,
         );
-        return row ? settledRowOf(row, row) : undefined;
+        return row ? bookRowOf(row, { asset: row[14], network: row[15] }) : undefined;
       };
       return db.transaction(async (tx): Promise<RecordRefundResult> => {
         // One refund of a payment at a time, across instances: the sum below then sees every refund booked before.
