@@ -454,6 +454,16 @@ describe("GET /operator/ledger/entries", () => {
     const res = await asOperator(LEDGER_ENTRIES_PATH, "?after=bm90LWEtY3Vyc29y");
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { details: { field: string }[] } }).error.details[0]!.field).toBe("after");
+    // Forged with a time a date parser takes but the book never holds: beyond the database's range, or not as the
+    // service writes a time. Each is the caller's mistake, named, never a 500.
+    for (const time of ["+275760-09-13T00:00:00.000Z", "2026", "Nov 27 2026"]) {
+      const forged = Buffer.from(`${time}|eip3009:key`).toString("base64url");
+      const answer = await asOperator(LEDGER_ENTRIES_PATH, `?after=${forged}`);
+      expect(answer.status, time).toBe(400);
+      expect(((await answer.json()) as { error: { details: { field: string }[] } }).error.details[0]!.field).toBe(
+        "after",
+      );
+    }
   });
 });
 

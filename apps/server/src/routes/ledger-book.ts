@@ -4,7 +4,7 @@
  */
 import { once } from "node:events";
 import type { Writable } from "node:stream";
-import type { LedgerEntry } from "@agent-tools/schema";
+import { isoDateTimeSchema, type LedgerEntry } from "@agent-tools/schema";
 import { type Address, getAddress } from "viem";
 import { HttpError } from "../http/errors.js";
 import type { BookPosition, BookRow, SettledRow } from "../store/settlement-ledger.js";
@@ -58,13 +58,14 @@ export function cursorOf(position: BookPosition): string {
 export function positionOf(cursor: string): BookPosition {
   const text = Buffer.from(cursor, "base64url").toString("utf8");
   const bar = text.indexOf("|");
-  const settledAt = new Date(text.slice(0, bar));
-  if (bar < 0 || Number.isNaN(settledAt.getTime()) || bar === text.length - 1) {
+  const time = text.slice(0, bar);
+  // A time as the wire writes one, not whatever a date parser takes: one beyond the database's range was a 500.
+  if (bar < 0 || !isoDateTimeSchema.safeParse(time).success || bar === text.length - 1) {
     throw new HttpError("invalid_request", "The query is invalid: after: must be the `next` of a previous page.", [
       { field: "after", message: "must be the `next` of a previous page" },
     ]);
   }
-  return { settledAt: settledAt.toISOString(), key: text.slice(bar + 1) };
+  return { settledAt: new Date(time).toISOString(), key: text.slice(bar + 1) };
 }
 
 export interface WriteBookParameters {
