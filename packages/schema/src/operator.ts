@@ -234,8 +234,12 @@ export const LEDGER_CSV_COLUMNS = [
   "note",
 ] as const;
 
-/** A field that would be run as a formula, or that needs quotes: most fields need neither, and one test says so. */
-const NEEDS_CARE = /^[=+\-@\t\r]|[",\r\n]/;
+/** What a spreadsheet would run as a formula: a text starting with one of these. */
+const FORMULA_START = /^[=+\-@\t\r]/;
+/** What RFC 4180 quotes: a comma, a quote or a line break anywhere. */
+const NEEDS_QUOTES = /[",\r\n]/;
+/** Either of the two: most fields need neither, and one test of this says so. */
+const NEEDS_CARE = new RegExp(`${FORMULA_START.source}|${NEEDS_QUOTES.source}`);
 
 /**
  * One field of a CSV line (RFC 4180): quoted when it holds a comma, a quote or a line break. A text a spreadsheet
@@ -244,8 +248,8 @@ const NEEDS_CARE = /^[=+\-@\t\r]|[",\r\n]/;
  */
 function csvField(value: string): string {
   if (!NEEDS_CARE.test(value)) return value;
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+  const safe = FORMULA_START.test(value) ? `'${value}` : value;
+  return NEEDS_QUOTES.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
 /** The CSV export's header line, with its line break. */

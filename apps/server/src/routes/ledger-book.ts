@@ -96,7 +96,7 @@ export async function writeBook({
   };
   let reading: Promise<BookRow[]> | undefined = read(undefined);
   while (reading !== undefined) {
-    const rows: BookRow[] = await reading;
+    const rows = await reading;
     reading = undefined;
     if (out.destroyed) return;
     const last = rows.at(-1);

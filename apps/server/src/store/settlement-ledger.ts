@@ -228,7 +228,7 @@ type BookRecord = [
 ];
 
 // Settlement times are written from JavaScript dates (milliseconds), and refund times are block times (seconds), so
-// a page's position read back as a Date is exact and no row is read twice.
+// a page's position, read back to the millisecond (BOOK_COLUMNS), is exact and no row is read twice.
 /**
  * Settled payments as book rows; the WHERE clause follows. A page's asset and network are its range's: they are not
  * read again for every row (an export reads millions).
