@@ -33,6 +33,9 @@ let rpcCalls: string[] = [];
 
 beforeAll(async () => {
   t = await startChainTestServer({
+    // The longest bound: the test clock follows real time, and on a loaded machine the rounds below outlasted the
+    // default 2 s. Each test moves past the bound with outlastStaleness(), whatever it is.
+    env: { CHAIN_MAX_STALENESS_MS: "600000" },
     l1Client: (devnet) =>
       createPublicClient({
         transport: custom(
