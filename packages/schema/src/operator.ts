@@ -271,26 +271,28 @@ function usdOf(amount: string): string {
  * An entry as a line of the CSV export (`usd` is its amount in USD to the last unit), with its line break. The fields
  * follow LEDGER_CSV_COLUMNS, listed rather than looped over, and joined as one array: an export writes a line per entry,
  * and a string built by many concatenations costs more to write out. The kind, method and price point are names of
- * this schema, written as they are.
+ * this schema, written as they are; so are the time, addresses, network, nonce and transaction, whose patterns
+ * (ledgerEntrySchema) admit no comma, quote, line break or formula's first character. The route, request id and note
+ * are texts: each goes through csvField.
  */
 export function ledgerCsvLine(entry: LedgerEntry): string {
   // A refund's amount is written negative: a number, never taken for a formula, so neither quoted nor guarded.
   const sign = entry.kind === "refund" && entry.amount !== "0" ? "-" : "";
   return [
-    csvField(entry.settledAt),
+    entry.settledAt,
     entry.kind,
     csvField(entry.route),
     entry.method,
     entry.tokenId,
-    csvField(entry.payer),
-    entry.caller === null ? "" : csvField(entry.caller),
+    entry.payer,
+    entry.caller ?? "",
     entry.pricePoint,
     sign + entry.amount,
     sign + usdOf(entry.amount),
-    csvField(entry.asset),
-    csvField(entry.network),
-    csvField(entry.nonce),
-    csvField(entry.transaction),
+    entry.asset,
+    entry.network,
+    entry.nonce,
+    entry.transaction,
     csvField(entry.requestId),
     entry.note === null ? "\r\n" : `${csvField(entry.note)}\r\n`,
   ].join(",");
