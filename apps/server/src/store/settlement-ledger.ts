@@ -465,11 +465,21 @@ export function createSettlementLedger(db: Database): SettlementLedger {
               [range.from, range.to],
             ];
       const limitParam = `$${params.length + 3}`;
+      // The refunds side reads no refund past the last payment a full page of payments reaches: the page cannot list
+      // it. Each refund read costs a lookup of its payment, and a page's worth of them after every position, most left
+      // off, was most of an export's time at ten million entries (docs/decisions.md, "Ledger totals and pages at ten
+      // million entries").
       const rows = await db.queryArrays<BookRecord>(
-        `SELECT ${BOOK_COLUMNS} FROM (
-           (${PAYMENTS} WHERE ${OF_ASSET} AND ${payments} ORDER BY settled_at, payment_key LIMIT ${limitParam})
+        `WITH payments AS (
+           ${PAYMENTS} WHERE ${OF_ASSET} AND ${payments} ORDER BY settled_at, payment_key LIMIT ${limitParam}
+         ), reach AS (
+           SELECT CASE WHEN count(*) < ${limitParam} THEN 'infinity'::timestamptz ELSE max(at) END AS at FROM payments
+         )
+         SELECT ${BOOK_COLUMNS} FROM (
+           (SELECT * FROM payments)
            UNION ALL
-           (SELECT ${REFUND_COLUMNS} ${REFUNDS_FROM} WHERE ${REFUNDS_OF_ASSET} AND ${refunds} ORDER BY r.refunded_at, r.book_key LIMIT ${limitParam})
+           (SELECT ${REFUND_COLUMNS} ${REFUNDS_FROM} WHERE ${REFUNDS_OF_ASSET} AND ${refunds}
+              AND r.refunded_at <= (SELECT at FROM reach) ORDER BY r.refunded_at, r.book_key LIMIT ${limitParam})
          ) book ORDER BY book.at, book.key LIMIT ${limitParam}`,
         [range.asset.toLowerCase(), range.network, ...params, limit],
       );
