@@ -465,21 +465,19 @@ export function createSettlementLedger(db: Database): SettlementLedger {
               [range.from, range.to],
             ];
       const limitParam = `$${params.length + 3}`;
-      // The refunds side reads no refund past the last payment a full page of payments reaches: the page cannot list
-      // it. Each refund read costs a lookup of its payment, and a page's worth of them after every position, most left
-      // off, was most of an export's time at ten million entries (docs/decisions.md, "Ledger totals and pages at ten
+      // The refunds side reads no refund past the time of the last payment a full page can list (`reach`, the
+      // payments' range read once more, for the time alone): a refund after it cannot be on the page. Without that
+      // bound, how many refunds were read, each with a lookup of its payment, was the planner's choice: at ten million
+      // entries it read a page's worth after every position (docs/decisions.md, "Ledger totals and pages at ten
       // million entries").
+      const reach = `coalesce((SELECT settled_at FROM settlements WHERE ${OF_ASSET} AND ${payments}
+        ORDER BY settled_at, payment_key OFFSET ${limitParam} - 1 LIMIT 1), 'infinity')`;
       const rows = await db.queryArrays<BookRecord>(
-        `WITH payments AS (
-           ${PAYMENTS} WHERE ${OF_ASSET} AND ${payments} ORDER BY settled_at, payment_key LIMIT ${limitParam}
-         ), reach AS (
-           SELECT CASE WHEN count(*) < ${limitParam} THEN 'infinity'::timestamptz ELSE max(at) END AS at FROM payments
-         )
-         SELECT ${BOOK_COLUMNS} FROM (
-           (SELECT * FROM payments)
+        `SELECT ${BOOK_COLUMNS} FROM (
+           (${PAYMENTS} WHERE ${OF_ASSET} AND ${payments} ORDER BY settled_at, payment_key LIMIT ${limitParam})
            UNION ALL
-           (SELECT ${REFUND_COLUMNS} ${REFUNDS_FROM} WHERE ${REFUNDS_OF_ASSET} AND ${refunds}
-              AND r.refunded_at <= (SELECT at FROM reach) ORDER BY r.refunded_at, r.book_key LIMIT ${limitParam})
+           (SELECT ${REFUND_COLUMNS} ${REFUNDS_FROM} WHERE ${REFUNDS_OF_ASSET} AND ${refunds} AND r.refunded_at <= ${reach}
+             ORDER BY r.refunded_at, r.book_key LIMIT ${limitParam})
          ) book ORDER BY book.at, book.key LIMIT ${limitParam}`,
         [range.asset.toLowerCase(), range.network, ...params, limit],
       );
