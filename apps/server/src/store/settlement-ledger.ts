@@ -470,11 +470,12 @@ export function createSettlementLedger(db: Database): SettlementLedger {
       // bound, how many refunds were read, each with a lookup of its payment, was the planner's choice: at ten million
       // entries it read a page's worth after every position (docs/decisions.md, "Ledger totals and pages at ten
       // million entries").
-      const reach = `coalesce((SELECT settled_at FROM settlements WHERE ${OF_ASSET} AND ${payments}
-        ORDER BY settled_at, payment_key OFFSET ${limitParam} - 1 LIMIT 1), 'infinity')`;
+      const paymentsRange = `${OF_ASSET} AND ${payments} ORDER BY settled_at, payment_key`;
+      const reach = `coalesce((SELECT settled_at FROM settlements WHERE ${paymentsRange}
+        OFFSET ${limitParam} - 1 LIMIT 1), 'infinity')`;
       const rows = await db.queryArrays<BookRecord>(
         `SELECT ${BOOK_COLUMNS} FROM (
-           (${PAYMENTS} WHERE ${OF_ASSET} AND ${payments} ORDER BY settled_at, payment_key LIMIT ${limitParam})
+           (${PAYMENTS} WHERE ${paymentsRange} LIMIT ${limitParam})
            UNION ALL
            (SELECT ${REFUND_COLUMNS} ${REFUNDS_FROM} WHERE ${REFUNDS_OF_ASSET} AND ${refunds} AND r.refunded_at <= ${reach}
              ORDER BY r.refunded_at, r.book_key LIMIT ${limitParam})
