@@ -4,7 +4,11 @@
  * On PGlite and on Postgres.
  */
 import { randomBytes } from "node:crypto";
+import { ledgerCsvLine } from "@agent-tools/schema";
+import fc from "fast-check";
+import { type Address, getAddress, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { csvLinesOf, csvPositionOf, ledgerEntryOf } from "../src/routes/ledger-book.js";
 import type { Database } from "../src/store/database.js";
 import { migrate, migrations } from "../src/store/migrations.js";
 import { openMemoryPglite } from "../src/store/pglite.js";
@@ -17,6 +21,7 @@ import {
   type LedgerTotals,
   type SettlementLedger,
 } from "../src/store/settlement-ledger.js";
+import { csvText } from "./helpers/csv-text.js";
 import { openTestDatabase } from "./helpers/test-database.js";
 import { skipPostgres, startTestPostgres, type TestPostgres } from "./helpers/test-postgres.js";
 
@@ -110,6 +115,52 @@ async function settle(ledger: SettlementLedger, settledAt: Date, n: number): Pro
   expect(claim.outcome).toBe("claimed");
   await ledger.markSettled(paymentKey, hex32(), settledAt);
   return paymentKey;
+}
+
+/**
+ * A paid call as the CSV export must write it, whatever a caller or an operator put in its texts: its payer and caller
+ * in any case, and a refund of part of it (with a note) or none.
+ */
+const csvCall = fc.record({
+  route: csvText,
+  method: fc.constantFrom("GET", "POST", "MCP", "A2A" as const),
+  tokenId: fc.integer({ min: 1, max: 6666 }),
+  payer: fc.uint8Array({ minLength: 20, maxLength: 20 }).chain((bytes) => {
+    const address = toHex(bytes);
+    return fc.constantFrom(address, address.toUpperCase().replace("0X", "0x"), getAddress(address) as Address);
+  }),
+  caller: fc.option(
+    fc.uint8Array({ minLength: 20, maxLength: 20 }).map((bytes) => toHex(bytes)),
+    { nil: null },
+  ),
+  pricePoint: fc.constantFrom("standard", "discounted" as const),
+  amount: fc.bigInt({ min: 0n, max: 10n ** 30n }),
+  settledAt: fc.integer({ min: FIRST_DAY, max: FIRST_DAY + 3 * DAY_MS - 1 }),
+  requestId: csvText,
+  refund: fc.option(
+    fc.record({
+      share: fc.integer({ min: 1, max: 100 }),
+      at: fc.integer({ min: FIRST_DAY, max: FIRST_DAY + 3 * DAY_MS - 1000 }),
+      note: fc.option(csvText, { nil: null }),
+    }),
+    { nil: null },
+  ),
+});
+
+/** Every row of the window, page after page of `limit`, each next page read after the last row's position. */
+async function readPages<Row>(
+  read: (after: BookPosition | undefined, limit: number) => Promise<Row[]>,
+  positionOf: (row: Row) => BookPosition,
+  limit: number,
+): Promise<Row[]> {
+  const rows: Row[] = [];
+  let after: BookPosition | undefined;
+  for (;;) {
+    const page = await read(after, limit);
+    rows.push(...page);
+    if (page.length < limit) return rows;
+    after = positionOf(page.at(-1)!);
+  }
 }
 
 /** Every page of the window, `between` awaited after each. */
@@ -261,55 +312,113 @@ describe.each(backends.filter(([name]) => name !== "Postgres" || !withoutPostgre
     expect(totals).toEqual(totalsOfEntries(await readBook(ledger)));
   });
 
-  it("reads a page deep in the book as one range of the book's index, no row read that the page does not list", async () => {
-    await db.query("ANALYZE");
-    // The page's own statement, as the ledger sends it, run again under EXPLAIN ANALYZE.
-    const sent: [string, unknown[]][] = [];
-    const watched = createSettlementLedger({
-      ...db,
-      queryArrays: (sql: string, params?: unknown[]) => {
-        sent.push([sql, params ?? []]);
-        return db.queryArrays(sql, params);
-      },
-    } as Database);
-    const book = await readBook(ledger);
-    const middle = book[Math.floor(book.length / 2)]!;
-    await watched.page(RANGE, middle, 100);
-    const [sql, params] = sent.at(-1)!;
-    const [explained] = await db.query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(
-      `EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`,
-      params,
+  it.each([
+    ["a page", (onto: SettlementLedger, at: BookPosition) => onto.page(RANGE, at, 100)],
+    ["a page of the CSV export", (onto: SettlementLedger, at: BookPosition) => onto.csvPage(RANGE, at, 100)],
+  ])(
+    "reads %s deep in the book as one range of the book's index, no row read that the page does not list",
+    async (_, read) => {
+      await db.query("ANALYZE");
+      // The page's own statement, as the ledger sends it, run again under EXPLAIN ANALYZE.
+      const sent: [string, unknown[]][] = [];
+      const watched = createSettlementLedger({
+        ...db,
+        queryArrays: (sql: string, params?: unknown[]) => {
+          sent.push([sql, params ?? []]);
+          return db.queryArrays(sql, params);
+        },
+      } as Database);
+      const book = await readBook(ledger);
+      const middle = book[Math.floor(book.length / 2)]!;
+      await read(watched, middle);
+      const [sql, params] = sent.at(-1)!;
+      const [explained] = await db.query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(
+        `EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`,
+        params,
+      );
+      const nodes: PlanNode[] = [];
+      const walk = (node: PlanNode) => {
+        nodes.push(node);
+        for (const child of node.Plans ?? []) walk(child);
+      };
+      walk(explained!["QUERY PLAN"][0].Plan);
+      const payments = nodes.filter(
+        (node) => node["Relation Name"] === "settlements" && node["Index Name"] !== "settlements_pkey",
+      );
+      // The page's payments, and the same range read for the time of its last payment (the refunds' reach, below).
+      expect(payments.map((node) => [node["Node Type"], node["Index Name"]])).toEqual([
+        ["Index Scan", "settlements_book_by_asset"],
+        ["Index Scan", "settlements_book_by_asset"],
+      ]);
+      for (const node of payments) {
+        expect(node["Actual Rows"]).toBeLessThanOrEqual(100);
+        expect(node["Rows Removed by Filter"] ?? 0).toBe(0);
+      }
+      // The refunds side reads only the refunds up to the last payment the page can hold, not a page's worth after
+      // the position: each refund read is a lookup of its payment, and at ten million entries those lookups were most of
+      // an export's time (docs/testing.md, "The ledger at ten million entries").
+      const later = book.slice(book.indexOf(middle) + 1);
+      const reach = later.filter((row) => row.kind === "payment")[99]!.settledAt;
+      const refundsLater = later.filter((row) => row.kind === "refund");
+      const refundsReached = refundsLater.filter((row) => row.settledAt <= reach).length;
+      expect(refundsLater.length).toBeGreaterThan(refundsReached);
+      // However the planner reads this small table (a scan of its index, or of the table and a sort), it keeps those.
+      const refunds = nodes.filter((node) => node["Relation Name"] === "refunds");
+      expect(refunds).toHaveLength(1);
+      expect(refunds[0]!["Actual Rows"]).toBe(refundsReached);
+    },
+  );
+
+  it("writes the CSV export's lines as ledgerCsvLine writes the book's entries, byte for byte, whatever their texts", async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(csvCall, { minLength: 1, maxLength: 8 }), async (calls) => {
+        // A network of its own per run: the window holds this run's entries only.
+        run += 1;
+        const range: LedgerRange = { ...RANGE, network: `eip155:${900_000 + run}` };
+        let refunds = 0;
+        for (const call of calls) {
+          const nonce = hex32();
+          const paymentKey = `eip3009:${range.network}:${ASSET.toLowerCase()}:${call.payer.toLowerCase()}:${nonce}`;
+          const { refund, settledAt, amount, ...texts } = call;
+          const claimed = await ledger.claim({
+            ...texts,
+            paymentKey,
+            nonce,
+            amount: amount.toString(),
+            asset: ASSET,
+            network: range.network,
+            payTo: PAY_TO,
+            validBefore: new Date(Date.now() + 60_000),
+          });
+          expect(claimed.outcome).toBe("claimed");
+          await ledger.markSettled(paymentKey, hex32(), new Date(settledAt));
+          if (refund && amount > 0n) {
+            const given = (amount * BigInt(refund.share)) / 100n || 1n;
+            const result = await ledger.recordRefund({
+              paymentKey,
+              paid: amount,
+              transaction: hex32(),
+              transfers: [{ logIndex: 0, amount: given }],
+              refundedAt: new Date(Math.floor(refund.at / 1000) * 1000),
+              note: refund.note,
+            });
+            expect(result.outcome).toBe("recorded");
+            refunds += 1;
+          }
+        }
+        // Pages of three: the CSV's own positions lead from page to page as the entries' do.
+        const entries = await readPages(
+          (after, limit) => ledger.page(range, after, limit),
+          (row) => row,
+          3,
+        );
+        const lines = await readPages((after, limit) => ledger.csvPage(range, after, limit), csvPositionOf, 3);
+        expect(entries).toHaveLength(calls.length + refunds);
+        expect(csvLinesOf(lines, range)).toBe(entries.map((row) => ledgerCsvLine(ledgerEntryOf(row))).join(""));
+      }),
+      { numRuns: 40 },
     );
-    const nodes: PlanNode[] = [];
-    const walk = (node: PlanNode) => {
-      nodes.push(node);
-      for (const child of node.Plans ?? []) walk(child);
-    };
-    walk(explained!["QUERY PLAN"][0].Plan);
-    const payments = nodes.filter(
-      (node) => node["Relation Name"] === "settlements" && node["Index Name"] !== "settlements_pkey",
-    );
-    // The page's payments, and the same range read for the time of its last payment (the refunds' reach, below).
-    expect(payments.map((node) => [node["Node Type"], node["Index Name"]])).toEqual([
-      ["Index Scan", "settlements_book_by_asset"],
-      ["Index Scan", "settlements_book_by_asset"],
-    ]);
-    for (const node of payments) {
-      expect(node["Actual Rows"]).toBeLessThanOrEqual(100);
-      expect(node["Rows Removed by Filter"] ?? 0).toBe(0);
-    }
-    // The refunds side reads only the refunds up to the last payment the page can hold, not a page's worth after
-    // the position: each refund read is a lookup of its payment, and at ten million entries those lookups were most of
-    // an export's time (docs/testing.md, "The ledger at ten million entries").
-    const later = book.slice(book.indexOf(middle) + 1);
-    const reach = later.filter((row) => row.kind === "payment")[99]!.settledAt;
-    const refundsLater = later.filter((row) => row.kind === "refund");
-    const refundsReached = refundsLater.filter((row) => row.settledAt <= reach).length;
-    expect(refundsLater.length).toBeGreaterThan(refundsReached);
-    // However the planner reads this small table (a scan of its index, or of the table and a sort), it keeps those.
-    const refunds = nodes.filter((node) => node["Relation Name"] === "refunds");
-    expect(refunds).toHaveLength(1);
-    expect(refunds[0]!["Actual Rows"]).toBe(refundsReached);
   });
 
   it("refuses totals of a range that is not whole UTC days", async () => {

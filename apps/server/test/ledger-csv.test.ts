@@ -7,14 +7,10 @@ import { parse } from "csv-parse/sync";
 import fc from "fast-check";
 import { type Address, getAddress, type Hex, toHex } from "viem";
 import { describe, expect, it } from "vitest";
+import { csvText } from "./helpers/csv-text.js";
 
 const address = fc.uint8Array({ minLength: 20, maxLength: 20 }).map((b) => getAddress(toHex(b)) as Address);
 const bytes32 = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => toHex(b) as Hex);
-/** Text with what a CSV line must take care of: commas, quotes, line breaks, a formula's first character. */
-const text = fc.oneof(
-  fc.string({ unit: fc.constantFrom("a", "Z", "0", " ", ",", '"', "\r", "\n", "\t", "=", "+", "-", "@", "é", "'") }),
-  fc.string({ unit: "grapheme" }),
-);
 const entry: fc.Arbitrary<LedgerEntry> = fc.record({
   kind: fc.constantFrom("payment", "refund"),
   route: fc.constantFrom("/intel", "/drop-radar", "/dispatch"),
@@ -31,8 +27,8 @@ const entry: fc.Arbitrary<LedgerEntry> = fc.record({
   settledAt: fc
     .integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2100, 0, 1) })
     .map((ms) => new Date(ms).toISOString()),
-  requestId: text,
-  note: fc.option(text, { nil: null }),
+  requestId: csvText,
+  note: fc.option(csvText, { nil: null }),
 });
 
 /** What a spreadsheet shows for a text field: a formula's first character guarded by an apostrophe. */

@@ -492,6 +492,7 @@ describe("writeBook", () => {
     const out = new PassThrough({ highWaterMark: 16 });
     const writing = writeBook({
       out,
+      positionOf: (r: BookRow) => r,
       // An endless book: only the caller's pace can hold the writer back.
       readPage: async (after) => {
         reads += 1;
@@ -521,6 +522,7 @@ describe("writeBook", () => {
     let reads = 0;
     const writing = writeBook({
       out,
+      positionOf: (r: BookRow) => r,
       readPage: (after) => {
         reads += 1;
         if (after === undefined) return Promise.resolve([row(0), row(1)]);
@@ -547,6 +549,7 @@ describe("writeBook", () => {
     const out = new PassThrough();
     const writing = writeBook({
       out,
+      positionOf: (r: BookRow) => r,
       readPage: (after) =>
         after === undefined ? Promise.resolve([row(0), row(1)]) : Promise.reject(new Error("connection lost")),
       render: (rows) => rows.map((r) => `${r.requestId}\n`).join(""),

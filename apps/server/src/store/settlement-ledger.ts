@@ -1,4 +1,5 @@
 import type { Database, Queryable } from "./database.js";
+import { CSV_PAGE_COLUMNS } from "./ledger-csv-sql.js";
 
 /** What the ledger records of a paid call when its payment is claimed. */
 export interface SettlementClaim {
@@ -170,6 +171,10 @@ export interface SettlementLedger {
    */
   page(range: LedgerRange, after: BookPosition | undefined, limit: number): Promise<BookRow[]>;
   /**
+   * The same page in the pieces of the export's CSV lines (see CsvBookRecord).
+   */
+  csvPage(range: LedgerRange, after: BookPosition | undefined, limit: number): Promise<CsvBookRecord[]>;
+  /**
    * Count and sum of settled payments and of refunds per UTC day, route and price point in [from, to), both UTC
    * midnights (a RangeError otherwise).
    */
@@ -200,6 +205,24 @@ export type ClaimResult =
   | { outcome: "claimed" /** Smallest units the payer's other pending claims add up to. */; inFlight: bigint }
   /** `identifier_taken`: the payer's payment identifier names another payment. */
   | { outcome: "used" | "in_use" | "identifier_taken" };
+
+/**
+ * A book row in the pieces of its CSV line (ledger-csv-sql.ts): `head` (its time and kind, a comma after each), the
+ * route, `mid` (the method and token id between commas), the payer and caller as stored, `amounts` (the price point,
+ * amount and USD between commas), the nonce and transaction (a comma after each), the request id, the note; its key.
+ */
+export type CsvBookRecord = [
+  head: string,
+  route: string,
+  mid: string,
+  payer: string,
+  caller: string | null,
+  amounts: string,
+  nonceTransaction: string,
+  requestId: string,
+  note: string | null,
+  key: string,
+];
 
 export interface LedgerRange {
   from: Date;
@@ -234,7 +257,7 @@ type BookRecord = [
  * read again for every row (an export reads millions).
  */
 const PAYMENTS = `SELECT 'payment' AS kind, payment_key AS key, settled_at AS at, route, method, token_id, payer, caller,
-    price_point, amount::text AS amount, nonce, transaction, request_id, NULL::text AS note
+    price_point, amount, nonce, transaction, request_id, NULL::text AS note
   FROM settlements`;
 /**
  * The settled payments of the asset ($1, lower case) and network ($2): the leading columns of the book's index
@@ -247,11 +270,11 @@ const OF_ASSET = "status = 'settled' AND lower(asset) = $1 AND network = $2";
  * at ten million entries"). A query orders by `book.at`, the time itself.
  */
 const BOOK_COLUMNS = `book.kind, book.key, to_char(book.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at,
-    book.route, book.method, book.token_id, book.payer, book.caller, book.price_point, book.amount, book.nonce,
+    book.route, book.method, book.token_id, book.payer, book.caller, book.price_point, book.amount::text, book.nonce,
     book.transaction, book.request_id, book.note`;
 /** Refunds as book rows: the payment's fields, the refund's amount, transaction and time. */
 const REFUND_COLUMNS = `'refund' AS kind, r.book_key AS key, r.refunded_at AS at, s.route, s.method, s.token_id, s.payer,
-    s.caller, s.price_point, r.amount::text AS amount, s.nonce, r.transaction, s.request_id, r.note`;
+    s.caller, s.price_point, r.amount, s.nonce, r.transaction, s.request_id, r.note`;
 const REFUNDS_FROM = "FROM refunds r JOIN settlements s ON s.payment_key = r.payment_key";
 /** The refunds of payments in the asset ($1, lower case) and network ($2). */
 const REFUNDS_OF_ASSET = "lower(s.asset) = $1 AND s.network = $2";
@@ -286,6 +309,45 @@ function bookRowOf(row: [...BookRecord, ...unknown[]], of: { asset: string; netw
     requestId: row[12],
     note: row[13],
   };
+}
+
+/**
+ * The statement and parameters of a page of the book (see `SettlementLedger.page`), each row read with `columns` over
+ * the book subquery `book`. Each side is one range of its index, from the position on (or from the window's start),
+ * in book order; the two are merged in the same order. A later page is bounded by its position alone, never beside
+ * the window's start: given both, the planner may begin at the window's start and read every row up to the position.
+ */
+function bookPage(
+  columns: string,
+  range: LedgerRange,
+  after: BookPosition | undefined,
+  limit: number,
+): [sql: string, params: unknown[]] {
+  const [payments, refunds, params] =
+    after !== undefined && Date.parse(after.settledAt) >= range.from.getTime()
+      ? [
+          "(settled_at, payment_key) > ($3::timestamptz, $4::text) AND settled_at < $5",
+          "(r.refunded_at, r.book_key) > ($3::timestamptz, $4::text) AND r.refunded_at < $5",
+          [after.settledAt, after.key, range.to],
+        ]
+      : ["settled_at >= $3 AND settled_at < $4", "r.refunded_at >= $3 AND r.refunded_at < $4", [range.from, range.to]];
+  const limitParam = `$${params.length + 3}`;
+  // The refunds side reads no refund past the time of the last payment a full page can list (`reach`, the payments'
+  // range read once more, for the time alone): a refund after it cannot be on the page. Without that bound, how many
+  // refunds were read, each with a lookup of its payment, was the planner's choice: at ten million entries it read a
+  // page's worth after every position (docs/decisions.md, "Ledger totals and pages at ten million entries").
+  const paymentsRange = `${OF_ASSET} AND ${payments} ORDER BY settled_at, payment_key`;
+  const reach = `coalesce((SELECT settled_at FROM settlements WHERE ${paymentsRange}
+    OFFSET ${limitParam} - 1 LIMIT 1), 'infinity')`;
+  return [
+    `SELECT ${columns} FROM (
+       (${PAYMENTS} WHERE ${paymentsRange} LIMIT ${limitParam})
+       UNION ALL
+       (SELECT ${REFUND_COLUMNS} ${REFUNDS_FROM} WHERE ${REFUNDS_OF_ASSET} AND ${refunds} AND r.refunded_at <= ${reach}
+         ORDER BY r.refunded_at, r.book_key LIMIT ${limitParam})
+     ) book ORDER BY book.at, book.key LIMIT ${limitParam}`,
+    [range.asset.toLowerCase(), range.network, ...params, limit],
+  ];
 }
 
 export function createSettlementLedger(db: Database): SettlementLedger {
@@ -449,40 +511,11 @@ export function createSettlementLedger(db: Database): SettlementLedger {
       return rows.map((row) => bookRowOf(row, range));
     },
     async page(range, after, limit) {
-      // Each side is one range of its index, from the position on (or from the window's start), in book order; the
-      // two are merged in the same order. A later page is bounded by its position alone, never beside the window's
-      // start: given both, the planner may begin at the window's start and read every row up to the position.
-      const [payments, refunds, params] =
-        after !== undefined && Date.parse(after.settledAt) >= range.from.getTime()
-          ? [
-              "(settled_at, payment_key) > ($3::timestamptz, $4::text) AND settled_at < $5",
-              "(r.refunded_at, r.book_key) > ($3::timestamptz, $4::text) AND r.refunded_at < $5",
-              [after.settledAt, after.key, range.to],
-            ]
-          : [
-              "settled_at >= $3 AND settled_at < $4",
-              "r.refunded_at >= $3 AND r.refunded_at < $4",
-              [range.from, range.to],
-            ];
-      const limitParam = `$${params.length + 3}`;
-      // The refunds side reads no refund past the time of the last payment a full page can list (`reach`, the
-      // payments' range read once more, for the time alone): a refund after it cannot be on the page. Without that
-      // bound, how many refunds were read, each with a lookup of its payment, was the planner's choice: at ten million
-      // entries it read a page's worth after every position (docs/decisions.md, "Ledger totals and pages at ten
-      // million entries").
-      const paymentsRange = `${OF_ASSET} AND ${payments} ORDER BY settled_at, payment_key`;
-      const reach = `coalesce((SELECT settled_at FROM settlements WHERE ${paymentsRange}
-        OFFSET ${limitParam} - 1 LIMIT 1), 'infinity')`;
-      const rows = await db.queryArrays<BookRecord>(
-        `SELECT ${BOOK_COLUMNS} FROM (
-           (${PAYMENTS} WHERE ${paymentsRange} LIMIT ${limitParam})
-           UNION ALL
-           (SELECT ${REFUND_COLUMNS} ${REFUNDS_FROM} WHERE ${REFUNDS_OF_ASSET} AND ${refunds} AND r.refunded_at <= ${reach}
-             ORDER BY r.refunded_at, r.book_key LIMIT ${limitParam})
-         ) book ORDER BY book.at, book.key LIMIT ${limitParam}`,
-        [range.asset.toLowerCase(), range.network, ...params, limit],
-      );
+      const rows = await db.queryArrays<BookRecord>(...bookPage(BOOK_COLUMNS, range, after, limit));
       return rows.map((row) => bookRowOf(row, range));
+    },
+    async csvPage(range, after, limit) {
+      return db.queryArrays<CsvBookRecord>(...bookPage(CSV_PAGE_COLUMNS, range, after, limit));
     },
     async totals(range) {
       // The totals the store keeps per day (migrations.ts, version 11): a window of days reads a few rows per day and

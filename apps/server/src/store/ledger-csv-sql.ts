@@ -1,0 +1,26 @@
+/**
+ * A page of the CSV export read as the pieces of its lines (`ledgerCsvLine`, packages/schema), the work split between
+ * the database and the server by what each does cheaply (docs/decisions.md, "The CSV export in pieces"): the database
+ * writes the time and the amounts and joins the fields that need no care, with their commas, into a few columns; the
+ * server checksums the addresses and checks the three free texts (a regular expression per field costs the database
+ * ten times what it costs the server), and adds the asset and network every line repeats.
+ * test/ledger-book.test.ts holds the lines to ledgerCsvLine's bytes.
+ */
+import { PAYMENT_ASSET_DECIMALS } from "@agent-tools/schema";
+
+/** One unit of the asset as a numeric literal (0.000001): an amount times it is USD to the last unit, "0.010000". */
+const UNIT = `0.${"1".padStart(PAYMENT_ASSET_DECIMALS, "0")}`;
+
+/** A book row's amount and USD: a refund's are negative (LEDGER_CSV_COLUMNS), except a refund of nothing. */
+const AMOUNTS = `CASE WHEN book.kind = 'refund' AND book.amount <> 0
+      THEN '-' || book.amount::text || ',-' || (book.amount * ${UNIT})::text
+      ELSE book.amount::text || ',' || (book.amount * ${UNIT})::text END`;
+
+/** The select list of a CSV page over a book subquery named `book` (settlement-ledger.ts), in CsvBookRecord's order. */
+export const CSV_PAGE_COLUMNS = `to_char(book.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || ',' || book.kind || ',' AS head,
+    book.route,
+    ',' || book.method || ',' || book.token_id || ',' AS mid,
+    book.payer, book.caller,
+    ',' || book.price_point || ',' || ${AMOUNTS} || ',' AS amounts,
+    book.nonce || ',' || book.transaction || ',' AS nonce_transaction,
+    book.request_id, book.note, book.key`;
