@@ -23,14 +23,13 @@ beforeAll(async () => {
   t = await startPaidTestServer({
     facilitatorKeys: [0, 9],
     // The receipt of the last case never comes (mining is off): its wait is this long. Every other receipt comes in
-    // milliseconds, or a block later on the half-second chain; on a loaded machine that block and the poll that sees
-    // it took more than 3 s for one batch of ten calls, answered 502, so the wait is well above that.
+    // milliseconds, but sixteen at once on a loaded machine must not come near it.
     // Concurrent settlements gather for up to 250 ms into one transaction.
     // The half-second chain's case holds each call for a block or more: on a loaded machine more than the default 16
     // of one payer's calls (128 of one address) can be in flight at once, or 200 start in one second, limits this file
     // does not measure (limits.test.ts does), so here they are out of the way.
     env: {
-      SETTLEMENT_RECEIPT_TIMEOUT_MS: "8000",
+      SETTLEMENT_RECEIPT_TIMEOUT_MS: "3000",
       SETTLEMENT_BATCH_WINDOW_MS: "250",
       PAID_CONCURRENCY_PER_PAYER: "1000",
       PAID_CONCURRENCY_PER_IP: "1000",
@@ -284,14 +283,7 @@ describe("on a chain that mines a block every half second", () => {
       await t.devnet.l2.provider.request({ method: "evm_setIntervalMining", params: [0] });
       await t.devnet.l2.provider.request({ method: "evm_setAutomine", params: [true] });
     }
-    // A call not answered 200 shows its answer: the error code says which step failed.
-    const refused = await Promise.all(
-      calls.filter(({ res }) => res.status !== 200).map(async ({ i, res }) => `call ${i}: ${await res.text()}`),
-    );
-    expect(
-      calls.map(({ res }) => res.status),
-      refused.join("\n"),
-    ).toEqual(Array(count).fill(200));
+    expect(calls.map(({ res }) => res.status)).toEqual(Array(count).fill(200));
     // The second half, once a few blocks have been seen: the 250 ms window gathers about ten calls per transaction.
     const later = calls.slice(count / 2).map(({ res }) => transactionOf(res));
     expect(new Set(later).size).toBeLessThan(later.length / 3);
