@@ -25,16 +25,7 @@ beforeAll(async () => {
     // The receipt of the last case never comes (mining is off): its wait is this long. Every other receipt comes in
     // milliseconds, but sixteen at once on a loaded machine must not come near it.
     // Concurrent settlements gather for up to 250 ms into one transaction.
-    // The half-second chain's case holds each call for a block or more: on a loaded machine more than the default 16
-    // of one payer's calls (128 of one address) can be in flight at once, or 200 start in one second, limits this file
-    // does not measure (limits.test.ts does), so here they are out of the way.
-    env: {
-      SETTLEMENT_RECEIPT_TIMEOUT_MS: "3000",
-      SETTLEMENT_BATCH_WINDOW_MS: "250",
-      PAID_CONCURRENCY_PER_PAYER: "1000",
-      PAID_CONCURRENCY_PER_IP: "1000",
-      PAID_RATE_PER_IP: "100000",
-    },
+    env: { SETTLEMENT_RECEIPT_TIMEOUT_MS: "3000", SETTLEMENT_BATCH_WINDOW_MS: "250" },
     recoverSigner: async (parameters) => {
       const signer = await recoverTypedDataAddress(parameters);
       recoveries.push(signer);
@@ -258,34 +249,4 @@ describe("a settlement whose receipt does not come in time", () => {
     expect(((await replay.json()) as PaymentRequired).error).toMatch(/^payment_already_used:/);
     expect(await t.balance(payer)).toBe(before - 1_000_000n);
   });
-});
-
-describe("on a chain that mines a block every half second", () => {
-  it("gathers calls that come one by one into few transactions, once it has seen when blocks come", async () => {
-    // Calls 25 ms apart for 5 s, from eight payers in turn, each paid beforehand: on a chain mining each
-    // transaction as it comes, each would go alone (nobody is on its way when it settles).
-    const count = 200;
-    const quotes = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => t.quote({ path: "/intel", body: { tokenId: 1 + i } })),
-    );
-    const payments = await Promise.all(Array.from({ length: count }, (_, i) => t.pay(1 + (i % 8), quotes[i % 8]!)));
-    await t.devnet.l2.provider.request({ method: "evm_setAutomine", params: [false] });
-    await t.devnet.l2.provider.request({ method: "evm_setIntervalMining", params: [500] });
-    let calls: { i: number; res: Response }[];
-    try {
-      calls = await Promise.all(
-        payments.map(async (payment, i) => {
-          await new Promise((started) => setTimeout(started, 25 * i));
-          return { i, res: await t.post("/intel", { tokenId: 1 + (i % 8) }, { "PAYMENT-SIGNATURE": payment }) };
-        }),
-      );
-    } finally {
-      await t.devnet.l2.provider.request({ method: "evm_setIntervalMining", params: [0] });
-      await t.devnet.l2.provider.request({ method: "evm_setAutomine", params: [true] });
-    }
-    expect(calls.map(({ res }) => res.status)).toEqual(Array(count).fill(200));
-    // The second half, once a few blocks have been seen: the 250 ms window gathers about ten calls per transaction.
-    const later = calls.slice(count / 2).map(({ res }) => transactionOf(res));
-    expect(new Set(later).size).toBeLessThan(later.length / 3);
-  }, 60_000);
 });
