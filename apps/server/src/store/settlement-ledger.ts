@@ -337,7 +337,9 @@ async function readBookPage<Row extends unknown[]>(
     after !== undefined && Date.parse(after.settledAt) >= range.from.getTime()
       ? [
           "(settled_at, payment_key) > ($3::timestamptz, $4::text)",
-          "(r.refunded_at, r.book_key) > ($3::timestamptz, $4::text)",
+          // The time alone as well: judging the row comparison alone, the planner takes a quarter of the refunds to
+          // lie after the position, and at ten million entries read them all for every page.
+          "(r.refunded_at, r.book_key) > ($3::timestamptz, $4::text) AND r.refunded_at >= $3::timestamptz",
           [after.settledAt, after.key],
         ]
       : ["settled_at >= $3", "r.refunded_at >= $3", [range.from]];
