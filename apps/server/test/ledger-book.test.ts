@@ -186,6 +186,34 @@ interface PlanNode {
   Plans?: PlanNode[];
 }
 
+/** A ledger on `db` that keeps each statement it sends, with its parameters, in `sent`. */
+function watchedLedger(db: Database): { watched: SettlementLedger; sent: [string, unknown[]][] } {
+  const sent: [string, unknown[]][] = [];
+  const watched = createSettlementLedger({
+    ...db,
+    queryArrays: (sql: string, params?: unknown[]) => {
+      sent.push([sql, params ?? []]);
+      return db.queryArrays(sql, params);
+    },
+  } as Database);
+  return { watched, sent };
+}
+
+/** The nodes of a statement's plan as it runs (EXPLAIN ANALYZE), depth first. */
+async function planNodes(db: Database, [sql, params]: [string, unknown[]]): Promise<PlanNode[]> {
+  const [explained] = await db.query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(
+    `EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`,
+    params,
+  );
+  const nodes: PlanNode[] = [];
+  const walk = (node: PlanNode) => {
+    nodes.push(node);
+    for (const child of node.Plans ?? []) walk(child);
+  };
+  walk(explained!["QUERY PLAN"][0].Plan);
+  return nodes;
+}
+
 /** The totals an accountant would add up from the entries themselves, in the store's order. */
 function totalsOfEntries(rows: BookRow[]): LedgerTotals[] {
   const totals = new Map<string, LedgerTotals>();
@@ -319,34 +347,14 @@ describe.each(backends.filter(([name]) => name !== "Postgres" || !withoutPostgre
     "reads %s deep in the book as one range of the book's index, no row read that the page does not list",
     async (_, read) => {
       await db.query("ANALYZE");
-      const sent: [string, unknown[]][] = [];
-      const watched = createSettlementLedger({
-        ...db,
-        queryArrays: (sql: string, params?: unknown[]) => {
-          sent.push([sql, params ?? []]);
-          return db.queryArrays(sql, params);
-        },
-      } as Database);
+      const { watched, sent } = watchedLedger(db);
       const book = await readBook(ledger);
       const middle = book[Math.floor(book.length / 2)]!;
       await read(watched, middle);
       // The page's two statements, as the ledger sends them, run again under EXPLAIN ANALYZE.
       expect(sent).toHaveLength(2);
-      const planNodes = async ([sql, params]: [string, unknown[]]) => {
-        const [explained] = await db.query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(
-          `EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`,
-          params,
-        );
-        const nodes: PlanNode[] = [];
-        const walk = (node: PlanNode) => {
-          nodes.push(node);
-          for (const child of node.Plans ?? []) walk(child);
-        };
-        walk(explained!["QUERY PLAN"][0].Plan);
-        return nodes;
-      };
       // The page's payments: one range of the book's index, read once, from the position on, in the order it keeps.
-      const paymentsPlan = await planNodes(sent[0]!);
+      const paymentsPlan = await planNodes(db, sent[0]!);
       expect(paymentsPlan.map((node) => node["Node Type"])).not.toContain("Sort");
       const payments = paymentsPlan.filter((node) => node["Relation Name"] === "settlements");
       expect(payments.map((node) => [node["Node Type"], node["Index Name"]])).toEqual([
@@ -364,7 +372,7 @@ describe.each(backends.filter(([name]) => name !== "Postgres" || !withoutPostgre
       expect(refundsLater.length).toBeGreaterThan(refundsReached);
       // However the planner reads this small table (a scan of its index, or of the table and a sort), it keeps those
       // (with many refunds, see "a book of many refunds").
-      const refunds = (await planNodes(sent[1]!)).filter((node) => node["Relation Name"] === "refunds");
+      const refunds = (await planNodes(db, sent[1]!)).filter((node) => node["Relation Name"] === "refunds");
       expect(refunds).toHaveLength(1);
       expect(refunds[0]!["Actual Rows"]).toBe(refundsReached);
     },
@@ -441,33 +449,16 @@ describe.each(backends.filter(([name]) => name !== "Postgres" || !withoutPostgre
            FROM settlements`,
         );
         await db.query("ANALYZE");
-        const sent: [string, unknown[]][] = [];
-        const watched = createSettlementLedger({
-          ...db,
-          queryArrays: (sql: string, params?: unknown[]) => {
-            sent.push([sql, params ?? []]);
-            return db.queryArrays(sql, params);
-          },
-        } as Database);
+        const { watched, sent } = watchedLedger(db);
         const [middle] = await db.query<{ at: string; key: string }>(
           `SELECT to_char(settled_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at, payment_key AS key
            FROM settlements ORDER BY settled_at, payment_key OFFSET 10000 LIMIT 1`,
         );
         const page = await watched.page(RANGE, { settledAt: middle!.at, key: middle!.key }, 100);
         expect(page).toHaveLength(100);
-        const [explained] = await db.query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(
-          `EXPLAIN (ANALYZE, FORMAT JSON) ${sent[1]![0]}`,
-          sent[1]![1],
-        );
-        const nodes: PlanNode[] = [];
-        const walk = (node: PlanNode) => {
-          nodes.push(node);
-          for (const child of node.Plans ?? []) walk(child);
-        };
-        walk(explained!["QUERY PLAN"][0].Plan);
         // Judging a row comparison alone, the planner took a quarter of the table to lie after the position, and
         // read the whole table, filtered, for every page.
-        const refunds = nodes.filter((node) => node["Relation Name"] === "refunds");
+        const refunds = (await planNodes(db, sent[1]!)).filter((node) => node["Relation Name"] === "refunds");
         expect(refunds.map((node) => [node["Node Type"], node["Index Name"]])).toEqual([
           ["Index Scan", "refunds_book"],
         ]);
