@@ -246,7 +246,7 @@ const NEEDS_CARE = new RegExp(`${FORMULA_START.source}|${NEEDS_QUOTES.source}`);
  * would run as a formula (`=`, `+`, `-`, `@` first) is quoted behind an apostrophe: the request id, which a caller
  * may choose, and a refund's note can hold one. (A refund's negative amount is a number, written as it is.)
  */
-function csvField(value: string): string {
+export function csvField(value: string): string {
   if (!NEEDS_CARE.test(value)) return value;
   const safe = FORMULA_START.test(value) ? `'${value}` : value;
   return NEEDS_QUOTES.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;

@@ -4,15 +4,10 @@
  */
 import { once } from "node:events";
 import type { Writable } from "node:stream";
-import { isoDateTimeSchema, type LedgerEntry } from "@agent-tools/schema";
+import { csvField, isoDateTimeSchema, type LedgerEntry } from "@agent-tools/schema";
 import { type Address, getAddress } from "viem";
 import { HttpError } from "../http/errors.js";
-import {
-  type BookPosition,
-  type CsvBookRecord,
-  placeOfCsvRecord,
-  type SettledRow,
-} from "../store/settlement-ledger.js";
+import type { BookPosition, CsvBookRecord, SettledRow } from "../store/settlement-ledger.js";
 
 /** Rows of the book per page of an export: a bounded amount in memory whatever the window holds. */
 export const EXPORT_PAGE_ROWS = 5000;
@@ -61,16 +56,17 @@ export function ledgerEntryOf(row: SettledRow): LedgerEntry {
 export function csvLinesOf(rows: CsvBookRecord[], of: { asset: string; network: string }): string {
   const assetNetwork = `${checksumOf(of.asset)},${of.network},`;
   let text = "";
-  for (const [head, payer, caller, amounts, tail] of rows) {
-    text += `${head}${checksumOf(payer)},${caller === null ? "" : checksumOf(caller)}${amounts}${assetNetwork}${tail}`;
+  for (const [head, route, mid, payer, caller, amounts, nonceTransaction, requestId, note] of rows) {
+    text +=
+      `${head}${csvField(route)}${mid}${checksumOf(payer)},${caller === null ? "" : checksumOf(caller)}${amounts}` +
+      `${assetNetwork}${nonceTransaction}${csvField(requestId)},${note === null ? "" : csvField(note)}\r\n`;
   }
   return text;
 }
 
 /** Where a CSV page's row is in the book: its time begins the line. */
 export function csvPositionOf(row: CsvBookRecord): BookPosition {
-  const { at, key } = placeOfCsvRecord(row);
-  return { settledAt: at, key };
+  return { settledAt: row[0].slice(0, row[0].indexOf(",")), key: row[9] };
 }
 
 /** A page's `next`: the last row's position, opaque to the caller. */

@@ -1,5 +1,5 @@
 import type { Database, Queryable } from "./database.js";
-import { BOOK_TIME, CSV_PAGE_COLUMNS } from "./ledger-csv-sql.js";
+import { CSV_PAGE_COLUMNS } from "./ledger-csv-sql.js";
 
 /** What the ledger records of a paid call when its payment is claimed. */
 export interface SettlementClaim {
@@ -207,16 +207,20 @@ export type ClaimResult =
   | { outcome: "used" | "in_use" | "identifier_taken" };
 
 /**
- * A book row in the pieces of its CSV line (ledger-csv-sql.ts): `head`, the line up to the payer with its comma; the
- * payer and caller as stored; `amounts`, the price point, amount and USD between commas; `tail`, the line from the
- * nonce to its line break; its key.
+ * A book row in the pieces of its CSV line (ledger-csv-sql.ts): `head` (its time and kind, a comma after each), the
+ * route, `mid` (the method and token id between commas), the payer and caller as stored, `amounts` (the price point,
+ * amount and USD between commas), the nonce and transaction (a comma after each), the request id, the note; its key.
  */
 export type CsvBookRecord = [
   head: string,
+  route: string,
+  mid: string,
   payer: string,
   caller: string | null,
   amounts: string,
-  tail: string,
+  nonceTransaction: string,
+  requestId: string,
+  note: string | null,
   key: string,
 ];
 
@@ -265,7 +269,7 @@ const OF_ASSET = "status = 'settled' AND lower(asset) = $1 AND network = $2";
  * export of millions of rows neither parses nor formats a date per row (docs/decisions.md, "Ledger totals and pages
  * at ten million entries"). A query orders by `book.at`, the time itself.
  */
-const BOOK_COLUMNS = `book.kind, book.key, ${BOOK_TIME} AS at,
+const BOOK_COLUMNS = `book.kind, book.key, to_char(book.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at,
     book.route, book.method, book.token_id, book.payer, book.caller, book.price_point, book.amount::text, book.nonce,
     book.transaction, book.request_id, book.note`;
 /** Refunds as book rows: the payment's fields, the refund's amount, transaction and time. */
@@ -307,72 +311,44 @@ function bookRowOf(row: [...BookRecord, ...unknown[]], of: { asset: string; netw
   };
 }
 
-/** Where a row of a page is in the book: its time as BOOK_TIME writes it (fixed width, so ordered as text), its key. */
-type PlaceOf<Row> = (row: Row) => { at: string; key: string };
-
-/** Whether row `a` comes before row `b` in book order: time, then key (payment and refund keys differ at their start). */
-function isBefore<Row>(placeOf: PlaceOf<Row>, a: Row, b: Row): boolean {
-  const [x, y] = [placeOf(a), placeOf(b)];
-  return x.at < y.at || (x.at === y.at && x.key < y.key);
-}
-
 /**
- * A page of the book (see `SettlementLedger.page`), each row read with `columns` over a subquery named `book`, in two
- * statements: the payments after the position, one range of the book's index; then the refunds after it up to the
- * last payment a full page lists (beyond it none can be on the page), merged here. One statement merging both sides
- * left the planner to choose how to merge them, and at ten million entries it read a page's worth of refunds, with a
- * lookup of each one's payment, for a page listing five; the bound it then needed read the payments' range twice
- * (docs/decisions.md, "Refunds read in a statement of their own"). A later page is bounded by its position alone,
- * never beside the window's start: given both, the planner may begin at the window's start and read every row up to
- * the position.
+ * The statement and parameters of a page of the book (see `SettlementLedger.page`), each row read with `columns` over
+ * the book subquery `book`. Each side is one range of its index, from the position on (or from the window's start),
+ * in book order; the two are merged in the same order. A later page is bounded by its position alone, never beside
+ * the window's start: given both, the planner may begin at the window's start and read every row up to the position.
  */
-async function readBookPage<Row extends unknown[]>(
-  db: Database,
+function bookPage(
   columns: string,
-  placeOf: PlaceOf<Row>,
-  query: { range: LedgerRange; after: BookPosition | undefined; limit: number },
-): Promise<Row[]> {
-  const { range, after, limit } = query;
+  range: LedgerRange,
+  after: BookPosition | undefined,
+  limit: number,
+): [sql: string, params: unknown[]] {
   const [payments, refunds, params] =
     after !== undefined && Date.parse(after.settledAt) >= range.from.getTime()
       ? [
-          "(settled_at, payment_key) > ($3::timestamptz, $4::text)",
-          // The time alone as well: judging the row comparison alone, the planner takes a quarter of the refunds to
-          // lie after the position, and at ten million entries read them all for every page.
-          "(r.refunded_at, r.book_key) > ($3::timestamptz, $4::text) AND r.refunded_at >= $3::timestamptz",
-          [after.settledAt, after.key],
+          "(settled_at, payment_key) > ($3::timestamptz, $4::text) AND settled_at < $5",
+          "(r.refunded_at, r.book_key) > ($3::timestamptz, $4::text) AND r.refunded_at < $5",
+          [after.settledAt, after.key, range.to],
         ]
-      : ["settled_at >= $3", "r.refunded_at >= $3", [range.from]];
-  const [to, limitParam] = [`$${params.length + 3}`, `$${params.length + 4}`];
-  const paid = await db.queryArrays<Row>(
-    `SELECT ${columns} FROM (${PAYMENTS} WHERE ${OF_ASSET} AND ${payments} AND settled_at < ${to}
-       ORDER BY settled_at, payment_key LIMIT ${limitParam}) book ORDER BY book.at, book.key`,
-    [range.asset.toLowerCase(), range.network, ...params, range.to, limit],
-  );
-  const last = paid.length === limit ? paid.at(-1) : undefined;
-  const refunded = await db.queryArrays<Row>(
-    `SELECT ${columns} FROM (SELECT ${REFUND_COLUMNS} ${REFUNDS_FROM}
-       WHERE ${REFUNDS_OF_ASSET} AND ${refunds} AND r.refunded_at ${last ? "<=" : "<"} ${to}
-       ORDER BY r.refunded_at, r.book_key LIMIT ${limitParam}) book ORDER BY book.at, book.key`,
-    [range.asset.toLowerCase(), range.network, ...params, last ? placeOf(last).at : range.to, limit],
-  );
-  if (refunded.length === 0) return paid;
-  const page: Row[] = [];
-  let [p, r] = [0, 0];
-  while (page.length < limit && (p < paid.length || r < refunded.length)) {
-    const takeRefund = p === paid.length || (r < refunded.length && isBefore(placeOf, refunded[r]!, paid[p]!));
-    page.push(takeRefund ? refunded[r++]! : paid[p++]!);
-  }
-  return page;
+      : ["settled_at >= $3 AND settled_at < $4", "r.refunded_at >= $3 AND r.refunded_at < $4", [range.from, range.to]];
+  const limitParam = `$${params.length + 3}`;
+  // The refunds side reads no refund past the time of the last payment a full page can list (`reach`, the payments'
+  // range read once more, for the time alone): a refund after it cannot be on the page. Without that bound, how many
+  // refunds were read, each with a lookup of its payment, was the planner's choice: at ten million entries it read a
+  // page's worth after every position (docs/decisions.md, "Ledger totals and pages at ten million entries").
+  const paymentsRange = `${OF_ASSET} AND ${payments} ORDER BY settled_at, payment_key`;
+  const reach = `coalesce((SELECT settled_at FROM settlements WHERE ${paymentsRange}
+    OFFSET ${limitParam} - 1 LIMIT 1), 'infinity')`;
+  return [
+    `SELECT ${columns} FROM (
+       (${PAYMENTS} WHERE ${paymentsRange} LIMIT ${limitParam})
+       UNION ALL
+       (SELECT ${REFUND_COLUMNS} ${REFUNDS_FROM} WHERE ${REFUNDS_OF_ASSET} AND ${refunds} AND r.refunded_at <= ${reach}
+         ORDER BY r.refunded_at, r.book_key LIMIT ${limitParam})
+     ) book ORDER BY book.at, book.key LIMIT ${limitParam}`,
+    [range.asset.toLowerCase(), range.network, ...params, limit],
+  ];
 }
-
-/** Where a page's row is: BOOK_COLUMNS hold the key second and the time third. */
-const placeOfBookRecord: PlaceOf<BookRecord> = (row) => ({ at: row[2], key: row[1] });
-/** Where a CSV page's row is: its time begins the line, its key ends the record. */
-export const placeOfCsvRecord: PlaceOf<CsvBookRecord> = (row) => ({
-  at: row[0].slice(0, row[0].indexOf(",")),
-  key: row[5],
-});
 
 export function createSettlementLedger(db: Database): SettlementLedger {
   const ledger: SettlementLedger = {
@@ -535,11 +511,11 @@ export function createSettlementLedger(db: Database): SettlementLedger {
       return rows.map((row) => bookRowOf(row, range));
     },
     async page(range, after, limit) {
-      const rows = await readBookPage(db, BOOK_COLUMNS, placeOfBookRecord, { range, after, limit });
+      const rows = await db.queryArrays<BookRecord>(...bookPage(BOOK_COLUMNS, range, after, limit));
       return rows.map((row) => bookRowOf(row, range));
     },
     async csvPage(range, after, limit) {
-      return readBookPage(db, CSV_PAGE_COLUMNS, placeOfCsvRecord, { range, after, limit });
+      return db.queryArrays<CsvBookRecord>(...bookPage(CSV_PAGE_COLUMNS, range, after, limit));
     },
     async totals(range) {
       // The totals the store keeps per day (migrations.ts, version 11): a window of days reads a few rows per day and
