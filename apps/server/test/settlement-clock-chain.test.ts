@@ -1,6 +1,5 @@
-import { decodePaymentResponseHeader } from "@x402/core/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
+import { type PaidTestServer, startPaidTestServer, transactionOf } from "./helpers/paid-server.js";
 
 /**
  * The built-in facilitator on a chain that mines on a clock, as Base does: once it has seen when blocks come, a batch
@@ -28,8 +27,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
 });
-
-const transactionOf = (res: Response) => decodePaymentResponseHeader(res.headers.get("payment-response")!).transaction;
 
 describe("on a chain that mines a block every half second", () => {
   it("gathers calls that come one by one into few transactions, once it has seen when blocks come", async () => {

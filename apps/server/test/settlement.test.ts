@@ -1,4 +1,3 @@
-import { decodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
 import { type Address, getAddress, type Hash, recoverTypedDataAddress } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -9,7 +8,7 @@ import { settlementMarginSeconds } from "../src/payment/payment-payload.js";
 import { createSettlementBatcher, MULTICALL3_ADDRESS } from "../src/payment/settlement-batcher.js";
 import { createSettlementSender } from "../src/payment/settlement-sender.js";
 import { authorizationOf, cancelAuthorization, signedPayment, submitAuthorization } from "./helpers/authorizations.js";
-import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
+import { type PaidTestServer, startPaidTestServer, transactionOf } from "./helpers/paid-server.js";
 
 /**
  * The built-in facilitator on the paid path: one signature recovery per call, settlements sent in batches with
@@ -43,8 +42,6 @@ const address = (index: number) => t.devnet.deployment.accounts[index]!.address;
 async function paidIntel(tokenId: number, payer: number) {
   return t.paidCall({ path: "/intel", body: { tokenId } }, payer);
 }
-
-const transactionOf = (res: Response) => decodePaymentResponseHeader(res.headers.get("payment-response")!).transaction;
 
 describe("the paid path", () => {
   it("recovers the payment's signer once per paid call", async () => {

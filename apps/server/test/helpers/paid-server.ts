@@ -1,6 +1,7 @@
 import type { InProcessDevnet } from "@agent-tools/devnet";
 import { inputToQuery } from "@agent-tools/schema";
 import { simWalletAccessToken, startUpstreamSims, type UpstreamSims } from "@agent-tools/upstream-sim";
+import { decodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
 import pino from "pino";
 import { erc20Abi, type PublicClient } from "viem";
@@ -112,6 +113,10 @@ export interface PaidTestServer {
   resetUpstream(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** The transaction a paid call's settlement went in, as its `PAYMENT-RESPONSE` header names it. */
+export const transactionOf = (res: Response) =>
+  decodePaymentResponseHeader(res.headers.get("payment-response")!).transaction;
 
 /**
  * A seeded devnet, the upstream simulators, and the service composed on them as production composes it
