@@ -4,11 +4,13 @@
  * On PGlite and on Postgres.
  */
 import { randomBytes } from "node:crypto";
+import { once } from "node:events";
 import { ledgerCsvLine } from "@agent-tools/schema";
 import fc from "fast-check";
 import { type Address, getAddress, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { csvLinesOf, csvPositionOf, ledgerEntryOf } from "../src/routes/ledger-book.js";
+import { CsvLinesFromCopy } from "../src/routes/ledger-csv-copy.js";
 import type { Database } from "../src/store/database.js";
 import { migrate, migrations } from "../src/store/migrations.js";
 import { openMemoryPglite } from "../src/store/pglite.js";
@@ -146,6 +148,20 @@ const csvCall = fc.record({
     { nil: null },
   ),
 });
+
+/** Where a COPY's bytes are cut into chunks: fractions of their length. */
+const cuts = fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 6 });
+
+/** The export's lines that CsvLinesFromCopy makes of `copied`, given to it in chunks cut at `cutAt`. */
+async function finishCopy(copied: Buffer, cutAt: number[]): Promise<string> {
+  const at = [...new Set(cutAt.map((share) => Math.floor(share * copied.length)))].sort((a, b) => a - b);
+  const chunks = [0, ...at].map((start, i) => copied.subarray(start, [...at, copied.length][i]));
+  const lines = new CsvLinesFromCopy();
+  const done = lines.toArray();
+  for (const chunk of chunks) lines.write(chunk);
+  lines.end();
+  return Buffer.concat(await done).toString("utf8");
+}
 
 /** Every row of the window, page after page of `limit`, each next page read after the last row's position. */
 async function readPages<Row>(
@@ -372,7 +388,7 @@ describe.each(backends.filter(([name]) => name !== "Postgres" || !withoutPostgre
   it("writes the CSV export's lines as ledgerCsvLine writes the book's entries, byte for byte, whatever their texts", async () => {
     let run = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(csvCall, { minLength: 1, maxLength: 8 }), async (calls) => {
+      fc.asyncProperty(fc.array(csvCall, { minLength: 1, maxLength: 8 }), cuts, async (calls, cutAt) => {
         // A network of its own per run: the window holds this run's entries only.
         run += 1;
         const range: LedgerRange = { ...RANGE, network: `eip155:${900_000 + run}` };
@@ -415,7 +431,13 @@ describe.each(backends.filter(([name]) => name !== "Postgres" || !withoutPostgre
         );
         const lines = await readPages((after, limit) => ledger.csvPage(range, after, limit), csvPositionOf, 3);
         expect(entries).toHaveLength(calls.length + refunds);
-        expect(csvLinesOf(lines, range)).toBe(entries.map((row) => ledgerCsvLine(ledgerEntryOf(row))).join(""));
+        const expected = entries.map((row) => ledgerCsvLine(ledgerEntryOf(row))).join("");
+        expect(csvLinesOf(lines, range)).toBe(expected);
+        // Postgres: the export's one COPY, its rows finished by the server, in chunks cut anywhere.
+        if (ledger.csvCopy) {
+          const copied = Buffer.concat(await (await ledger.csvCopy(range)).toArray());
+          expect(await finishCopy(copied, cutAt)).toBe(expected);
+        }
       }),
       { numRuns: 40 },
     );
@@ -431,6 +453,44 @@ const earlierBackends: [string, () => Promise<Database>][] = [
   ["PGlite", () => openMemoryPglite()],
   ["Postgres", async () => openPostgres(await postgres!.createDatabase())],
 ];
+
+describe.skipIf(withoutPostgres)("the CSV export's COPY on Postgres", () => {
+  let db: Database;
+  let ledger: SettlementLedger;
+  beforeAll(async () => {
+    db = await openPostgres(await postgres!.createDatabase(), { maxConnections: 3 });
+    await migrate(db);
+    ledger = createSettlementLedger(db);
+    await insertSettled(db, 20_000, "copy-");
+  }, 60_000);
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it("stops the statement and gives its connection back when the reader goes away, export after export", async () => {
+    const running = async () =>
+      (
+        await db.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'COPY (SELECT%' AND state = 'active'",
+        )
+      )[0]!.n;
+    // More exports cut short than the pool has connections: none of them may keep one.
+    for (let cut = 0; cut < 5; cut += 1) {
+      const rows = await ledger.csvCopy!(RANGE);
+      const [first] = (await once(rows, "data")) as [Buffer];
+      expect(first.length).toBeGreaterThan(0);
+      // Destroyed as a reader that stops does it, without an error.
+      rows.destroy();
+    }
+    // Postgres ends a statement whose connection closed when it next writes to it: wait for that.
+    while ((await running()) > 0) await new Promise((resolve) => setImmediate(resolve));
+    expect(db.pool!.totalCount).toBeLessThanOrEqual(3);
+    // A whole export still reads every row, on a connection the pool still has.
+    const whole = Buffer.concat(await (await ledger.csvCopy!(RANGE)).toArray()).toString("utf8");
+    expect(whole.split("\n")).toHaveLength(20_001);
+    expect(await ledger.page(RANGE, undefined, 10)).toHaveLength(10);
+  });
+});
 
 describe.each(earlierBackends.filter(([name]) => name !== "Postgres" || !withoutPostgres))(
   "a book written before the store kept totals, on %s",

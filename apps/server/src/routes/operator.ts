@@ -1,3 +1,4 @@
+import { pipeline } from "node:stream/promises";
 import {
   LEDGER_ENTRIES_PATH,
   LEDGER_EXPORT_PATH,
@@ -18,11 +19,13 @@ import {
 } from "@agent-tools/schema";
 import { type Request, Router } from "express";
 import type { Logger } from "pino";
+import { getAddress } from "viem";
 import type { z } from "zod";
 import { HttpError, validationError } from "../http/errors.js";
 import type { PaymentService } from "../payment/payment-service.js";
 import { type RecordRefund, RefundRefusal } from "../payment/record-refund.js";
 import { csvLinesOf, csvPositionOf, cursorOf, ledgerEntryOf, positionOf, writeBook } from "./ledger-book.js";
+import { CsvLinesFromCopy } from "./ledger-csv-copy.js";
 import { ledgerReport, windowOf } from "./ledger-report.js";
 import { createOperatorAuth } from "./operator-auth.js";
 import { type OperatorConsoleDeps, operatorConsoleRoutes } from "./operator-console.js";
@@ -93,14 +96,21 @@ export function operatorRoutes(deps: {
       .set("Content-Disposition", `attachment; filename="ledger-${from}-${to}.${query.format}"`);
     try {
       if (query.format === "csv") {
-        // A page read as the pieces of its lines (docs/decisions.md, "The CSV export in pieces").
         res.write(ledgerCsvHeader);
-        await writeBook({
-          out: res,
-          readPage: (after, limit) => payments.ledger.csvPage(range, after, limit),
-          positionOf: csvPositionOf,
-          render: (rows) => csvLinesOf(rows, range),
-        });
+        const { csvCopy } = payments.ledger;
+        if (csvCopy) {
+          // Postgres: one COPY of the range, its rows finished here (docs/decisions.md, "The CSV export in pieces").
+          const rows = await csvCopy({ ...range, asset: getAddress(range.asset) });
+          await pipeline(rows, new CsvLinesFromCopy(), res, { end: false });
+        } else {
+          // PGlite: pages read as the pieces of their lines.
+          await writeBook({
+            out: res,
+            readPage: (after, limit) => payments.ledger.csvPage(range, after, limit),
+            positionOf: csvPositionOf,
+            render: (rows) => csvLinesOf(rows, range),
+          });
+        }
       } else {
         await writeBook({
           out: res,
@@ -111,8 +121,13 @@ export function operatorRoutes(deps: {
       }
       res.end();
     } catch (error) {
-      // The answer has begun: cut it, so that the caller sees a broken transfer and not a short book.
-      logger.error({ err: error, reqId: req.id }, "ledger export failed");
+      // The answer has begun: cut it, so that the caller sees a broken transfer and not a short book. A caller that
+      // went away is no failure of the export.
+      if ((error as { code?: unknown }).code === "ERR_STREAM_PREMATURE_CLOSE" && res.destroyed) {
+        logger.info({ reqId: req.id }, "ledger export: the caller went away before its end");
+      } else {
+        logger.error({ err: error, reqId: req.id }, "ledger export failed");
+      }
       res.destroy();
     }
   });

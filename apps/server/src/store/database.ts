@@ -1,3 +1,4 @@
+import type { Readable } from "node:stream";
 import type pg from "pg";
 
 /**
@@ -27,6 +28,12 @@ export interface Database extends Queryable {
   readonly pool?: pg.Pool;
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Postgres only: the bytes of a `COPY (…) TO STDOUT` statement as the server sends them, run in a read-only
+   * transaction after `settings` (`SET LOCAL …`) on a connection of its own. Destroying the stream before its end
+   * closes that connection, which stops the statement.
+   */
+  copyOut?(statement: string, settings?: readonly string[]): Promise<Readable>;
   close(): Promise<void>;
 }
 

@@ -1,5 +1,7 @@
 import { once } from "node:events";
+import type { Readable } from "node:stream";
 import pg from "pg";
+import { to as copyTo } from "pg-copy-streams";
 import type { Database, Queryable } from "./database.js";
 
 /** A connection pool to a Postgres server (`DATABASE_URL`). */
@@ -38,6 +40,36 @@ export async function openPostgres(url: string, options: { maxConnections?: numb
       } finally {
         connection.release();
       }
+    },
+    async copyOut(statement, settings = []) {
+      const connection = await pool.connect();
+      try {
+        await connection.query("BEGIN READ ONLY");
+        for (const setting of settings) await connection.query(setting);
+      } catch (error) {
+        connection.release(error as Error);
+        throw error;
+      }
+      const bytes: Readable = connection.query(copyTo(statement));
+      let released = false;
+      // Given back to the pool once the statement ran to its end; closed (released with an error) otherwise, so that
+      // Postgres stops a statement whose reader went away.
+      const release = (error?: Error) => {
+        if (released) return;
+        released = true;
+        connection.release(error);
+      };
+      bytes.once("end", () => {
+        connection.query("COMMIT").then(
+          () => release(),
+          (error: Error) => release(error),
+        );
+      });
+      bytes.on("error", (error) => release(error));
+      bytes.once("close", () => {
+        if (!bytes.readableEnded) release(new Error("the COPY's reader went away"));
+      });
+      return bytes;
     },
     async close() {
       const ended = [...connected].map((client) => once(client, "end"));
