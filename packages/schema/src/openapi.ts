@@ -388,6 +388,12 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
         },
       },
       ...operatorRefusals,
+      429: {
+        description:
+          "On Postgres, two CSV exports are already running on this instance, each holding a database connection " +
+          "until its end (`rate_limited`); see Retry-After.",
+        ...json(errorBodySchema),
+      },
     },
   });
 

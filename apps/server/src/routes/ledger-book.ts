@@ -107,7 +107,7 @@ const SLICE_ROWS = 500;
  * the caller has taken this one (the socket drained): the database and this process work at once, memory holds two
  * pages whatever the window holds, and a caller gone away stops the reading. A page is rendered a slice at a time,
  * letting the next page's rows in between: rendered at once, the database's socket filled while this process was
- * busy and the database waited (docs/decisions.md, "The CSV export in pieces").
+ * busy and the database waited (docs/decisions.md, "The CSV export in pieces (PGlite)").
  */
 export async function writeBook<Row>({
   out,

@@ -3,7 +3,7 @@
  * the export's lines in place, as bytes, never read into strings. The database writes every field as the export does
  * but what it cannot: the payer and caller, checksummed here (EIP-55, a Keccak hash SQL lacks), and the line's end,
  * where the note's last byte, a space, becomes the carriage return before COPY's line feed (store/ledger-csv-sql.ts;
- * docs/decisions.md, "The CSV export in pieces").
+ * docs/decisions.md, "The CSV export on Postgres: one COPY").
  */
 import { Transform, type TransformCallback } from "node:stream";
 import { getAddress } from "viem";

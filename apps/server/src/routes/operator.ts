@@ -30,6 +30,11 @@ import { ledgerReport, windowOf } from "./ledger-report.js";
 import { createOperatorAuth } from "./operator-auth.js";
 import { type OperatorConsoleDeps, operatorConsoleRoutes } from "./operator-console.js";
 
+/** CSV exports that may run at once on one instance on Postgres, each a COPY on a connection of its own. */
+export const CSV_COPIES_AT_ONCE = 2;
+/** What a refused export is told to wait, in seconds: an export of a million entries takes about ten. */
+const CSV_COPY_RETRY_AFTER_S = 10;
+
 /**
  * The operator's views, each signed in (`SIGN-IN-WITH-X`, made for its own path) as the operator address and never
  * paid (docs/api.md, "The operator's ledger"):
@@ -87,9 +92,28 @@ export function operatorRoutes(deps: {
     res.json(page);
   });
 
+  let copiesRunning = 0;
   router.get(LEDGER_EXPORT_PATH, async (req, res) => {
     const query = await operatorQuery(req, LEDGER_EXPORT_PATH, ledgerExportQuerySchema);
     const { from, to, range } = windowOf(query, payments);
+    const { csvCopy } = payments.ledger;
+    const copies = query.format === "csv" && csvCopy !== undefined;
+    // A COPY holds one of the pool's connections until its end, minutes at ten million entries: a few at once, so
+    // that paid calls always find one (docs/deployment.md, "Postgres").
+    if (copies && copiesRunning >= CSV_COPIES_AT_ONCE) {
+      throw new HttpError(
+        "rate_limited",
+        `${CSV_COPIES_AT_ONCE} CSV exports of the ledger are running on this instance; retry when one has ended.`,
+        [],
+        { "Retry-After": String(CSV_COPY_RETRY_AFTER_S) },
+      );
+    }
+    if (copies) {
+      copiesRunning += 1;
+      res.once("close", () => {
+        copiesRunning -= 1;
+      });
+    }
     res
       .status(200)
       .type(query.format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson; charset=utf-8")
@@ -97,11 +121,11 @@ export function operatorRoutes(deps: {
     try {
       if (query.format === "csv") {
         res.write(ledgerCsvHeader);
-        const { csvCopy } = payments.ledger;
         if (csvCopy) {
-          // Postgres: one COPY of the range, its rows finished here (docs/decisions.md, "The CSV export in pieces").
+          // Postgres: one COPY of the range, its rows finished here (docs/decisions.md, "The CSV export on Postgres: one COPY").
           const rows = await csvCopy({ ...range, asset: getAddress(range.asset) });
-          await pipeline(rows, new CsvLinesFromCopy(), res, { end: false });
+          // The pipeline ends the answer, and notices a caller that goes away (it then stops the COPY).
+          await pipeline(rows, new CsvLinesFromCopy(), res);
         } else {
           // PGlite: pages read as the pieces of their lines.
           await writeBook({
@@ -119,7 +143,7 @@ export function operatorRoutes(deps: {
           render: (rows) => rows.map((row) => `${JSON.stringify(ledgerEntryOf(row))}\n`).join(""),
         });
       }
-      res.end();
+      if (!res.writableEnded) res.end();
     } catch (error) {
       // The answer has begun: cut it, so that the caller sees a broken transfer and not a short book. A caller that
       // went away is no failure of the export.

@@ -1,10 +1,10 @@
 /**
- * A page of the CSV export read as the pieces of its lines (`ledgerCsvLine`, packages/schema), the work split between
- * the database and the server by what each does cheaply (docs/decisions.md, "The CSV export in pieces"): the database
- * writes the time and the amounts and joins the fields that need no care, with their commas, into a few columns; the
- * server checksums the addresses and checks the three free texts (a regular expression per field costs the database
- * ten times what it costs the server), and adds the asset and network every line repeats.
- * test/ledger-book.test.ts holds the lines to ledgerCsvLine's bytes.
+ * The CSV export's SQL, on two paths. On PGlite, a page is read as the pieces of its lines (`ledgerCsvLine`,
+ * packages/schema), the work split between the database and the server by what each does cheaply (docs/decisions.md,
+ * "The CSV export in pieces (PGlite)"): the database writes the time and the amounts and joins the fields that need
+ * no care into a few columns; the server checksums the addresses, checks the three free texts and adds the asset and
+ * network. On Postgres, the whole window is one COPY whose rows the server finishes (copyCsvColumns).
+ * test/ledger-book.test.ts holds both to ledgerCsvLine's bytes.
  */
 import { PAYMENT_ASSET_DECIMALS } from "@agent-tools/schema";
 
@@ -38,7 +38,7 @@ const guarded = (text: string) =>
  * for, by csvField's rule (a comma, a quote or a line break); an empty text is written as NULL is, unquoted. Two
  * things are left to the server, in place (routes/ledger-csv-copy.ts): the payer and caller come as stored, to be
  * checksummed, and the note ends in a space, to become the carriage return of the line's CRLF where COPY ends a row
- * with a line feed alone (docs/decisions.md, "The CSV export in pieces").
+ * with a line feed alone (docs/decisions.md, "The CSV export on Postgres: one COPY").
  */
 export function copyCsvColumns(assetLiteral: string, networkLiteral: string): string {
   return `to_char(book.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), book.kind,

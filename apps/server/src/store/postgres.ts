@@ -52,8 +52,8 @@ export async function openPostgres(url: string, options: { maxConnections?: numb
       }
       const bytes: Readable = connection.query(copyTo(statement));
       let released = false;
-      // Given back to the pool once the statement ran to its end; closed (released with an error) otherwise, so that
-      // Postgres stops a statement whose reader went away.
+      // Given back to the pool once the statement ran to its end. Otherwise released with an error: the pool ends the
+      // client, pg closes the socket of a query still running, and Postgres stops the statement on its next write.
       const release = (error?: Error) => {
         if (released) return;
         released = true;

@@ -134,12 +134,14 @@ export async function startPaidTestServer(
     facilitatorKeys?: number[];
     /** The built-in facilitator's signature recovery (tests count it). */
     recoverSigner?: ServiceClients["recoverSigner"];
+    /** The store, migrated, when not a fresh PGlite database; closed with the server. */
+    db?: Database;
   } = {},
 ): Promise<PaidTestServer> {
   const [devnet, sims, db] = await Promise.all([
     devnets.borrow({ publicUrl: PUBLIC_URL }),
     startUpstreamSims({ latencyMs: options.simLatencyMs ?? 0 }),
-    openTestDatabase(),
+    options.db ?? openTestDatabase(),
   ]);
   const { accounts } = devnet.deployment;
   const config = loadConfig({
