@@ -516,6 +516,29 @@ describe("writeBook", () => {
     expect(reads).toBe(3);
   });
 
+  it("leaves no listener on the caller's stream, however many pages it waited for the caller to take", async () => {
+    const out = new PassThrough({ highWaterMark: 16 });
+    const before = ["close", "error", "drain"].map((event) => out.listenerCount(event));
+    const writing = writeBook({
+      out,
+      positionOf: (r: BookRow) => r,
+      readPage: async (after) => {
+        const start = after ? Date.parse(after.settledAt) + 1 : 0;
+        return start >= 300 ? [] : Array.from({ length: 10 }, (_, i) => row(start + i));
+      },
+      render: (rows) => rows.map((r) => `${r.requestId}\n`).join(""),
+      pageRows: 10,
+    });
+    let lines = 0;
+    for await (const chunk of out.iterator({ destroyOnReturn: false })) {
+      lines += String(chunk).split("\n").length - 1;
+      if (lines === 300) break;
+    }
+    await writing;
+    expect(lines).toBe(300);
+    expect(["close", "error", "drain"].map((event) => out.listenerCount(event))).toEqual(before);
+  });
+
   it("ends quietly when the page read ahead fails after the caller has gone", async () => {
     const out = new PassThrough({ highWaterMark: 16 });
     let failRead: (error: Error) => void = () => {};

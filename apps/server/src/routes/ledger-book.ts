@@ -138,7 +138,13 @@ export async function writeBook<Row>({
       taken = out.write(render(rows.slice(start, start + SLICE_ROWS)));
     }
     if (!taken) {
-      await Promise.race([once(out, "drain"), once(out, "close")]);
+      // Both waits are taken off the stream once either ends: an export of thousands of pages would otherwise leave
+      // a listener per page on the answer.
+      const waits = new AbortController();
+      await Promise.race([
+        once(out, "drain", { signal: waits.signal }),
+        once(out, "close", { signal: waits.signal }),
+      ]).finally(() => waits.abort());
       if (out.destroyed) return;
     }
   }
