@@ -234,8 +234,15 @@ export const LEDGER_CSV_COLUMNS = [
   "note",
 ] as const;
 
-/** What a spreadsheet would run as a formula: a text starting with one of these. */
-const FORMULA_START = /^[=+\-@\t\r]/;
+/**
+ * What a spreadsheet runs as a formula when a text starts with it. csvField writes such a text behind an apostrophe,
+ * and the server's SQL for the CSV export guards by the same list.
+ */
+export const CSV_FORMULA_STARTS = ["=", "+", "-", "@", "\t", "\r"] as const;
+/** A text starting with one of CSV_FORMULA_STARTS (each written as its code point in the class). */
+const FORMULA_START = new RegExp(
+  `^[${CSV_FORMULA_STARTS.map((start) => `\\u${start.charCodeAt(0).toString(16).padStart(4, "0")}`).join("")}]`,
+);
 /** What RFC 4180 quotes: a comma, a quote or a line break anywhere. */
 const NEEDS_QUOTES = /[",\r\n]/;
 /** Either of the two: most fields need neither, and one test of this says so. */

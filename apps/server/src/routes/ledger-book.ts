@@ -18,7 +18,7 @@ export const EXPORT_PAGE_ROWS = 5000;
  * million entries"). Emptied when full.
  */
 const checksummed = new Map<string, Address>();
-function checksumOf(address: string): Address {
+export function checksumOf(address: string): Address {
   let known = checksummed.get(address);
   if (known === undefined) {
     if (checksummed.size >= 100_000) checksummed.clear();

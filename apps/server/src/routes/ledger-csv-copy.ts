@@ -6,7 +6,7 @@
  * docs/decisions.md, "The CSV export on Postgres: one COPY").
  */
 import { Transform, type TransformCallback } from "node:stream";
-import { getAddress } from "viem";
+import { checksumOf } from "./ledger-book.js";
 
 const COMMA = 0x2c;
 const QUOTE = 0x22;
@@ -20,18 +20,6 @@ const FIELDS_BEFORE_PAYER = 5;
 
 /** Where a row's bytes run short: the rest of the row comes with the next chunk. */
 const INCOMPLETE = -1;
-
-/** Checksummed addresses by the text the database wrote: a book repeats a few thousand payers. */
-const checksummed = new Map<string, Buffer>();
-function checksumOf(address: string): Buffer {
-  let known = checksummed.get(address);
-  if (known === undefined) {
-    if (checksummed.size >= 100_000) checksummed.clear();
-    known = Buffer.from(getAddress(address), "latin1");
-    checksummed.set(address, known);
-  }
-  return known;
-}
 
 /** A row of the COPY that is not as copyCsvColumns writes it: the export is cut rather than written wrong. */
 export class CopyRowError extends Error {
@@ -126,8 +114,8 @@ export class CsvLinesFromCopy extends Transform {
     } else {
       throw new CopyRowError("a note without its closing space");
     }
-    bytes.set(checksumOf(bytes.toString("latin1", payer, payer + ADDRESS_BYTES)), payer);
-    if (callerEnd !== caller) bytes.set(checksumOf(bytes.toString("latin1", caller, callerEnd)), caller);
+    bytes.write(checksumOf(bytes.toString("latin1", payer, payer + ADDRESS_BYTES)), payer, "latin1");
+    if (callerEnd !== caller) bytes.write(checksumOf(bytes.toString("latin1", caller, callerEnd)), caller, "latin1");
     return lineFeed + 1;
   }
 }

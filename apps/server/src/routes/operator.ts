@@ -19,12 +19,19 @@ import {
 } from "@agent-tools/schema";
 import { type Request, Router } from "express";
 import type { Logger } from "pino";
-import { getAddress } from "viem";
 import type { z } from "zod";
 import { HttpError, validationError } from "../http/errors.js";
 import type { PaymentService } from "../payment/payment-service.js";
 import { type RecordRefund, RefundRefusal } from "../payment/record-refund.js";
-import { csvLinesOf, csvPositionOf, cursorOf, ledgerEntryOf, positionOf, writeBook } from "./ledger-book.js";
+import {
+  checksumOf,
+  csvLinesOf,
+  csvPositionOf,
+  cursorOf,
+  ledgerEntryOf,
+  positionOf,
+  writeBook,
+} from "./ledger-book.js";
 import { CsvLinesFromCopy } from "./ledger-csv-copy.js";
 import { ledgerReport, windowOf } from "./ledger-report.js";
 import { createOperatorAuth } from "./operator-auth.js";
@@ -123,7 +130,7 @@ export function operatorRoutes(deps: {
         res.write(ledgerCsvHeader);
         if (csvCopy) {
           // Postgres: one COPY of the range, its rows finished here (docs/decisions.md, "The CSV export on Postgres: one COPY").
-          const rows = await csvCopy({ ...range, asset: getAddress(range.asset) });
+          const rows = await csvCopy({ ...range, asset: checksumOf(range.asset) });
           // The pipeline ends the answer, and notices a caller that goes away (it then stops the COPY).
           await pipeline(rows, new CsvLinesFromCopy(), res);
         } else {

@@ -6,31 +6,37 @@
  * network. On Postgres, the whole window is one COPY whose rows the server finishes (copyCsvColumns).
  * test/ledger-book.test.ts holds both to ledgerCsvLine's bytes.
  */
-import { PAYMENT_ASSET_DECIMALS } from "@agent-tools/schema";
+import { CSV_FORMULA_STARTS, PAYMENT_ASSET_DECIMALS } from "@agent-tools/schema";
 
 /** One unit of the asset as a numeric literal (0.000001): an amount times it is USD to the last unit, "0.010000". */
 const UNIT = `0.${"1".padStart(PAYMENT_ASSET_DECIMALS, "0")}`;
 
-/** A book row's amount and USD: a refund's are negative (LEDGER_CSV_COLUMNS), except a refund of nothing. */
-const AMOUNTS = `CASE WHEN book.kind = 'refund' AND book.amount <> 0
-      THEN '-' || book.amount::text || ',-' || (book.amount * ${UNIT})::text
-      ELSE book.amount::text || ',' || (book.amount * ${UNIT})::text END`;
+/**
+ * A book row's time as the wire writes it (ISO 8601, UTC, to the millisecond), over a book subquery named `book`: read
+ * as text, an export of millions of rows neither parses nor formats a date per row.
+ */
+export const BOOK_TIME = `to_char(book.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** The sign of a book row's amount and USD: a refund's are negative (LEDGER_CSV_COLUMNS), except a refund of nothing. */
+const SIGN = `CASE WHEN book.kind = 'refund' AND book.amount <> 0 THEN '-' ELSE '' END`;
+/** A book row's amount in units, signed. */
+const AMOUNT = `${SIGN} || book.amount::text`;
+/** A book row's USD to the last unit, signed. */
+const USD = `${SIGN} || (book.amount * ${UNIT})::text`;
 
 /** The select list of a CSV page over a book subquery named `book` (settlement-ledger.ts), in CsvBookRecord's order. */
-export const CSV_PAGE_COLUMNS = `to_char(book.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || ',' || book.kind || ',' AS head,
+export const CSV_PAGE_COLUMNS = `${BOOK_TIME} || ',' || book.kind || ',' AS head,
     book.route,
     ',' || book.method || ',' || book.token_id || ',' AS mid,
     book.payer, book.caller,
-    ',' || book.price_point || ',' || ${AMOUNTS} || ',' AS amounts,
+    ',' || book.price_point || ',' || ${AMOUNT} || ',' || ${USD} || ',' AS amounts,
     book.nonce || ',' || book.transaction || ',' AS nonce_transaction,
     book.request_id, book.note, book.key`;
 
-/**
- * A text as csvField guards it against a spreadsheet (packages/schema): an apostrophe before `=`, `+`, `-`, `@`, a tab
- * or a carriage return first.
- */
+/** A text as csvField guards it against a spreadsheet (packages/schema): an apostrophe before a formula's start. */
+const FORMULA_CODES = CSV_FORMULA_STARTS.map((start) => start.charCodeAt(0)).join(", ");
 const guarded = (text: string) =>
-  `CASE WHEN ascii(${text}) IN (61, 43, 45, 64, 9, 13) THEN '''' || ${text} ELSE ${text} END`;
+  `CASE WHEN ascii(${text}) IN (${FORMULA_CODES}) THEN '''' || ${text} ELSE ${text} END`;
 
 /**
  * The select list of the export's `COPY … TO STDOUT (FORMAT csv)` over a book subquery named `book`: the columns of
@@ -41,11 +47,7 @@ const guarded = (text: string) =>
  * with a line feed alone (docs/decisions.md, "The CSV export on Postgres: one COPY").
  */
 export function copyCsvColumns(assetLiteral: string, networkLiteral: string): string {
-  return `to_char(book.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), book.kind,
-    nullif(${guarded("book.route")}, ''), book.method, book.token_id, book.payer, book.caller, book.price_point,
-    CASE WHEN book.kind = 'refund' AND book.amount <> 0 THEN '-' || book.amount::text ELSE book.amount::text END,
-    CASE WHEN book.kind = 'refund' AND book.amount <> 0 THEN '-' || (book.amount * ${UNIT})::text
-      ELSE (book.amount * ${UNIT})::text END,
-    ${assetLiteral}, ${networkLiteral}, book.nonce, book.transaction, nullif(${guarded("book.request_id")}, ''),
-    coalesce(${guarded("book.note")}, '') || ' '`;
+  return `${BOOK_TIME}, book.kind, nullif(${guarded("book.route")}, ''), book.method, book.token_id, book.payer,
+    book.caller, book.price_point, ${AMOUNT}, ${USD}, ${assetLiteral}, ${networkLiteral}, book.nonce, book.transaction,
+    nullif(${guarded("book.request_id")}, ''), coalesce(${guarded("book.note")}, '') || ' '`;
 }

@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import type { Database, Queryable } from "./database.js";
-import { CSV_PAGE_COLUMNS, copyCsvColumns } from "./ledger-csv-sql.js";
+import { BOOK_TIME, CSV_PAGE_COLUMNS, copyCsvColumns } from "./ledger-csv-sql.js";
 
 /** What the ledger records of a paid call when its payment is claimed. */
 export interface SettlementClaim {
@@ -276,7 +276,7 @@ const OF_ASSET = "status = 'settled' AND lower(asset) = $1 AND network = $2";
  * export of millions of rows neither parses nor formats a date per row (docs/decisions.md, "Ledger totals and pages
  * at ten million entries"). A query orders by `book.at`, the time itself.
  */
-const BOOK_COLUMNS = `book.kind, book.key, to_char(book.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at,
+const BOOK_COLUMNS = `book.kind, book.key, ${BOOK_TIME} AS at,
     book.route, book.method, book.token_id, book.payer, book.caller, book.price_point, book.amount::text, book.nonce,
     book.transaction, book.request_id, book.note`;
 /** Refunds as book rows: the payment's fields, the refund's amount, transaction and time. */
