@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every check of `pnpm test`: Biome (format and lint), no import circles (madge), a doc comment on every export of
+# Every check of `pnpm test`: Biome (format and lint), no import circles (madge), the server's folders importing only
+# downward (scripts/server-rooms.ts), a doc comment on every export of
 # the SDK and the schema with examples that type-check (scripts/documented-exports.ts), each package's type-check and
 # tests under turbo, then, on what turbo built, the reliability suite against the built server (scripts/reliability.sh)
 # beside the durability suite (the built server and `pnpm start` killed and restarted on their own data) and the
@@ -13,6 +14,7 @@ cd "$(dirname "$0")/.."
 status=0
 biome ci . || status=1
 pnpm --silent circles || status=1
+pnpm --silent rooms || status=1
 pnpm --silent exports:documented || status=1
 turbo run typecheck test --continue=dependencies-successful "$@" || status=1
 # turbo built every package above. The reliability suite runs beside the durability suite, and beside the scale-out

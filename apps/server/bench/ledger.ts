@@ -279,7 +279,7 @@ async function bookFacts(db: Database, terms: Terms, window: { from: string; to:
      ORDER BY settled_at, payment_key OFFSET $5 LIMIT 1`,
     [...range, Math.floor(counts!.in_window / 2)],
   );
-  // routes/ledger-book.ts `cursorOf`: opaque to a client, the position's time and key.
+  // transports/http/routes/ledger-book.ts `cursorOf`: opaque to a client, the position's time and key.
   const cursor = Buffer.from(`${new Date(middle!.settled_at).toISOString()}|${middle!.payment_key}`).toString(
     "base64url",
   );

@@ -7,8 +7,8 @@
 import { createInProcessDevnet } from "@agent-tools/devnet";
 import { simWalletAccessToken, startUpstreamSims } from "@agent-tools/upstream-sim";
 import type { PublicClient } from "viem";
-import { toolDeps } from "../src/compose.js";
-import { loadConfig } from "../src/config.js";
+import { loadConfig } from "../src/config/config.js";
+import { toolDeps } from "../src/startup/compose.js";
 import { createTools } from "../src/tools/index.js";
 import type { ToolContext } from "../src/tools/types.js";
 

@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // The built module: it starts the built embedded default next to it, as `pnpm start` does.
 import { type EmbeddedProcess, spawnEmbeddedService } from "../dist/index.js";
 import { type CollectionIndex, createCollectionIndex } from "../src/chain/collection-index.js";
-import { runNodeScript, waitForOutput } from "../src/embedded-process.js";
+import { runNodeScript, waitForOutput } from "../src/startup/embedded-process.js";
 import { openPglite } from "../src/store/pglite.js";
 import { deploymentEnv } from "../test/helpers/deployment-env.js";
 import { startTestFacilitator, type TestFacilitator } from "../test/helpers/http-facilitator.js";

@@ -28,7 +28,7 @@ import {
 } from "@agent-tools/upstream-sim";
 import { type Address, createPublicClient, createWalletClient, http, type PublicClient, parseEther } from "viem";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
-import { freePort, type ScriptProcess, spawnCollected, waitForOutput } from "../src/embedded-process.js";
+import { freePort, type ScriptProcess, spawnCollected, waitForOutput } from "../src/startup/embedded-process.js";
 import { startTestPostgres, type TestPostgres } from "../test/helpers/test-postgres.js";
 
 const repo = fileURLToPath(new URL("../../../", import.meta.url));

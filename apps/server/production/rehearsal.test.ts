@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { agentCollectionAbi, usdTokenAbi } from "@agent-tools/contracts";
 import { createWalletClient, http } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitForOutput } from "../src/embedded-process.js";
+import { waitForOutput } from "../src/startup/embedded-process.js";
 import { createPace } from "../test/helpers/pace.js";
 import { paymentHeader } from "../test/helpers/x402-client.js";
 import {

@@ -8,7 +8,7 @@ import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { appendPaymentIdentifierToExtensions } from "@x402/extensions/payment-identifier";
 import type { Address, createWalletClient, Hex, PrivateKeyAccount } from "viem";
 import { expect } from "vitest";
-import { DEFAULT_LIMITS } from "../src/config.js";
+import { DEFAULT_LIMITS } from "../src/config/config.js";
 import { createPace } from "../test/helpers/pace.js";
 import { paymentSettlementKey } from "../test/helpers/settlements-since.js";
 import type { Environment } from "./environment.js";

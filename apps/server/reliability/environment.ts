@@ -15,7 +15,7 @@ import { type FaultProxy, startFaultProxy, startUpstreamSims, type UpstreamSims 
 import type { PaymentRequired } from "@x402/core/types";
 import { type Address, createPublicClient, http, type PrivateKeyAccount, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { runNodeScript, type ScriptProcess, waitForOutput } from "../src/embedded-process.js";
+import { runNodeScript, type ScriptProcess, waitForOutput } from "../src/startup/embedded-process.js";
 import { deploymentEnv } from "../test/helpers/deployment-env.js";
 import { paymentHeader, signInHeader } from "../test/helpers/x402-client.js";
 

@@ -20,7 +20,7 @@ import {
   type PublicClient,
 } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { freePort, runNodeScript, type ScriptProcess, waitForOutput } from "../src/embedded-process.js";
+import { freePort, runNodeScript, type ScriptProcess, waitForOutput } from "../src/startup/embedded-process.js";
 import { deploymentEnv } from "../test/helpers/deployment-env.js";
 import { startTestPostgres, type TestPostgres } from "../test/helpers/test-postgres.js";
 import { paymentHeader, signInHeader } from "../test/helpers/x402-client.js";

@@ -7,7 +7,7 @@ import { once } from "node:events";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, waitForOutput } from "../src/embedded-process.js";
+import { freePort, waitForOutput } from "../src/startup/embedded-process.js";
 
 const NGINX = ["/usr/sbin/nginx", "/usr/bin/nginx"].find((path) => existsSync(path));
 

@@ -10,7 +10,7 @@ import { parsePaymentRefusal, paymentRequiredSchema } from "@agent-tools/schema"
 import type { PaymentRequired } from "@x402/core/types";
 import type { PrivateKeyAccount } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitForOutput } from "../src/embedded-process.js";
+import { waitForOutput } from "../src/startup/embedded-process.js";
 import { createPace } from "../test/helpers/pace.js";
 import { type Book, paymentSettlementKey, settlementKey, settlementsSince } from "../test/helpers/settlements-since.js";
 import { type Cluster, SCALE_LIMITS, startCluster } from "./cluster.js";

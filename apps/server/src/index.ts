@@ -1,6 +1,6 @@
-export { type AppDeps, createApp } from "./app.js";
-export { type Config, loadConfig } from "./config.js";
-export { ConfigError } from "./config-error.js";
+export { type Config, loadConfig } from "./config/config.js";
+export { ConfigError } from "./config/config-error.js";
+export { type AppDeps, createApp } from "./startup/app.js";
 export {
   type AttachedEmbeddedService,
   attachEmbeddedService,
@@ -9,6 +9,6 @@ export {
   type SharedEmbeddedService,
   spawnEmbeddedService,
   startSharedEmbeddedService,
-} from "./embedded-process.js";
-export { createLogger } from "./logger.js";
-export { listen, type RunningServer } from "./server.js";
+} from "./startup/embedded-process.js";
+export { createLogger } from "./startup/logger.js";
+export { listen, type RunningServer } from "./startup/server.js";

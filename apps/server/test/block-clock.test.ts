@@ -1,9 +1,9 @@
 import { type Hash, keccak256, toHex } from "viem";
 import { describe, expect, it } from "vitest";
-import { createBlockClock } from "../src/payment/block-clock.js";
+import { createBlockClock } from "../src/settlement/block-clock.js";
 
 /**
- * What the facilitator learns of the payment chain's blocks from its receipts (src/payment/block-clock.ts): a chain
+ * What the facilitator learns of the payment chain's blocks from its receipts (src/settlement/block-clock.ts): a chain
  * mining on a clock is predicted, one mining each transaction as it comes is not. The batches it shapes on a real
  * chain are tested in settlement.test.ts.
  */

@@ -1,10 +1,10 @@
 import { DEVNET_ACCOUNTS, DEVNET_ADDRESSES, DEVNET_MNEMONIC } from "@agent-tools/devnet";
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { loadConfig as load } from "../src/config.js";
-import { FETCH_BAD_PORTS, fetchBlockedPort } from "../src/config-env.js";
-import { ConfigError } from "../src/config-error.js";
-import { isPublicTestAddress, PUBLIC_TEST_ADDRESSES } from "../src/public-test-accounts.js";
+import { loadConfig as load } from "../src/config/config.js";
+import { FETCH_BAD_PORTS, fetchBlockedPort } from "../src/config/config-env.js";
+import { ConfigError } from "../src/config/config-error.js";
+import { isPublicTestAddress, PUBLIC_TEST_ADDRESSES } from "../src/config/public-test-accounts.js";
 import { DEVNET_PAYMENTS } from "./helpers/devnet-payments.js";
 
 /** The configuration of a server on the local chains (payments to devnet account 0), plus `env`. */

@@ -7,7 +7,7 @@ import { once } from "node:events";
 import { connect, type Socket } from "node:net";
 import { errorBodySchema } from "@agent-tools/schema";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openListener, type RunningServer } from "../src/server.js";
+import { openListener, type RunningServer } from "../src/startup/server.js";
 
 /** Short request timeouts, for the slow clients; the shipped ones, and a bound of 4 connections, for the rest. */
 let slow: RunningServer;

@@ -21,11 +21,11 @@ import express from "express";
 import pino from "pino";
 import { encodeAbiParameters, keccak256, toBytes, toFunctionSelector } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEVNET } from "../src/config-rules.js";
-import { errorHandler, notFound } from "../src/middleware/errors.js";
-import { discoveryRoutes, MANIFEST_HASH_HEADER, toolManifestHash } from "../src/routes/discovery.js";
-import { ICON_PATH } from "../src/routes/reference.js";
-import { listen, type RunningServer } from "../src/server.js";
+import { DEVNET } from "../src/config/config-rules.js";
+import { listen, type RunningServer } from "../src/startup/server.js";
+import { errorHandler, notFound } from "../src/transports/http/middleware/errors.js";
+import { discoveryRoutes, MANIFEST_HASH_HEADER, toolManifestHash } from "../src/transports/http/routes/discovery.js";
+import { ICON_PATH } from "../src/transports/http/routes/reference.js";
 
 const PUBLIC_URL = "https://tools.test";
 const NOW = new Date("2026-11-22T12:00:00.000Z");

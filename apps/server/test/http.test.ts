@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningServer } from "../src/server.js";
+import type { RunningServer } from "../src/startup/server.js";
 import { type ChainTestServer, startChainTestServer } from "./helpers/chain-server.js";
 
 let service: ChainTestServer;

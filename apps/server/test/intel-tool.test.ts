@@ -3,7 +3,7 @@ import { intelResponseSchema } from "@agent-tools/schema";
 import type { Address } from "viem";
 import { describe, expect, it } from "vitest";
 import type { CollectionIndex, IndexedToken } from "../src/chain/collection-index.js";
-import { HttpError } from "../src/http/errors.js";
+import { ServiceError } from "../src/errors/service-error.js";
 import { intelTool } from "../src/tools/intel.js";
 import type { ToolContext } from "../src/tools/types.js";
 
@@ -275,13 +275,13 @@ describe("intelTool on an unrevealed agent", () => {
       () => undefined,
       (error: unknown) => error,
     );
-    expect(refusal).toBeInstanceOf(HttpError);
+    expect(refusal).toBeInstanceOf(ServiceError);
     expect(refusal).toMatchObject({
       code: "agent_not_revealed",
       status: 403,
       details: [{ field: "tokenId", message: "not revealed yet" }],
     });
-    expect((refusal as HttpError).message).toMatch(/^Agent #101 is not revealed yet: .* Nothing was charged\.$/);
+    expect((refusal as ServiceError).message).toMatch(/^Agent #101 is not revealed yet: .* Nothing was charged\.$/);
   });
 });
 

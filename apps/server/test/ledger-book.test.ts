@@ -9,8 +9,6 @@ import { ledgerCsvLine } from "@agent-tools/schema";
 import fc from "fast-check";
 import { type Address, getAddress, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { csvLinesOf, csvPositionOf, ledgerEntryOf } from "../src/routes/ledger-book.js";
-import { CsvLinesFromCopy } from "../src/routes/ledger-csv-copy.js";
 import type { Database } from "../src/store/database.js";
 import { migrate, migrations } from "../src/store/migrations.js";
 import { openMemoryPglite } from "../src/store/pglite.js";
@@ -23,6 +21,8 @@ import {
   type LedgerTotals,
   type SettlementLedger,
 } from "../src/store/settlement-ledger.js";
+import { csvLinesOf, csvPositionOf, ledgerEntryOf } from "../src/transports/http/routes/ledger-book.js";
+import { CsvLinesFromCopy } from "../src/transports/http/routes/ledger-csv-copy.js";
 import { csvText } from "./helpers/csv-text.js";
 import { openTestDatabase } from "./helpers/test-database.js";
 import { skipPostgres, startTestPostgres, type TestPostgres } from "./helpers/test-postgres.js";

@@ -8,10 +8,10 @@ import { get, type IncomingMessage } from "node:http";
 import { LEDGER_EXPORT_PATH, type LedgerEntry, ledgerEntrySchema } from "@agent-tools/schema";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CSV_COPIES_AT_ONCE } from "../src/routes/operator.js";
 import type { Database } from "../src/store/database.js";
 import { migrate } from "../src/store/migrations.js";
 import { openPostgres } from "../src/store/postgres.js";
+import { CSV_COPIES_AT_ONCE } from "../src/transports/http/routes/operator.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
 import { skipPostgres, startTestPostgres, type TestPostgres } from "./helpers/test-postgres.js";
 

@@ -3,8 +3,8 @@ import { decodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
 import { type Address, getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PaymentService } from "../src/payment/payment-service.js";
-import { createMemoryReplayGuard } from "../src/payment/replay-guard.js";
+import type { PaymentService } from "../src/paid-call/payment-service.js";
+import { createMemoryReplayGuard } from "../src/paid-call/replay-guard.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
 
 let t: PaidTestServer;

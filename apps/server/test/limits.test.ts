@@ -1,6 +1,6 @@
 import { errorBodySchema } from "@agent-tools/schema";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { HttpError } from "../src/http/errors.js";
+import { ServiceError } from "../src/errors/service-error.js";
 import { createCallLimiter } from "../src/limits/call-limiter.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
 
@@ -23,7 +23,7 @@ beforeAll(async () => {
       portfolio: async () => {
         entered.shift()?.();
         await new Promise<void>((resolve) => gates.push(resolve));
-        throw new HttpError("upstream_unavailable", "The marketplace is unavailable.", [], { "Retry-After": "1" });
+        throw new ServiceError("upstream_unavailable", "The marketplace is unavailable.", [], { "Retry-After": "1" });
       },
     },
   });

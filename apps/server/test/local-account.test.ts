@@ -1,8 +1,8 @@
 import { keccak256, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { transferWithAuthorizationTypes } from "../src/payment/authorization-signer.js";
-import { localAccount } from "../src/payment/local-account.js";
+import { transferWithAuthorizationTypes } from "../src/schemes/exact/authorization-signer.js";
+import { localAccount } from "../src/signatures/local-account.js";
 
 /** The native signer against viem's own account: the same key must give the same signature, byte for byte. */
 describe("the facilitator's and the receipt signer's account", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { HttpError } from "../src/http/errors.js";
+import { ServiceError } from "../src/errors/service-error.js";
 import { move, riskSentence } from "../src/tools/market-format.js";
 import { classifyToken } from "../src/upstream/market-data/known-tokens.js";
 import {
@@ -106,7 +106,7 @@ describe("calls", () => {
 
   it("rank the chain's tokens by 24h volume from the searches, and skip a failing boosts route", async () => {
     const { client, paths } = fakeClient((path, query) => {
-      if (path === "/token-boosts/top/v1") return new HttpError("upstream_unavailable", "rate limited");
+      if (path === "/token-boosts/top/v1") return new ServiceError("upstream_unavailable", "rate limited");
       if (query?.q === "WBNB") {
         return {
           pairs: [

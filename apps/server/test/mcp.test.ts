@@ -21,7 +21,7 @@ import { extractDiscoveryInfo, validateDiscoveryExtension } from "@x402/extensio
 import { Client as Client2025 } from "mcp-sdk-2025-06-18/client/index.js";
 import { StreamableHTTPClientTransport as StreamableHTTPClientTransport2025 } from "mcp-sdk-2025-06-18/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HttpError } from "../src/http/errors.js";
+import { ServiceError } from "../src/errors/service-error.js";
 import { errorBodyIn, paymentRequiredIn, paymentRequiredOfExtension } from "./helpers/mcp-results.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
 import { rawPost } from "./helpers/raw-post.js";
@@ -35,7 +35,7 @@ beforeAll(async () => {
     tools: {
       // A tool whose upstream is down: the call must cost nothing.
       portfolio: async () => {
-        throw new HttpError("upstream_unavailable", "The marketplace is unavailable.", [], { "Retry-After": "30" });
+        throw new ServiceError("upstream_unavailable", "The marketplace is unavailable.", [], { "Retry-After": "30" });
       },
     },
   });

@@ -41,8 +41,8 @@ import { type Browser, chromium, type Page } from "playwright-core";
 import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeBook } from "../src/routes/ledger-book.js";
 import type { BookRow } from "../src/store/settlement-ledger.js";
+import { writeBook } from "../src/transports/http/routes/ledger-book.js";
 import { type PaidTestServer, PUBLIC_URL, startPaidTestServer } from "./helpers/paid-server.js";
 
 const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";

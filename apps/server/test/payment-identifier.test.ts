@@ -12,8 +12,8 @@ import {
 } from "@x402/extensions/payment-identifier";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PaymentService } from "../src/payment/payment-service.js";
-import { createMemoryReplayGuard } from "../src/payment/replay-guard.js";
+import type { PaymentService } from "../src/paid-call/payment-service.js";
+import { createMemoryReplayGuard } from "../src/paid-call/replay-guard.js";
 import { signedPayment } from "./helpers/authorizations.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
 

@@ -16,10 +16,10 @@ import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HttpError } from "../src/http/errors.js";
-import { transferWithAuthorizationTypes } from "../src/payment/authorization-signer.js";
-import { isCountingSettlement } from "../src/payment/chain-settlements.js";
-import type { PaymentService } from "../src/payment/payment-service.js";
+import { ServiceError } from "../src/errors/service-error.js";
+import type { PaymentService } from "../src/paid-call/payment-service.js";
+import { transferWithAuthorizationTypes } from "../src/schemes/exact/authorization-signer.js";
+import { isCountingSettlement } from "../src/schemes/exact/chain-settlements.js";
 import { authorizationOf } from "./helpers/authorizations.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
 import { paymentHeader } from "./helpers/x402-client.js";
@@ -34,7 +34,7 @@ beforeAll(async () => {
     tools: {
       // A tool whose upstream is down: the call must cost nothing.
       portfolio: async () => {
-        throw new HttpError("upstream_unavailable", "The marketplace is unavailable.", [], { "Retry-After": "30" });
+        throw new ServiceError("upstream_unavailable", "The marketplace is unavailable.", [], { "Retry-After": "30" });
       },
     },
   });

@@ -9,8 +9,8 @@ import { type RunningDevnet, startDevnet } from "@agent-tools/devnet";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnReferenceFacilitator } from "../production/environment.js";
-import { freePort, runNodeScript, type ScriptProcess, waitForOutput } from "../src/embedded-process.js";
-import { shortReason } from "../src/startup-checks.js";
+import { shortReason } from "../src/errors/startup-error.js";
+import { freePort, runNodeScript, type ScriptProcess, waitForOutput } from "../src/startup/embedded-process.js";
 import { storeDescription } from "../src/store/database.js";
 import { postgresLocation } from "../src/store/postgres.js";
 

@@ -1,8 +1,8 @@
 import { type Hex, recoverMessageAddress, recoverTypedDataAddress } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { transferWithAuthorizationTypes } from "../src/payment/authorization-signer.js";
-import { nativeRecovery, recoverMessageSigner, recoverTypedDataSigner } from "../src/payment/recover-signer.js";
+import { transferWithAuthorizationTypes } from "../src/schemes/exact/authorization-signer.js";
+import { nativeRecovery, recoverMessageSigner, recoverTypedDataSigner } from "../src/signatures/recover-signer.js";
 
 const typedData = {
   domain: {

@@ -1,16 +1,16 @@
 import { type Address, decodeFunctionData, getAddress, type Hex, keccak256, multicall3Abi, toHex } from "viem";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createBlockClock } from "../src/payment/block-clock.js";
+import { createBlockClock } from "../src/settlement/block-clock.js";
 import {
   createSettlementBatcher,
   createSettlementsAhead,
   MULTICALL3_ADDRESS,
-} from "../src/payment/settlement-batcher.js";
-import type { OutgoingTransaction, SentTransaction, SettlementSender } from "../src/payment/settlement-sender.js";
+} from "../src/settlement/settlement-batcher.js";
+import type { OutgoingTransaction, SentTransaction, SettlementSender } from "../src/settlement/settlement-sender.js";
 
 /**
  * When batches leave, on a sender that hands each transaction over when the test says so: the rules of
- * src/payment/settlement-batcher.ts. What a batch does on chain is tested in settlement.test.ts.
+ * src/settlement/settlement-batcher.ts. What a batch does on chain is tested in settlement.test.ts.
  */
 const token: Address = getAddress("0x00000000000000000000000000000000000000aa");
 const call = (i: number) => ({ to: token, data: toHex(`settle ${i}`) as Hex });

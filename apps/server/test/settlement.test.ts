@@ -2,11 +2,11 @@ import type { PaymentRequired } from "@x402/core/types";
 import { type Address, getAddress, type Hash, recoverTypedDataAddress } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isCountingSettlement } from "../src/payment/chain-settlements.js";
-import { createExactEvmFacilitator, SETTLEMENT_REVERTED } from "../src/payment/exact-evm-facilitator.js";
-import { settlementMarginSeconds } from "../src/payment/payment-payload.js";
-import { createSettlementBatcher, MULTICALL3_ADDRESS } from "../src/payment/settlement-batcher.js";
-import { createSettlementSender } from "../src/payment/settlement-sender.js";
+import { isCountingSettlement } from "../src/schemes/exact/chain-settlements.js";
+import { createExactEvmFacilitator, SETTLEMENT_REVERTED } from "../src/schemes/exact/exact-evm-facilitator.js";
+import { settlementMarginSeconds } from "../src/schemes/exact/payment-payload.js";
+import { createSettlementBatcher, MULTICALL3_ADDRESS } from "../src/settlement/settlement-batcher.js";
+import { createSettlementSender } from "../src/settlement/settlement-sender.js";
 import { authorizationOf, cancelAuthorization, signedPayment, submitAuthorization } from "./helpers/authorizations.js";
 import { type PaidTestServer, startPaidTestServer, transactionOf } from "./helpers/paid-server.js";
 

@@ -1,11 +1,11 @@
 import fc from "fast-check";
 import { type Address, getAddress, type Hex, hashTypedData, type TypedDataDefinition, toHex } from "viem";
 import { describe, expect, it } from "vitest";
-import { transferWithAuthorizationTypes } from "../src/payment/authorization-signer.js";
-import { hashTypedDataOfKnownDomain } from "../src/payment/typed-data-hash.js";
+import { transferWithAuthorizationTypes } from "../src/schemes/exact/authorization-signer.js";
+import { hashTypedDataOfKnownDomain } from "../src/signatures/typed-data-hash.js";
 
 /**
- * The EIP-712 digests of src/payment/typed-data-hash.ts (a domain's separator kept once computed) against viem's
+ * The EIP-712 digests of src/signatures/typed-data-hash.ts (a domain's separator kept once computed) against viem's
  * `hashTypedData`, which computes everything each time: equal for any domain and message, repeated or not.
  */
 const address = fc.uint8Array({ minLength: 20, maxLength: 20 }).map((b) => getAddress(toHex(b)) as Address);

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { startFaultProxy } from "@agent-tools/upstream-sim";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { HttpError } from "../src/http/errors.js";
+import { ServiceError } from "../src/errors/service-error.js";
 import { createRequestBudget } from "../src/limits/request-budget.js";
 import { createUpstreamClient } from "../src/upstream/upstream-client.js";
 
@@ -30,7 +30,7 @@ const schema = z.object({ value: z.number() });
 const failure = (promise: Promise<unknown>) =>
   promise.then(
     () => undefined,
-    (e: unknown) => e as HttpError,
+    (e: unknown) => e as ServiceError,
   );
 
 describe("upstream client", () => {
@@ -62,7 +62,7 @@ describe("upstream client", () => {
   it("gives 503 upstream_unavailable with Retry-After when the upstream keeps refusing", async () => {
     const baseUrl = await serve((_req, res) => json(res, 503, {}, { "retry-after": "30" }));
     const error = await failure(createUpstreamClient({ name: "the marketplace", baseUrl }).get("/x", { schema }));
-    expect(error).toBeInstanceOf(HttpError);
+    expect(error).toBeInstanceOf(ServiceError);
     expect(error!.code).toBe("upstream_unavailable");
     expect(error!.headers["Retry-After"]).toBe("30");
     expect(hits).toBe(1); // 30 s is longer than the client waits for itself

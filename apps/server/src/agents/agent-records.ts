@@ -1,6 +1,6 @@
 /**
  * The public records of an agent, as the HTTP routes and the MCP tools answer them: identity record, ERC-8004
- * registration file, live ERC-8217 binding status. Errors are `HttpError`s (404 for a token never minted or not
+ * registration file, live ERC-8217 binding status. Errors are `ServiceError`s (404 for a token never minted or not
  * revealed yet).
  */
 import {
@@ -13,7 +13,7 @@ import {
 } from "@agent-tools/schema";
 import type { AgentRegistryReader, LiveBinding } from "../chain/agent-registry.js";
 import type { CollectionIndex, IndexedToken } from "../chain/collection-index.js";
-import { HttpError, validationError } from "../http/errors.js";
+import { ServiceError, validationError } from "../errors/service-error.js";
 
 export interface AgentRecordsDeps {
   collection: CollectionIndex;
@@ -47,14 +47,17 @@ export function parseTokenId(raw: string): number {
 async function existingToken(collection: CollectionIndex, tokenId: number): Promise<IndexedToken> {
   await collection.fresh();
   const token = collection.token(tokenId);
-  if (!token) throw new HttpError("token_not_found", `Token ${tokenId} does not exist.`);
+  if (!token) throw new ServiceError("token_not_found", `Token ${tokenId} does not exist.`);
   return token;
 }
 
 async function revealedToken(collection: CollectionIndex, tokenId: number): Promise<IndexedToken> {
   const token = await existingToken(collection, tokenId);
   if (!token.revealed) {
-    throw new HttpError("agent_not_revealed", `Agent ${tokenId} is not revealed yet: its identity appears at reveal.`);
+    throw new ServiceError(
+      "agent_not_revealed",
+      `Agent ${tokenId} is not revealed yet: its identity appears at reveal.`,
+    );
   }
   return token;
 }

@@ -3,7 +3,7 @@ import { type Clearance, clearanceMeets, missionToolName, paidRoutes } from "@ag
 import type { Logger } from "pino";
 import { type Address, ContractFunctionExecutionError, getAddress, BaseError as ViemError } from "viem";
 import type { CollectionIndex, IndexedToken } from "../chain/collection-index.js";
-import { HttpError } from "../http/errors.js";
+import { ServiceError } from "../errors/service-error.js";
 import type { ClaimedMission, MissionError, MissionQueue } from "../store/mission-queue.js";
 import { runTool } from "../tools/run-tool.js";
 import type { Tool, ToolSet } from "../tools/types.js";
@@ -57,7 +57,7 @@ export interface MissionWorker {
 
 /** Upstream trouble (and surprises) may pass: retried. A refusal of the input will not: failed at once. */
 function isRetryable(error: unknown): boolean {
-  return !(error instanceof HttpError) || error.status >= 500;
+  return !(error instanceof ServiceError) || error.status >= 500;
 }
 
 /**
@@ -65,7 +65,7 @@ function isRetryable(error: unknown): boolean {
  * RPC URLs, call arguments) stays in the log.
  */
 function describe(error: unknown): MissionError {
-  if (error instanceof HttpError) return { code: error.code, message: error.message };
+  if (error instanceof ServiceError) return { code: error.code, message: error.message };
   if (error instanceof ViemError && !(error instanceof ContractFunctionExecutionError)) {
     return { code: "upstream_unavailable", message: "The chain could not be read when the mission ran." };
   }
@@ -79,7 +79,7 @@ function describe(error: unknown): MissionError {
 function holderStillQualifies(mission: ClaimedMission, token: IndexedToken, needed: Clearance): void {
   const caller = getAddress(mission.caller as string);
   if (token.owner !== caller) {
-    throw new HttpError(
+    throw new ServiceError(
       "not_token_owner",
       `Token ${mission.tokenId} changed hands after this mission was queued by ${caller}; it runs only for the ` +
         "holder who queued it.",
@@ -87,7 +87,7 @@ function holderStillQualifies(mission: ClaimedMission, token: IndexedToken, need
     );
   }
   if (!clearanceMeets(token.clearance, needed)) {
-    throw new HttpError(
+    throw new ServiceError(
       "insufficient_clearance",
       `${mission.tool} needs ${needed} clearance; token ${mission.tokenId} now has ${token.clearance}.`,
       [{ field: "tokenId", message: `clearance ${token.clearance} is below ${needed}`, requiredClearance: needed }],
@@ -125,10 +125,10 @@ export function createMissionWorker(options: MissionWorkerOptions): MissionWorke
     log.info("mission started");
     const renewal = keepLease(mission, log);
     try {
-      if (!name || !tool) throw new HttpError("not_implemented", `The ${mission.tool} tool is not available.`);
+      if (!name || !tool) throw new ServiceError("not_implemented", `The ${mission.tool} tool is not available.`);
       await collection.fresh();
       const token = collection.token(mission.tokenId);
-      if (!token) throw new HttpError("token_not_found", `Token ${mission.tokenId} does not exist.`);
+      if (!token) throw new ServiceError("token_not_found", `Token ${mission.tokenId} does not exist.`);
       const route = paidRoutes[name];
       if (mission.caller) holderStillQualifies(mission, token, route.minimumClearance);
       const params = route.request.parse({ ...mission.params, tokenId: mission.tokenId });

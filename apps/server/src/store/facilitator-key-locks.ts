@@ -20,7 +20,7 @@ export interface FacilitatorKeyLocks {
 
 /**
  * Takes a session advisory lock per facilitator address on a connection kept open, so that two instances on one
- * database never settle with the same key (its nonces are assigned by the instance: see payment/settlement-sender.ts).
+ * database never settle with the same key (its nonces are assigned by the instance: see settlement/settlement-sender.ts).
  * A process that dies loses its connection and its locks with it; a restart right after a kill may find the old
  * session not yet gone, so a lock held elsewhere is asked for again until `waitMs` has passed.
  */

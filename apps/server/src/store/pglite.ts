@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
-import { StartupError } from "../startup-checks.js";
+import { StartupError } from "../errors/startup-error.js";
 import type { Database, Queryable } from "./database.js";
 
 /**

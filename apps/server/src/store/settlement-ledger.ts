@@ -2,6 +2,12 @@ import type { Readable } from "node:stream";
 import type { Database, Queryable } from "./database.js";
 import { BOOK_TIME, CSV_PAGE_COLUMNS, copyCsvColumns } from "./ledger-csv-sql.js";
 
+/**
+ * How long an answer is kept for its identifier: a retry comes seconds after the answer was lost, or minutes after
+ * a client restarts; an hour covers both, and keeps the ledger from holding every answer ever given.
+ */
+export const ANSWER_RETENTION_MS = 60 * 60 * 1000;
+
 /** What the ledger records of a paid call when its payment is claimed. */
 export interface SettlementClaim {
   /** One key per payment authorization (see `replayKey`). */
@@ -177,7 +183,7 @@ export interface SettlementLedger {
   csvPage(range: LedgerRange, after: BookPosition | undefined, limit: number): Promise<CsvBookRecord[]>;
   /**
    * Postgres only: the whole range as one `COPY … TO STDOUT (FORMAT csv)`, in book order, the rows of the export's
-   * CSV but for the payer and caller (as stored) and the line ends (a line feed): routes/ledger-csv-copy.ts finishes
+   * CSV but for the payer and caller (as stored) and the line ends (a line feed): transports/http/routes/ledger-csv-copy.ts finishes
    * them. The asset column is `range.asset` as given. Destroying the stream stops the statement.
    */
   csvCopy?(range: LedgerRange): Promise<Readable>;

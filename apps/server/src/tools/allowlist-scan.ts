@@ -1,5 +1,5 @@
 import type { ToolOutput, ToolParams } from "@agent-tools/schema";
-import { HttpError, uncharged } from "../http/errors.js";
+import { ServiceError, uncharged } from "../errors/service-error.js";
 import { chainName } from "../upstream/marketplace/chains.js";
 import { createMarketplaceDrops } from "../upstream/marketplace/drops.js";
 import { collectDropSet, type DropSet } from "./drops/collect.js";
@@ -124,7 +124,7 @@ export function createAllowlistScanTool(deps: ToolDeps): Tool<"allowlistScan"> {
     });
     const token = deps.eligibilityToken(wallet);
     if (!token) {
-      throw new HttpError(
+      throw new ServiceError(
         "invalid_request",
         uncharged(
           `The marketplace answers mint eligibility only for wallets that authorized this service (scope read:eligibility), and ${wallet} has not.`,
@@ -151,7 +151,7 @@ export function createAllowlistScanTool(deps: ToolDeps): Tool<"allowlistScan"> {
       if (!check.checked) {
         // The drop went away between the listing and the check: nothing to scan.
         if (check.refused === "not_found") return;
-        throw new HttpError(
+        throw new ServiceError(
           "invalid_request",
           uncharged(`The marketplace would not read ${wallet}'s eligibility: ${check.error}.`),
           walletField(check.error),

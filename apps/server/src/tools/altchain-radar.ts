@@ -7,7 +7,7 @@
  * risk. The rule is documented in ../upstream/market-data/known-tokens.ts.
  */
 import { type ToolOutput, usdCompactText, usdPriceText } from "@agent-tools/schema";
-import { HttpError, uncharged } from "../http/errors.js";
+import { ServiceError, uncharged } from "../errors/service-error.js";
 import { chainProfile, classifyToken, type TokenClass } from "../upstream/market-data/known-tokens.js";
 import { marketOfToken, mostActiveTokens, type TokenMarket } from "../upstream/market-data/pairs.js";
 import { move, riskSentence } from "./market-format.js";
@@ -115,8 +115,8 @@ function scanBrief(
 }
 
 /** 404 `market_not_found`: no pair on the chain has the address as its base token. */
-function noMarket(chainName: string, address: string): HttpError {
-  return new HttpError(
+function noMarket(chainName: string, address: string): ServiceError {
+  return new ServiceError(
     "market_not_found",
     uncharged(
       `No pair on ${chainName} has ${address} as its base token: the market-data aggregator knows no market for it.`,

@@ -10,7 +10,7 @@ import { B20_FACTORY_ADDRESS, isB20Address } from "@agent-tools/contracts";
 import { type ToolOutput, usdCompactText, usdPriceText } from "@agent-tools/schema";
 import type { Address } from "viem";
 import type { B20Scan, B20TokenRecord } from "../chain/b20-scanner.js";
-import { HttpError, uncharged } from "../http/errors.js";
+import { ServiceError, uncharged } from "../errors/service-error.js";
 import { marketOfToken, marketsOfTokens, type TokenMarket } from "../upstream/market-data/pairs.js";
 import { blockSpan, move, riskSentence } from "./market-format.js";
 import { assessRisk, type Risk } from "./risk.js";
@@ -171,8 +171,8 @@ function inspectBrief(entry: Entry): string {
 /*                                                   Tool                                                       */
 /* ----------------------------------------------------------------------------------------------------------- */
 
-function notB20(address: string, why: string): HttpError {
-  return new HttpError("not_b20_address", uncharged(`${address} ${why}`), [{ field: "address", message: why }]);
+function notB20(address: string, why: string): ServiceError {
+  return new ServiceError("not_b20_address", uncharged(`${address} ${why}`), [{ field: "address", message: why }]);
 }
 
 /** Checks the address form and that the factory created a token there; the token with its live reads. */

@@ -1,5 +1,5 @@
 import { type MissionTool, missionParamsSchema } from "@agent-tools/schema";
-import { HttpError } from "../http/errors.js";
+import { ServiceError } from "../errors/service-error.js";
 import type { MissionQueue } from "../store/mission-queue.js";
 import type { Tool } from "./types.js";
 import { resolveWallet } from "./wallet.js";
@@ -35,7 +35,7 @@ export function createDispatchTool(deps: { missions: MissionQueue; wake: () => v
     const params = missionParamsSchema(tool).parse(input.mission.params) as Record<string, unknown>;
     // The wallet tools default to the signed-in caller; a mission queued anonymously has none to default to.
     if (needsWallet(tool, params) && !resolveWallet(params.walletAddress as string | undefined, context.caller)) {
-      throw new HttpError(
+      throw new ServiceError(
         "invalid_request",
         `A ${tool} mission queued without signing in must name mission.params.walletAddress.`,
         [{ field: "mission.params.walletAddress", message: "required when not signed in" }],

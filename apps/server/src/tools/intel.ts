@@ -2,7 +2,7 @@ import type { RarityTable, RarityTierName } from "@agent-tools/contracts";
 import { type Clearance, clearanceMeets, clearances, type ToolName, toolNames, toolRoutes } from "@agent-tools/schema";
 import { agentName, EDITION } from "../agents/agent-records.js";
 import type { CollectionIndex, IndexedToken } from "../chain/collection-index.js";
-import { HttpError, uncharged } from "../http/errors.js";
+import { ServiceError, uncharged } from "../errors/service-error.js";
 import type { Tool } from "./types.js";
 import { listOf } from "./wording.js";
 
@@ -293,7 +293,7 @@ export const intelTool: Tool<"intel"> = async (params, context) => {
   // The route is for revealed agents and refuses others before any price is asked; this holds for any caller that
   // runs the tool directly (docs/decisions.md, "Only answers are paid").
   if (!ranking) {
-    throw new HttpError(
+    throw new ServiceError(
       "agent_not_revealed",
       uncharged(
         `${agentName(params.tokenId)} is not revealed yet: its traits, rarity tier, score and rank are set at reveal.`,

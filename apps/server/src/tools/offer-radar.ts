@@ -1,5 +1,5 @@
 import type { ToolOutput } from "@agent-tools/schema";
-import { HttpError, uncharged } from "../http/errors.js";
+import { ServiceError, uncharged } from "../errors/service-error.js";
 import type { Amount, Currency } from "../upstream/marketplace/amounts.js";
 import {
   getBestListings,
@@ -98,7 +98,7 @@ interface Scanned {
   name: string;
 }
 
-type Outcome = { ok: true; scanned: Scanned } | { ok: false; slug: string; error: HttpError | NotFound };
+type Outcome = { ok: true; scanned: Scanned } | { ok: false; slug: string; error: ServiceError | NotFound };
 
 class NotFound {
   readonly code = "collection_not_found";
@@ -109,7 +109,7 @@ class NotFound {
 }
 
 /** What an entry says about an upstream failure on its slug (the call itself is still answered and charged). */
-function entryError(error: HttpError | NotFound): { code: string; message: string } {
+function entryError(error: ServiceError | NotFound): { code: string; message: string } {
   if (error instanceof NotFound) return { code: error.code, message: error.message };
   const what =
     error.code === "upstream_timeout"
@@ -121,9 +121,9 @@ function entryError(error: HttpError | NotFound): { code: string; message: strin
 }
 
 /** 404 `collection_not_found` naming each slug asked for (by its place in `slugs`). */
-function noCollectionFound(asked: string[], unknown: string[]): HttpError {
+function noCollectionFound(asked: string[], unknown: string[]): ServiceError {
   const list = unknown.map((slug) => `'${slug}'`).join(", ");
-  return new HttpError(
+  return new ServiceError(
     "collection_not_found",
     uncharged(
       `The marketplace has no collection with the slug${unknown.length === 1 ? "" : "s"} ${list}.`,
@@ -133,7 +133,7 @@ function noCollectionFound(asked: string[], unknown: string[]): HttpError {
   );
 }
 
-function failedEntry(slug: string, error: HttpError | NotFound): Entry {
+function failedEntry(slug: string, error: ServiceError | NotFound): Entry {
   return {
     slug,
     rank: null,
@@ -164,7 +164,7 @@ async function scanCollection(deps: ToolDeps, slug: string, now: Date): Promise<
       getCollectionOffers(deps.marketplace, slug, COLLECTION_OFFERS_READ),
     ]);
   } catch (error) {
-    if (error instanceof HttpError && error.status >= 502) return { ok: false, slug, error };
+    if (error instanceof ServiceError && error.status >= 502) return { ok: false, slug, error };
     throw error;
   }
   if (!found || !listings || !offers) return { ok: false, slug, error: new NotFound(slug) };
@@ -309,8 +309,8 @@ export function createOfferRadarTool(deps: ToolDeps): Tool<"offerRadar"> {
 
     const scanned = outcomes.flatMap((o) => (o.ok ? [o.scanned] : []));
     const failures = outcomes.flatMap((o) => (o.ok ? [] : [o]));
-    const upstreamFailure = failures.find((f) => f.error instanceof HttpError)?.error;
-    if (scanned.length === 0 && upstreamFailure instanceof HttpError) throw upstreamFailure;
+    const upstreamFailure = failures.find((f) => f.error instanceof ServiceError)?.error;
+    if (scanned.length === 0 && upstreamFailure instanceof ServiceError) throw upstreamFailure;
     // No slug named a collection: nothing was found to answer with, so nothing is charged (docs/decisions.md,
     // "Only answers are paid").
     if (scanned.length === 0) throw noCollectionFound(params.slugs, slugs);

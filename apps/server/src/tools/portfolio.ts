@@ -1,6 +1,6 @@
 import { type ToolOutput, usdAmountText } from "@agent-tools/schema";
 import type { Address } from "viem";
-import { HttpError, uncharged } from "../http/errors.js";
+import { ServiceError, uncharged } from "../errors/service-error.js";
 import { type AccountNft, getAccountNfts, getOffersReceived } from "../upstream/marketplace/accounts.js";
 import type { Currency } from "../upstream/marketplace/amounts.js";
 import { MARKETPLACE_EVM_CHAINS } from "../upstream/marketplace/chains.js";
@@ -35,7 +35,7 @@ function walletOf(walletAddress: string | undefined, caller: Address | undefined
 
 function checkChain(chain: string): void {
   if (MARKETPLACE_EVM_CHAINS.includes(chain)) return;
-  throw new HttpError(
+  throw new ServiceError(
     "invalid_request",
     uncharged(
       `The marketplace does not list EVM NFTs on chain '${chain}'; use one of ${MARKETPLACE_EVM_CHAINS.join(", ")}.`,

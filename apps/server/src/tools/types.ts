@@ -3,6 +3,7 @@ import type { Address } from "viem";
 import type { B20Scanner } from "../chain/b20-scanner.js";
 import type { CollectionIndex, IndexedToken } from "../chain/collection-index.js";
 import type { MissionQueue } from "../store/mission-queue.js";
+import type { EligibilityTokens } from "../upstream/eligibility-tokens.js";
 import type { UpstreamClient } from "../upstream/upstream-client.js";
 
 /** What a tool gets besides its validated input; tools never see the HTTP request or response. */
@@ -20,7 +21,7 @@ export interface ToolContext {
 }
 
 /**
- * A tool: validated input in, the route's response out. A tool fails by throwing an HttpError (4xx, or
+ * A tool: validated input in, the route's response out. A tool fails by throwing an ServiceError (4xx, or
  * 502/503/504 for upstream trouble); a failed tool call is never charged.
  */
 export type Tool<N extends PaidRouteName> = (params: ToolParams<N>, context: ToolContext) => Promise<ToolOutput<N>>;
@@ -41,7 +42,7 @@ export interface ToolDeps {
    * OAuth token with `read:eligibility` for a wallet that authorized the service at the marketplace; the
    * marketplace answers eligibility only for such wallets.
    */
-  eligibilityToken: (wallet: string) => string | undefined;
+  eligibilityToken: EligibilityTokens;
   /** The mission queue, and a way to have due missions run now; without it `/dispatch` is not served. */
   missions?: { queue: MissionQueue; wake: () => void };
 }

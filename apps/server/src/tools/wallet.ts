@@ -1,5 +1,5 @@
 import { type Address, getAddress } from "viem";
-import { HttpError, uncharged } from "../http/errors.js";
+import { ServiceError, uncharged } from "../errors/service-error.js";
 
 /**
  * The wallet a wallet tool (drop radar's eligibility check, allowlist scan, portfolio, their missions) works on:
@@ -18,7 +18,7 @@ export function requireWallet(
 ): Address {
   const wallet = resolveWallet(walletAddress, caller);
   if (wallet) return wallet;
-  throw new HttpError("invalid_request", uncharged(refusal.message), [
+  throw new ServiceError("invalid_request", uncharged(refusal.message), [
     { field: refusal.field ?? "walletAddress", message: refusal.detail },
   ]);
 }

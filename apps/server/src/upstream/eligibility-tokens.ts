@@ -5,10 +5,12 @@
  * service (docs/deployment.md, "The marketplace").
  */
 import { readFile } from "node:fs/promises";
-import { StartupError, shortReason } from "../startup-checks.js";
-import type { ToolDeps } from "../tools/types.js";
+import { StartupError, shortReason } from "../errors/startup-error.js";
 
-export async function readEligibilityTokens(file: string): Promise<ToolDeps["eligibilityToken"]> {
+/** A wallet's marketplace token for its drop eligibility, when it granted one. */
+export type EligibilityTokens = (wallet: string) => string | undefined;
+
+export async function readEligibilityTokens(file: string): Promise<EligibilityTokens> {
   let json: unknown;
   try {
     json = JSON.parse(await readFile(file, "utf8"));

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { z } from "zod";
-import { HttpError, uncharged } from "../http/errors.js";
+import { ServiceError, uncharged } from "../errors/service-error.js";
 import type { RequestBudget } from "../limits/request-budget.js";
 import { type CircuitBreaker, createCircuitBreaker } from "./circuit-breaker.js";
 import { createSemaphore, QueueFullError } from "./semaphore.js";
@@ -53,7 +53,7 @@ export interface GetOptions<S extends z.ZodType> {
 }
 
 /** A 4xx answer other than a 404 asked to be `null`: `upstream_error` (502), with the upstream's status. */
-export class UpstreamStatusError extends HttpError {
+export class UpstreamStatusError extends ServiceError {
   constructor(
     readonly upstreamStatus: number,
     message: string,
@@ -184,26 +184,26 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     try {
       return { status: res.status, body: text ? JSON.parse(text) : undefined };
     } catch {
-      throw new HttpError("upstream_error", `${options.name} gave an answer that is not JSON.`);
+      throw new ServiceError("upstream_error", `${options.name} gave an answer that is not JSON.`);
     }
   }
 
-  function toHttpError(error: RetryableError): HttpError {
-    if (error.kind === "timeout") return new HttpError("upstream_timeout", uncharged(`${error.message}.`));
+  function toHttpError(error: RetryableError): ServiceError {
+    if (error.kind === "timeout") return new ServiceError("upstream_timeout", uncharged(`${error.message}.`));
     if (error.kind === "unavailable") {
       const seconds = Math.max(1, Math.ceil((error.retryAfterMs ?? breaker.retryInMs()) / 1000) || 5);
-      return new HttpError("upstream_unavailable", uncharged(`${error.message}.`, `retry in ${seconds} s`), [], {
+      return new ServiceError("upstream_unavailable", uncharged(`${error.message}.`, `retry in ${seconds} s`), [], {
         "Retry-After": String(seconds),
       });
     }
-    return new HttpError("upstream_error", uncharged(`${error.message}.`));
+    return new ServiceError("upstream_error", uncharged(`${error.message}.`));
   }
 
   /** 503 while the circuit is open: the upstream is not asked. */
   function refuseWhileOpen(): void {
     const closedIn = breaker.retryInMs();
     if (closedIn > 0) {
-      throw new HttpError(
+      throw new ServiceError(
         "upstream_unavailable",
         uncharged(`${options.name} is failing; calls are paused for ${Math.ceil(closedIn / 1000)} s.`),
         [],
@@ -217,7 +217,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     const wait = await options.budget?.take();
     if (wait === undefined) return;
     observer?.request("over_budget");
-    throw new HttpError(
+    throw new ServiceError(
       "upstream_unavailable",
       uncharged(`${options.name}'s request budget for this minute is spent.`, `retry in ${wait} s`),
       [],
@@ -264,7 +264,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         });
       } catch (error) {
         if (error instanceof QueueFullError) {
-          throw new HttpError(
+          throw new ServiceError(
             "upstream_unavailable",
             uncharged(`${options.name} is busy with other requests; retry in 1 s.`),
             [],
@@ -313,7 +313,10 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
             throw new UpstreamStatusError(status, uncharged(`${options.name} answered ${status}.`), body);
           const parsed = getOptions.schema.safeParse(body);
           if (!parsed.success) {
-            throw new HttpError("upstream_error", uncharged(`${options.name} gave an answer of an unexpected shape.`));
+            throw new ServiceError(
+              "upstream_error",
+              uncharged(`${options.name} gave an answer of an unexpected shape.`),
+            );
           }
           cache.set(key, parsed.data, getOptions.ttlMs ?? options.cacheTtlMs ?? 30_000);
           return parsed.data;

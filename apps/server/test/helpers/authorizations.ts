@@ -16,7 +16,7 @@ import {
   toHex,
   type WalletClient,
 } from "viem";
-import { transferWithAuthorizationTypes } from "../../src/payment/authorization-signer.js";
+import { transferWithAuthorizationTypes } from "../../src/schemes/exact/authorization-signer.js";
 
 export interface AuthorizationFields {
   from?: Address;

@@ -1,9 +1,9 @@
 import type { InProcessDevnet } from "@agent-tools/devnet";
 import pino from "pino";
 import type { PublicClient } from "viem";
-import { composeService, type Service } from "../../src/compose.js";
-import { loadConfig } from "../../src/config.js";
-import { listen, type RunningServer } from "../../src/server.js";
+import { loadConfig } from "../../src/config/config.js";
+import { composeService, type Service } from "../../src/startup/compose.js";
+import { listen, type RunningServer } from "../../src/startup/server.js";
 import { deploymentEnv } from "./deployment-env.js";
 import { DEVNET_PAYMENTS } from "./devnet-payments.js";
 import { devnets } from "./devnets.js";

@@ -2,10 +2,10 @@ import type { PaymentPayload, PaymentRequirements, SettleResponse } from "@x402/
 import express from "express";
 import type { PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { createExactEvmFacilitator } from "../../src/payment/exact-evm-facilitator.js";
-import { createSettlementBatcher } from "../../src/payment/settlement-batcher.js";
-import { createSettlementSender } from "../../src/payment/settlement-sender.js";
-import { listen, type RunningServer } from "../../src/server.js";
+import { createExactEvmFacilitator } from "../../src/schemes/exact/exact-evm-facilitator.js";
+import { createSettlementBatcher } from "../../src/settlement/settlement-batcher.js";
+import { createSettlementSender } from "../../src/settlement/settlement-sender.js";
+import { listen, type RunningServer } from "../../src/startup/server.js";
 
 export interface TestFacilitator {
   url: string;

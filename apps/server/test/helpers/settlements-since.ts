@@ -71,7 +71,7 @@ export async function settlementsSince(options: {
   const transfers = events.filter((e) => e.eventName === "Transfer" && getAddress(e.args.to!) === payTo);
   const onChain = new Map<string, Hex>();
   for (const transfer of transfers) {
-    // EIP-3009 tokens log the authorization's use right before its transfer (src/payment/chain-settlements.ts).
+    // EIP-3009 tokens log the authorization's use right before its transfer (src/schemes/exact/chain-settlements.ts).
     const used = events.find(
       (e) => e.transactionHash === transfer.transactionHash && e.logIndex === transfer.logIndex - 1,
     );

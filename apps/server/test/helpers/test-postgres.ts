@@ -4,7 +4,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { freePort } from "../../src/embedded-process.js";
+import { freePort } from "../../src/startup/embedded-process.js";
 
 /** Whether a Postgres server is installed here (Debian's layout). */
 export function hasPostgres(): boolean {

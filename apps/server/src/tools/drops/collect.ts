@@ -12,7 +12,7 @@
  * Paging follows `next` until a query has read `limit` drops that may qualify, at most 5 pages (2 per
  * per-chain query).
  */
-import { HttpError } from "../../http/errors.js";
+import { ServiceError } from "../../errors/service-error.js";
 import { KNOWN_DROP_CHAINS } from "../../upstream/marketplace/chains.js";
 import {
   MARKETPLACE_DROP_FEEDS,
@@ -102,7 +102,7 @@ async function readQuery(drops: MarketplaceDrops, query: Query, want: number, no
       // A chain of the known list the marketplace no longer takes: skip it.
       if (query.perChain) return [];
       if (query.chain) {
-        throw new HttpError("invalid_request", `The marketplace does not know the chain '${query.chain}'.`, [
+        throw new ServiceError("invalid_request", `The marketplace does not know the chain '${query.chain}'.`, [
           { field: "chain", message: `the marketplace does not list drops for chain '${query.chain}'` },
         ]);
       }

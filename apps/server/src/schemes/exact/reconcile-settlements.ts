@@ -1,0 +1,312 @@
+/**
+ * The ledger's account of calls cut short (a crash, a lost facilitator answer, a settlement that reverted): each
+ * pending claim is brought to a final state from what the payment chain shows. A claim whose payment was settled,
+ * by the rule of ./chain-settlements.ts, is recorded with that transaction; any other claim is given back once its
+ * authorization has expired, whatever else used it (a cancellation, another authorization on the same nonce, a
+ * transaction that reverted), since it can then never pay. Every instance applies the same rule to the same chain,
+ * so instances reconciling together agree (docs/threat-model.md, "Settlements").
+ */
+import type { Logger } from "pino";
+import { getAddress, type Hash, type Hex, type PublicClient } from "viem";
+import type { PendingSettlement, SettlementLedger } from "../../store/settlement-ledger.js";
+import { ANSWER_RETENTION_MS } from "../../store/settlement-ledger.js";
+import { isCountingSettlement, settlementEventsAbi } from "./chain-settlements.js";
+
+/** `authorizationState` of an EIP-3009 token. */
+const authorizationStateAbi = [
+  {
+    type: "function",
+    name: "authorizationState",
+    stateMutability: "view",
+    inputs: [
+      { name: "authorizer", type: "address" },
+      { name: "nonce", type: "bytes32" },
+    ],
+    outputs: [{ type: "bool" }],
+  },
+] as const;
+
+/** What the chain says of one claimed payment. */
+export interface ChainVerdict {
+  /** The authorization's nonce is used (settled, canceled, or taken by another authorization). */
+  used: boolean;
+  /** The settlement that paid this claim, when there is one. */
+  settlement?: { transaction: Hex; settledAt: Date };
+}
+
+/** Reads the payment chain for a page of claims. */
+export interface SettlementFinder {
+  find(claims: PendingSettlement[]): Promise<Map<string, ChainVerdict>>;
+}
+
+export interface SettlementFinderOptions {
+  client: PublicClient;
+  /** Most blocks asked for in one `eth_getLogs` call (providers cap the range). Default 5,000. */
+  maxLogRange?: bigint;
+  /** Reads in flight at once. Default 8. */
+  concurrency?: number;
+}
+
+/** How long before its claim a payment's settlement may have been mined (clock skew between us and the chain). */
+const CLAIM_SKEW_SECONDS = 120n;
+
+/** Runs `work` over `items`, `limit` at a time. */
+async function eachLimit<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        results[i] = await work(items[i]!);
+      }
+    }),
+  );
+  return results;
+}
+
+/**
+ * Finds settlements the way the chain can be asked at scale: one state read per claim, and for the claims whose
+ * authorization is used, the `AuthorizationUsed` logs of the page in one query per range of `maxLogRange` blocks,
+ * from a little before the oldest of those claims to the head; each candidate transaction's receipt is read once.
+ */
+export function createSettlementFinder(options: SettlementFinderOptions): SettlementFinder {
+  const { client } = options;
+  const maxLogRange = options.maxLogRange ?? 5000n;
+  const concurrency = options.concurrency ?? 8;
+  const timestamps = new Map<bigint, bigint>();
+
+  async function timestampOf(block: bigint): Promise<bigint> {
+    let known = timestamps.get(block);
+    if (known === undefined) {
+      known = (await client.getBlock({ blockNumber: block })).timestamp;
+      if (timestamps.size > 4096) timestamps.clear();
+      timestamps.set(block, known);
+    }
+    return known;
+  }
+
+  /** The last block at or before `seconds` (0 when none is): steps back from the head, then halves the gap. */
+  async function blockAtOrBefore(seconds: bigint, head: bigint): Promise<bigint> {
+    if ((await timestampOf(head)) <= seconds) return head;
+    let high = head;
+    let step = 1n;
+    let low = head - step;
+    while (low > 0n && (await timestampOf(low)) > seconds) {
+      high = low;
+      step *= 2n;
+      low = head - step > 0n ? head - step : 0n;
+    }
+    if (low <= 0n && (await timestampOf(0n)) > seconds) return 0n;
+    // timestamp(low) <= seconds < timestamp(high)
+    while (high - low > 1n) {
+      const middle = (low + high) / 2n;
+      if ((await timestampOf(middle)) <= seconds) low = middle;
+      else high = middle;
+    }
+    return low;
+  }
+
+  return {
+    async find(claims) {
+      const verdicts = new Map<string, ChainVerdict>();
+      const states = await eachLimit(claims, concurrency, (claim) =>
+        client.readContract({
+          address: getAddress(claim.asset),
+          abi: authorizationStateAbi,
+          functionName: "authorizationState",
+          args: [getAddress(claim.payer), claim.nonce as Hex],
+        }),
+      );
+      const used = claims.filter((_, i) => states[i]);
+      for (const [i, claim] of claims.entries()) if (!states[i]) verdicts.set(claim.paymentKey, { used: false });
+      if (used.length === 0) return verdicts;
+
+      const head = await client.getBlockNumber({ cacheTime: 0 });
+      const oldest = used.reduce((a, b) => (a.claimedAt < b.claimedAt ? a : b)).claimedAt;
+      const since = BigInt(Math.floor(oldest.getTime() / 1000)) - CLAIM_SKEW_SECONDS;
+      const fromBlock = await blockAtOrBefore(since, head);
+      const wanted = new Map(used.map((claim) => [`${getAddress(claim.payer)}:${claim.nonce.toLowerCase()}`, claim]));
+      const candidates = new Map<string, Set<Hash>>();
+      for (const asset of new Set(used.map((claim) => getAddress(claim.asset)))) {
+        const ofAsset = used.filter((claim) => getAddress(claim.asset) === asset);
+        for (let start = fromBlock; start <= head; start += maxLogRange) {
+          const end = start + maxLogRange - 1n < head ? start + maxLogRange - 1n : head;
+          const logs = await client.getContractEvents({
+            address: asset,
+            abi: settlementEventsAbi,
+            eventName: "AuthorizationUsed",
+            args: {
+              authorizer: [...new Set(ofAsset.map((claim) => getAddress(claim.payer)))],
+              nonce: ofAsset.map((claim) => claim.nonce as Hex),
+            },
+            fromBlock: start,
+            toBlock: end,
+          });
+          for (const log of logs) {
+            const claim = wanted.get(`${getAddress(log.args.authorizer!)}:${log.args.nonce!.toLowerCase()}`);
+            if (!claim || !log.transactionHash) continue;
+            const set = candidates.get(claim.paymentKey) ?? new Set<Hash>();
+            set.add(log.transactionHash);
+            candidates.set(claim.paymentKey, set);
+          }
+        }
+      }
+      const receipts = new Map<Hash, Awaited<ReturnType<PublicClient["getTransactionReceipt"]>>>();
+      const hashes = [...new Set([...candidates.values()].flatMap((set) => [...set]))];
+      await eachLimit(hashes, concurrency, async (hash) => {
+        receipts.set(hash, await client.getTransactionReceipt({ hash }));
+      });
+      for (const claim of used) {
+        const expected = {
+          asset: getAddress(claim.asset),
+          payer: getAddress(claim.payer),
+          payTo: getAddress(claim.payTo),
+          amount: BigInt(claim.amount),
+          nonce: claim.nonce as Hex,
+        };
+        const paid = [...(candidates.get(claim.paymentKey) ?? [])]
+          .map((hash) => receipts.get(hash)!)
+          .find((receipt) => isCountingSettlement(receipt, expected));
+        verdicts.set(
+          claim.paymentKey,
+          paid
+            ? {
+                used: true,
+                settlement: {
+                  transaction: paid.transactionHash,
+                  settledAt: new Date(Number(await timestampOf(paid.blockNumber)) * 1000),
+                },
+              }
+            : { used: true },
+        );
+      }
+      return verdicts;
+    },
+  };
+}
+
+export interface ReconcileResult {
+  /** Found settled on chain and recorded. */
+  settled: number;
+  /** Expired without a settlement that paid them: given back. */
+  dropped: number;
+  /** Not decided yet (still valid, or the chain did not answer). */
+  open: number;
+  /** Answers kept for payment identifiers past their time, forgotten (../../paid-call/payment-identifier.ts). */
+  forgotten: number;
+}
+
+/**
+ * Passes over the ledger's pending claims, on demand or on a timer; each pass also forgets the answers kept for
+ * payment identifiers once their time is over.
+ */
+export interface SettlementReconciler {
+  /** One pass; `graceMs` overrides the default (0 at start-up: every claim left over is from before). */
+  reconcile(options?: { graceMs?: number }): Promise<ReconcileResult>;
+  start(intervalMs: number): void;
+  stop(): void;
+}
+
+/** Claims read from the ledger, and from the chain, at a time. */
+const PAGE = 100;
+/** How long past `validBefore` a claim waits before it is given back: a settlement mined at the very end is seen. */
+const EXPIRY_MARGIN_MS = 30_000;
+
+export function createSettlementReconciler(deps: {
+  ledger: SettlementLedger;
+  finder: SettlementFinder;
+  /** The payment network (`eip155:<id>`) the finder reads; claims on another network are left alone. */
+  network: string;
+  logger: Logger;
+  now?: () => Date;
+  /** Claims younger than this are calls still in flight: left to them. */
+  graceMs?: number;
+}): SettlementReconciler {
+  const { ledger, finder, network, logger } = deps;
+  const now = deps.now ?? (() => new Date());
+  const graceMs = deps.graceMs ?? 30_000;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<ReconcileResult> | undefined;
+
+  async function decide(claims: PendingSettlement[], result: ReconcileResult): Promise<void> {
+    const ours = claims.filter((claim) => claim.network === network);
+    result.open += claims.length - ours.length;
+    if (ours.length === 0) return;
+    let verdicts: Map<string, ChainVerdict>;
+    try {
+      verdicts = await finder.find(ours);
+    } catch (error) {
+      logger.warn({ err: error, claims: ours.length }, "could not read pending settlements from the chain");
+      result.open += ours.length;
+      return;
+    }
+    for (const claim of ours) {
+      const verdict = verdicts.get(claim.paymentKey);
+      if (verdict?.settlement) {
+        await ledger.markSettled(claim.paymentKey, verdict.settlement.transaction, verdict.settlement.settledAt);
+        logger.warn(
+          { paymentKey: claim.paymentKey, transaction: verdict.settlement.transaction },
+          "recorded a cut-short settlement",
+        );
+        result.settled += 1;
+      } else if (verdict && claim.validBefore.getTime() + EXPIRY_MARGIN_MS < now().getTime()) {
+        await ledger.release(claim.paymentKey);
+        logger.info(
+          { paymentKey: claim.paymentKey, authorizationUsed: verdict.used },
+          verdict.used
+            ? "gave back an expired payment claim whose authorization was used without paying"
+            : "gave back an unsettled, expired payment claim",
+        );
+        result.dropped += 1;
+      } else {
+        result.open += 1;
+      }
+    }
+  }
+
+  async function reconcileOnce(grace: number): Promise<ReconcileResult> {
+    const result: ReconcileResult = { settled: 0, dropped: 0, open: 0, forgotten: 0 };
+    // Without a grace period every pending claim is a leftover (at start, in tests): none is left out by a clock
+    // comparison that a claim made in the same millisecond could lose.
+    const olderThan = grace > 0 ? new Date(now().getTime() - grace) : undefined;
+    let after: string | undefined;
+    for (;;) {
+      const page = await ledger.pending({
+        ...(olderThan ? { olderThan } : {}),
+        ...(after ? { after } : {}),
+        limit: PAGE,
+      });
+      if (page.length === 0) break;
+      await decide(page, result);
+      after = page.at(-1)!.paymentKey;
+      if (page.length < PAGE) break;
+    }
+    try {
+      result.forgotten = await ledger.forgetAnswers(new Date(now().getTime() - ANSWER_RETENTION_MS));
+    } catch (error) {
+      logger.warn({ err: error }, "could not forget the answers kept past their time");
+    }
+    return result;
+  }
+
+  const reconcile = (options: { graceMs?: number } = {}) => {
+    running ??= reconcileOnce(options.graceMs ?? graceMs).finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+
+  return {
+    reconcile,
+    start(intervalMs) {
+      timer = setInterval(() => {
+        reconcile().catch((error) => logger.error({ err: error }, "settlement reconciliation failed"));
+      }, intervalMs);
+      timer.unref();
+    },
+    stop() {
+      clearInterval(timer);
+    },
+  };
+}
