@@ -9,7 +9,7 @@ import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { type Address, createPublicClient, custom, type Hex, type PublicClient, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readPayment } from "../src/schemes/exact/payment-payload.js";
+import { readPayment } from "../src/schemes/exact/exact-scheme.js";
 import { createSettlementFinder } from "../src/schemes/exact/reconcile-settlements.js";
 import { createDispatchTool } from "../src/tools/dispatch.js";
 import type { ToolSet } from "../src/tools/types.js";

@@ -107,3 +107,21 @@ export interface PaidCallDeps {
   /** Counts refusals by reason, metrics or not (the operator console shows them). */
   refusalCounts?: RefusalCounts;
 }
+
+/** What the steps of a paid call share (./admit-call.ts, ./settle-call.ts). */
+export interface PaidCallContext {
+  payments: PaymentService;
+  collection: CollectionIndex;
+  metrics?: PaidCallDeps["metrics"];
+  /** Answers 402 with a reason, counted (./refuse.ts). */
+  refuse: Refuse;
+}
+
+/** Refuses a call with 402: its reason and sentence in x402's `PaymentRequired`, quoting `point` (counted). */
+export type Refuse = (
+  route: ToolRoute,
+  method: CallMethod,
+  point: PricePoint | undefined,
+  reason: PaymentRefusalReason,
+  sentence: string,
+) => { admitted: false; settled: false; refusal: Refusal };

@@ -5,15 +5,16 @@
  */
 import type { PaymentPayload } from "@x402/core/types";
 import { type Address, getAddress } from "viem";
-import type { SignedRequirement } from "../schemes/exact/authorization-signer.js";
 import { settlementsKeepFailing } from "./call-bookkeeping.js";
+import type { PaymentScheme, SignedRequirement } from "./payment-scheme.js";
 import type { PaymentService } from "./payment-service.js";
 
 export type PayerCheck = { ok: true; payer: Address } | { ok: false; sentence: string };
 
 /** The payer of `payload`, or why it is refused (402 `invalid_payment`); throws 429 for a payer past its budget. */
 export async function checkPayer(
-  payments: Pick<PaymentService, "authorizationSigner" | "settlementFailures">,
+  payments: Pick<PaymentService, "settlementFailures">,
+  scheme: PaymentScheme,
   payload: PaymentPayload,
   requirements: SignedRequirement,
   named: string,
@@ -22,7 +23,7 @@ export async function checkPayer(
   field?: string,
 ): Promise<PayerCheck> {
   const payer = getAddress(named);
-  if ((await payments.authorizationSigner(payload, requirements)) !== payer) {
+  if ((await scheme.signer(payload, requirements)) !== payer) {
     return { ok: false, sentence: "the authorization is not signed by its payer" };
   }
   // A holder's price and views are the holder's own.

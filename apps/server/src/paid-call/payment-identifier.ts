@@ -12,11 +12,12 @@ import {
   extractAndValidatePaymentIdentifier,
   PAYMENT_IDENTIFIER,
 } from "@x402/extensions/payment-identifier";
-import { type Address, getAddress } from "viem";
+import type { Address } from "viem";
 import { ServiceError, uncharged } from "../errors/service-error.js";
-import { type DecodedPayment, eip3009PayloadSchema, paymentKey } from "../schemes/exact/payment-payload.js";
 import { ANSWER_RETENTION_MS, type IdentifiedPayment, type KeptAnswer } from "../store/settlement-ledger.js";
 import { checkPayer } from "./payer-checks.js";
+import type { DecodedPayment } from "./payment-payload.js";
+import { schemeOf } from "./payment-scheme.js";
 import type { PaymentService } from "./payment-service.js";
 
 /**
@@ -117,15 +118,15 @@ export async function recall(
   // The service's own declaration echoed back without an id: a call like any other.
   if (!id) return { kind: "new" };
   const identifier = { paymentId: id, requestHash: requestHash(call.route, call.params, call.caller) };
-  const authorization = eip3009PayloadSchema.safeParse(payload.payload);
-  if (!authorization.success) return { kind: "new", identifier };
-  const payer = getAddress(authorization.data.authorization.from);
+  const scheme = schemeOf(payments.schemes, call.requirements);
+  const payer = scheme.payerOf(payload);
+  if (!payer) return { kind: "new", identifier };
   const known = await payments.ledger.identified(payer, id);
   if (!known) return { kind: "new", identifier };
   // Nothing is said of a payer's identifier, nor handed out, before the payment is known to be the payer's own.
-  const checked = await checkPayer(payments, payload, call.requirements, payer, call.caller, call.paymentField);
+  const checked = await checkPayer(payments, scheme, payload, call.requirements, payer, call.caller, call.paymentField);
   if (!checked.ok) return { kind: "refused", sentence: checked.sentence };
-  const key = paymentKey(payload);
+  const key = scheme.keyOf(payload);
   if (known.paymentKey !== key || known.requestHash !== identifier.requestHash) throw conflict(id, known, key);
   if (known.status === "pending") return { kind: "new", identifier };
   if (known.answer) {

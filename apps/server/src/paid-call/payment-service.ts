@@ -3,11 +3,11 @@ import type { Logger } from "pino";
 import type { Address } from "viem";
 import type { CallLimiter } from "../limits/call-limiter.js";
 import type { FailureBudget } from "../limits/failure-budget.js";
-import type { AuthorizationSigner } from "../schemes/exact/authorization-signer.js";
 import type { Facilitator } from "../settlement/facilitator.js";
 import type { SettlementsAhead } from "../settlement/settlement-batcher.js";
 import type { SettlementLedger } from "../store/settlement-ledger.js";
 import type { SignInNonceStore } from "../store/sign-in-nonces.js";
+import type { PaymentSchemes } from "./payment-scheme.js";
 import type { ReceiptIssuer } from "./receipts.js";
 import type { ReplayGuard } from "./replay-guard.js";
 
@@ -25,8 +25,8 @@ export interface PaymentService {
   payerBalance(payer: Address): Promise<bigint>;
   /** Paid calls per payer, in flight and per second, in this instance: past them, 429 before anything runs. */
   payerLimits: CallLimiter;
-  /** Who signed a payment: asked before anything is done in the payer's name (../schemes/exact/authorization-signer.ts). */
-  authorizationSigner: AuthorizationSigner;
+  /** The payment schemes the service takes, by name (`accepts[].scheme`): what is particular to each. */
+  schemes: PaymentSchemes;
   /** Each payer's failed settlements: past the budget, its payments are refused before any tool runs. */
   settlementFailures: FailureBudget;
   /** The durable record of payments: claimed before a call runs, settled before its answer leaves. */
@@ -36,11 +36,6 @@ export interface PaymentService {
   /** CAIP-2 chains accepted in sign-in messages. */
   signInChains: string[];
   anonymousAccess: boolean;
-  /**
-   * Seconds a payment must still be valid for when its call is admitted: time to run the tool and settle, plus
-   * the settlement batch's window (../schemes/exact/payment-payload.ts, `settlementMarginSeconds`).
-   */
-  settlementMarginSeconds: number;
   /**
    * Paid requests that came and whose settlement is not asked for yet (nor refused or released): a settlement
    * batch waits for these, and leaves once none is left (../settlement/settlement-batcher.ts).

@@ -1,22 +1,7 @@
-import {
-  type PaymentRefusalReason,
-  type PricePoint,
-  paymentRefusal,
-  routePaymentRequirements,
-  type ToolRoute,
-} from "@agent-tools/schema";
-import { buildPaymentRequired, type CallMethod } from "./challenge.js";
-import type { PaidCallDeps, Refusal } from "./paid-call-types.js";
+import { paymentRefusal, routePaymentRequirements } from "@agent-tools/schema";
+import { buildPaymentRequired } from "./challenge.js";
+import type { PaidCallDeps, Refuse } from "./paid-call-types.js";
 import type { PaymentService } from "./payment-service.js";
-
-/** Refuses a call with 402: its reason and sentence in x402's `PaymentRequired`, quoting `point` (counted). */
-export type Refuse = (
-  route: ToolRoute,
-  method: CallMethod,
-  point: PricePoint | undefined,
-  reason: PaymentRefusalReason,
-  sentence: string,
-) => { admitted: false; settled: false; refusal: Refusal };
 
 export function createRefuser(
   payments: PaymentService,

@@ -18,6 +18,7 @@ import { createReceiptIssuer, type ReceiptIssuer } from "../paid-call/receipts.j
 import { createMemoryReplayGuard } from "../paid-call/replay-guard.js";
 import { createAuthorizationSigner, type RecoverTypedDataSigner } from "../schemes/exact/authorization-signer.js";
 import { createExactEvmFacilitator } from "../schemes/exact/exact-evm-facilitator.js";
+import { createExactScheme } from "../schemes/exact/exact-scheme.js";
 import { settlementMarginSeconds } from "../schemes/exact/payment-payload.js";
 import { createBlockClock } from "../settlement/block-clock.js";
 import type { Facilitator } from "../settlement/facilitator.js";
@@ -154,7 +155,7 @@ export async function paymentDeps(
       name: "payer",
       ...(options.rates ? { rates: options.rates } : {}),
     }),
-    authorizationSigner,
+    schemes: { exact: createExactScheme({ signer: authorizationSigner, marginSeconds }) },
     settlementFailures: createFailureBudget(
       { failures: config.limits.failedSettlementsPerHour, windowSeconds: 3600 },
       { name: "settlement_failures", ...(options.rates ? { rates: options.rates } : {}) },
@@ -167,7 +168,6 @@ export async function paymentDeps(
     signIns: stores.signIns,
     signInChains: [...new Set([`eip155:${l1ChainId}`, config.payment.network])],
     anonymousAccess: config.anonymousAccess,
-    settlementMarginSeconds: marginSeconds,
     settlementsAhead,
     ...(receipts ? { receipts } : {}),
     now: () => new Date(),

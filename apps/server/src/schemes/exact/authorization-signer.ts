@@ -6,6 +6,7 @@
  */
 import type { PaymentPayload } from "@x402/core/types";
 import { type Address, getAddress, type Hex, type TypedDataDefinition } from "viem";
+import type { SignedRequirement } from "../../paid-call/payment-scheme.js";
 import { recoverTypedDataSigner } from "../../signatures/recover-signer.js";
 import { eip3009PayloadSchema } from "./payment-payload.js";
 
@@ -23,13 +24,6 @@ export const transferWithAuthorizationTypes = {
 
 /** Recovers a typed-data signer (replaceable, so that a test can count recoveries). */
 export type RecoverTypedDataSigner = (parameters: TypedDataDefinition & { signature: Hex }) => Promise<Address>;
-
-/** What of a payment requirement the signature is checked against: the chain, the asset and its EIP-712 domain. */
-export interface SignedRequirement {
-  network: string;
-  asset: string;
-  extra?: Record<string, unknown>;
-}
 
 /** The signer of a payment's authorization, or undefined when the payment carries none that can be read. */
 export type AuthorizationSigner = (

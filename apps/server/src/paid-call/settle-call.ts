@@ -1,0 +1,154 @@
+/**
+ * The second half of a paid call, once its tool ran: `settleCall` takes the payment of a call whose tool answered,
+ * `releaseCall` gives everything back when the tool failed, so a failed call costs nothing.
+ */
+import type { SettleResponse } from "@x402/core/types";
+import { settlementRefusal } from "../settlement/facilitator-refusals.js";
+import {
+  countSettlementFailure,
+  keepAnswer,
+  recordSettlement,
+  releaseSignIn,
+  SETTLEMENT_PENDING,
+  spendSignIn,
+  unconfirmed,
+} from "./call-bookkeeping.js";
+import { paidResourceUrl } from "./challenge.js";
+import type { AdmittedCall, PaidCallContext, Settlement } from "./paid-call-types.js";
+import { keptAnswer } from "./payment-identifier.js";
+
+/**
+ * Takes the payment of a call whose tool answered; the ledger records it (and the answer, for a call that named a
+ * payment identifier) before this resolves.
+ */
+export async function settleCall(
+  context: PaidCallContext,
+  call: AdmittedCall,
+  answer: { status: number; output: unknown },
+): Promise<Settlement> {
+  const { payments, metrics } = context;
+  if (call.paidBefore) {
+    // Paid before and cut before its answer was kept: this answer is kept now, and nothing is taken again.
+    const settlement = await withReceipt(context, call, call.paidBefore);
+    await keepAnswer(payments, call.payment.key, keptAnswer(answer, settlement));
+    call.slot.release();
+    return { settled: true, settlement };
+  }
+  const started = performance.now();
+  let settlement: SettleResponse;
+  try {
+    call.settlementAsked?.();
+    settlement = await payments.facilitator.settle(call.payment.payload, call.price.requirements as never);
+  } catch (error) {
+    call.timings.push(["settle", performance.now() - started]);
+    // The settlement may have gone through before the answer was lost: the claim stays pending until the
+    // reconciler reads the chain, so the payment is neither recorded twice nor reused meanwhile.
+    await releaseGuards(context, call);
+    payments.logger?.error(
+      { err: error, requestId: call.requestId, paymentKey: call.payment.key },
+      "settlement failed",
+    );
+    throw unconfirmed();
+  }
+  if (settlement.success) settlement = await withReceipt(context, call, settlement);
+  call.timings.push(["settle", performance.now() - started]);
+  if (!settlement.success) return settlementFailed(context, call, settlement);
+  await recordSettlement(
+    payments,
+    call.payment.key,
+    settlement.transaction,
+    call.identifier ? keptAnswer(answer, settlement) : undefined,
+  );
+  payments.payments.consume(call.payment.key);
+  call.slot.release();
+  if (call.caller && call.signInNonce) await spendSignIn(payments, call.caller, call.signInNonce);
+  const labels = { route: call.route.path, price_point: call.price.point };
+  metrics?.paidCalls.inc({ ...labels, outcome: "settled" });
+  metrics?.settledAmount.inc(labels, Number(call.price.requirements.amount));
+  return { settled: true, settlement };
+}
+
+/**
+ * A payment that was verified and then failed to settle: it counts against the payer's budget, unless its fate is
+ * only not known yet. Sent but not seen through, it is left to the reconciler; refused, it is given back and the
+ * caller is answered 402.
+ */
+async function settlementFailed(
+  context: PaidCallContext,
+  call: AdmittedCall,
+  settlement: SettleResponse,
+): Promise<Settlement> {
+  const { payments } = context;
+  if (settlement.errorReason !== SETTLEMENT_PENDING) await countSettlementFailure(payments, call.payment.payer);
+  if (settlement.transaction) {
+    // Sent, but not seen through (a receipt that did not come in time): the payer may be charged, so the claim is
+    // kept for the reconciler, which records it once mined or gives it back once it expires.
+    await releaseGuards(context, call);
+    payments.logger?.warn(
+      {
+        requestId: call.requestId,
+        paymentKey: call.payment.key,
+        transaction: settlement.transaction,
+        reason: settlement.errorReason,
+      },
+      "settlement not confirmed; left for reconciliation",
+    );
+    throw unconfirmed();
+  }
+  await releaseGuards(context, call);
+  await payments.ledger.release(call.payment.key);
+  payments.logger?.warn(
+    {
+      requestId: call.requestId,
+      paymentKey: call.payment.key,
+      errorReason: settlement.errorReason,
+      errorMessage: settlement.errorMessage,
+    },
+    "settlement refused by the facilitator",
+  );
+  const refusal = settlementRefusal(settlement.errorReason);
+  return context.refuse(call.route, call.method, call.price.point, refusal.reason, refusal.sentence);
+}
+
+/** Gives the payment and the sign-in back: the tool failed, so the call costs nothing. */
+export async function releaseCall(context: PaidCallContext, call: AdmittedCall): Promise<void> {
+  if (call.paidBefore) {
+    // Run again and failed: its payment stays the one settled before; only the slot is given back.
+    call.slot.release();
+    return;
+  }
+  call.settlementAsked?.();
+  await releaseGuards(context, call);
+  await context.payments.ledger.release(call.payment.key);
+  context.metrics?.paidCalls.inc({ route: call.route.path, price_point: call.price.point, outcome: "released" });
+}
+
+/**
+ * The settlement with the service's signed receipt, when it signs them. A receipt that cannot be signed is left
+ * out, logged: the call was paid and its answer is not withheld for it.
+ */
+async function withReceipt(
+  context: PaidCallContext,
+  call: AdmittedCall,
+  settlement: SettleResponse,
+): Promise<SettleResponse> {
+  const { payments } = context;
+  if (!payments.receipts) return settlement;
+  try {
+    return await payments.receipts.withReceipt(
+      settlement,
+      paidResourceUrl(call.route, call.method, payments.publicUrl),
+    );
+  } catch (error) {
+    payments.logger?.error({ err: error, requestId: call.requestId }, "could not sign the receipt");
+    return settlement;
+  }
+}
+
+/** This instance's fast guard and the sign-in; the ledger's claim is the caller's to keep or give back. */
+async function releaseGuards(context: PaidCallContext, call: AdmittedCall): Promise<void> {
+  const { payments } = context;
+  payments.payments.release(call.payment.key);
+  call.slot.release();
+  if (call.caller && call.signInNonce) await releaseSignIn(payments, call.caller, call.signInNonce);
+}
