@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
 import { dispatchResponseSchema, type LedgerReport, paidRoutes } from "@agent-tools/sdk";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { missionParams, nextMorningUtc, parseRunAt } from "../src/missions.js";
+import { missionParams, nextMorningUtc, parseRunAt } from "../src/commands/mission-params.js";
 
 const bin = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
 

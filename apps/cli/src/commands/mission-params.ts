@@ -1,17 +1,13 @@
+// dispatch's --run-at (a time or a delay) and the mission's params (--param, --params), typed by the tool's schema.
 import {
-  type DispatchOutput,
-  type ListMissionsOutput,
-  type Mission,
   type MissionTool,
   missionParamsSchema,
   queryToInput,
   type RequestField,
   requestFields,
 } from "@agent-tools/sdk/contracts";
-import { UsageError } from "./exit-codes.js";
-import type { Style } from "./render.js";
-import { table } from "./render.js";
-import { kebab } from "./tool-options.js";
+import { UsageError } from "../exit-codes.js";
+import { kebab } from "../tool-options.js";
 
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 const ISO = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})?)?$/i;
@@ -98,59 +94,4 @@ export function missionParams(tool: MissionTool, pairs: string[] = [], json?: st
   }
   if ("tokenId" in base) throw new UsageError("the mission's agent is --token-id, not a field of --params.");
   return { ...base, ...queryToInput(schema, query) };
-}
-
-const shortId = (id: string) => id.slice(0, 8);
-
-/** The brief's pointer to the HTTP route that lists missions: the CLI names its own command instead. */
-const HTTP_FOLLOW_UP = /\s*See its result with GET \/dispatch\?tokenId=\d+\.\s*$/;
-
-/** `agent-tools dispatch`: the brief and the queued mission, and the one command that follows it. */
-export function renderDispatch(result: DispatchOutput, style: Style): string {
-  const { mission } = result;
-  const brief = result.brief.replace(HTTP_FOLLOW_UP, "");
-  const rows: [string, string][] = [
-    ["id", mission.id],
-    ["tool", mission.tool],
-    ["runAt", mission.runAt],
-    ["status", mission.status],
-  ];
-  if (Object.keys(mission.params).length > 0) rows.push(["params", JSON.stringify(mission.params)]);
-  return (
-    `${brief}\n\n` +
-    `${rows.map(([key, value]) => `${style.dim(key.padEnd(8))} ${value}`).join("\n")}\n\n` +
-    `${style.dim(`Follow it with: agent-tools missions --token-id ${mission.tokenId}`)}\n`
-  );
-}
-
-function missionRow(mission: Mission): Record<string, unknown> {
-  return {
-    id: shortId(mission.id),
-    tool: mission.tool,
-    status: mission.status,
-    runAt: mission.runAt,
-    finishedAt: mission.finishedAt,
-    attempts: mission.attempts,
-    error: mission.error ? `${mission.error.code}: ${mission.error.message}` : null,
-  };
-}
-
-/** `agent-tools missions`: the brief, counts by status, a table of missions and the briefs of their results. */
-export function renderMissions(result: ListMissionsOutput, style: Style): string {
-  const { counts } = result;
-  const parts = [
-    result.brief,
-    `${style.bold(`missions (${result.missions.length})`)} ${style.dim(
-      `· queued ${counts.queued} · running ${counts.running} · done ${counts.done} · failed ${counts.failed}`,
-    )}\n${table(result.missions.map(missionRow), style)}`,
-  ];
-  const results = result.missions.filter((m) => m.result && typeof m.result.brief === "string");
-  if (results.length > 0) {
-    parts.push(
-      `${style.bold("results")}\n${results
-        .map((m) => `${style.dim(`${shortId(m.id)} ${m.tool}`)}  ${String(m.result!.brief)}`)
-        .join("\n")}`,
-    );
-  }
-  return `${parts.filter(Boolean).join("\n\n")}\n`;
 }
