@@ -39,8 +39,9 @@ import {
   getRegistration,
 } from "./actions/public.js";
 import type { ClientContext } from "./context.js";
+import { paymentLimits } from "./payment-policy.js";
 import { createTransport } from "./transport.js";
-import { usdToUnits } from "./units.js";
+import { unitsToUsd } from "./units.js";
 
 /** How to create a client: the service, and who signs in and pays. */
 export interface AgentToolsClientOptions {
@@ -50,6 +51,11 @@ export interface AgentToolsClientOptions {
   account?: LocalAccount;
   /** The most the client pays for one call, in USD (default "1.00", the highest price). Checked before signing. */
   maxPaymentPerCall?: string | number;
+  /**
+   * The most the client pays over all its calls, in USD (default: no limit): a quote that would take it past this is
+   * refused before signing (`PaymentRequiredError`, reason `over_budget`). See {@link AgentToolsClient.spentUsd}.
+   */
+  budget?: string | number;
   /** Sign in with the account so holders pay the discounted price (default true); false calls anonymously. */
   signIn?: boolean;
   /** A fetch implementation; defaults to the global one. */
@@ -193,6 +199,13 @@ export interface AgentToolsClient extends ToolMethods {
    * const doc = await client.openapi(); // doc.openapi === "3.1.0"
    */
   openapi(): Promise<GetOpenApiReturnType>;
+  /**
+   * What this client's paid calls have cost so far, in USD: what counts against `budget`.
+   * @example
+   * await client.intel({ tokenId: 1 });
+   * console.log(client.spentUsd()); // "0.01" for a holder
+   */
+  spentUsd(): string;
   /** The address that signs in and pays, if any. */
   readonly address: string | undefined;
 }
@@ -210,7 +223,8 @@ export function createAgentToolsClient(options: AgentToolsClientOptions): AgentT
     transport: createTransport({ baseUrl: options.baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}) }),
     account: options.account,
     signIn: options.signIn ?? true,
-    maxPaymentUnits: usdToUnits(options.maxPaymentPerCall ?? "1.00"),
+    limits: paymentLimits(options),
+    spending: { spentUnits: 0n },
     ...(options.receiptSigner ? { receiptSigner: options.receiptSigner } : {}),
     learnt: {},
   };
@@ -235,6 +249,7 @@ export function createAgentToolsClient(options: AgentToolsClientOptions): AgentT
     binding: (tokenId) => getBinding(context, { tokenId }),
     catalog: () => getCatalog(context),
     openapi: () => getOpenApi(context),
+    spentUsd: () => unitsToUsd(context.spending.spentUnits),
     address: options.account?.address,
   };
 }

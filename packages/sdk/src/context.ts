@@ -1,4 +1,5 @@
 import type { LocalAccount } from "viem";
+import type { PaymentLimits, Spending } from "./payment-policy.js";
 import type { Transport } from "./transport.js";
 
 /**
@@ -11,8 +12,10 @@ export interface ClientContext {
   readonly account: LocalAccount | undefined;
   /** Whether paid calls sign in with the account. */
   readonly signIn: boolean;
-  /** The most one call may cost, in units of the USD stablecoin. */
-  readonly maxPaymentUnits: bigint;
+  /** The caller's caps on spending: per call, and over all the client's calls (the budget). */
+  readonly limits: PaymentLimits;
+  /** What the client's paid calls have cost so far, counted against the budget. */
+  readonly spending: Spending;
   /** The only address whose receipts the client accepts, when the caller names one. */
   readonly receiptSigner?: string;
   /** Chains learnt from the service's challenges, remembered for the client's later calls. */

@@ -71,7 +71,22 @@ export type {
   GetOpenApiReturnType,
   GetRegistrationReturnType,
 } from "./actions/public.js";
-export * from "./errors.js";
+export {
+  AgentToolsError,
+  type AgentToolsErrorCode,
+  type ClientRefusalReason,
+  ForbiddenError,
+  InvalidPrivateKeyError,
+  InvalidReceiptError,
+  NetworkError,
+  NotFoundError,
+  PaymentRequiredError,
+  ServiceError,
+  UnauthorizedError,
+  UnexpectedResponseError,
+  UpstreamError,
+  ValidationError,
+} from "./errors.js";
 export type { Payment } from "./payment.js";
 export type { PaymentReceipt } from "./receipt.js";
 export { unitsToUsd, usdToUnits } from "./units.js";

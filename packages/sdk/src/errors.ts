@@ -54,8 +54,8 @@ export class ValidationError extends ServiceError {
 
 /**
  * Why the client stopped before paying: the quote is above `maxPaymentPerCall` (`over_max_payment`), it would take
- * the session past its budget (`over_budget`, MCP client), there is no account to pay with (`no_account`), the
- * service quoted no price it could pay (`no_price`), or it offers no sign-in with Ethereum (`no_sign_in`).
+ * the client past its `budget` (`over_budget`), there is no account to pay with (`no_account`), the service quoted
+ * no price it could pay (`no_price`), or it offers no sign-in with Ethereum (`no_sign_in`).
  */
 export type ClientRefusalReason = "over_max_payment" | "over_budget" | "no_account" | "no_price" | "no_sign_in";
 

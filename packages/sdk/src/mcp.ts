@@ -1,7 +1,7 @@
 /**
  * `@agent-tools/sdk/mcp`: the service's MCP endpoint (`/mcp`) from code, paid per call with x402 over MCP
- * (coinbase/x402 `specs/transports-v2/mcp.md`), with the same spend controls as the HTTP client plus a budget for
- * the session; and `runStdioBridge`, the local MCP server `agent-tools mcp` runs for desktop agents.
+ * (coinbase/x402 `specs/transports-v2/mcp.md`), under the same payment policy as the HTTP client (its cap per call
+ * and budget); and `runStdioBridge`, the local MCP server `agent-tools mcp` runs for desktop agents.
  */
 import {
   MCP_PATH,
@@ -9,7 +9,6 @@ import {
   MCP_PAYMENT_RESPONSE_META,
   MCP_SIGN_IN_META,
   type PaymentRequired,
-  parsePaymentRefusal,
 } from "@agent-tools/schema";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -25,16 +24,18 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { LocalAccount } from "viem";
 import { NetworkError, PaymentRequiredError } from "./errors.js";
+import { type Payment, readSettlement, type SettlementFields, unitsToUsd, whilePaymentInUse } from "./payment.js";
 import {
-  createPayment,
-  type Payment,
-  readSettlement,
-  type SettlementFields,
-  unitsToUsd,
-  usdToUnits,
-  whilePaymentInUse,
-} from "./payment.js";
-import { pickSignInChain, signInHeader } from "./sign-in.js";
+  decidePayment,
+  learnSignInChain,
+  paymentLimits,
+  paymentRefusalError,
+  recordSpend,
+  refusedPaymentError,
+  type Spending,
+  signInFor,
+  signPayment,
+} from "./payment-policy.js";
 import { networkReason, withRetries } from "./transport.js";
 
 export { PaymentRequiredError } from "./errors.js";
@@ -48,7 +49,7 @@ export interface McpClientOptions {
   account?: LocalAccount;
   /** Highest price paid for one call, in USD (default "1.00"): a higher quote is refused before signing. */
   maxPaymentPerCall?: string | number;
-  /** Most the session may spend, in USD (default: no limit): a quote that would pass it is refused before signing. */
+  /** Most the client may spend, in USD (default: no limit): a quote that would pass it is refused before signing. */
   budget?: string | number;
   /** Sign in with the account so holders pay the discounted price (default true). */
   signIn?: boolean;
@@ -100,12 +101,11 @@ export function paymentRequiredOf(result: CallToolResult): PaymentRequired | und
 export async function connectMcpClient(options: McpClientOptions): Promise<AgentToolsMcpClient> {
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
   const endpoint = `${baseUrl}${MCP_PATH}`;
-  const cap = usdToUnits(options.maxPaymentPerCall ?? "1.00");
-  const budget = options.budget === undefined ? undefined : usdToUnits(options.budget);
+  const limits = paymentLimits(options);
+  const spending: Spending = { spentUnits: 0n };
   const { account } = options;
-  const signingIn = account !== undefined && (options.signIn ?? true);
+  const signIn = options.signIn ?? true;
   let signInChain: string | undefined;
-  let spent = 0n;
 
   const client = new Client({ name: "@agent-tools/sdk", version: "1.0.0" });
   try {
@@ -125,8 +125,10 @@ export async function connectMcpClient(options: McpClientOptions): Promise<Agent
       { method: "tools/call", params: { name, arguments: args, _meta: meta } },
       CallToolResultSchema,
     ) as Promise<CallToolResult>;
-  const signedIn = async (): Promise<Record<string, unknown>> =>
-    signingIn && signInChain ? { [MCP_SIGN_IN_META]: await signInHeader(account!, endpoint, signInChain) } : {};
+  const signedIn = async (): Promise<Record<string, unknown>> => {
+    const value = await signInFor({ account, signIn, chainId: signInChain, resource: endpoint });
+    return value ? { [MCP_SIGN_IN_META]: value } : {};
+  };
 
   return {
     async listTools() {
@@ -134,49 +136,29 @@ export async function connectMcpClient(options: McpClientOptions): Promise<Agent
     },
 
     async callTool(name, args = {}) {
+      // Sign in (a holder is quoted the holder price), ask, and learn the sign-in chain from the first quote.
       let result = await send(name, args, await signedIn());
       let quote = paymentRequiredOf(result);
-      if (quote && signingIn && !signInChain) {
-        // The first quote says which chain the service takes sign-ins on; ask again signed in (a quote is free).
-        signInChain = pickSignInChain(quote);
+      const learnt = quote && learnSignInChain({ account, signIn, chainId: signInChain, quote });
+      if (learnt) {
+        signInChain = learnt;
         result = await send(name, args, await signedIn());
         quote = paymentRequiredOf(result);
       }
       if (!quote) return { result, payment: null };
 
-      const refusal = parsePaymentRefusal(quote.error);
-      if (refusal.reason !== "payment_required" && refusal.reason !== "sign_in_required") {
-        throw new PaymentRequiredError(`The service refused the call: ${refusal.message}`, quote, refusal.reason);
-      }
-      const requirement = quote.accepts[0];
-      if (!requirement) throw new PaymentRequiredError("The service quoted no price.", quote, "no_price");
-      const amount = BigInt(requirement.amount);
-      if (amount > cap) {
-        throw new PaymentRequiredError(
-          `${name} costs ${unitsToUsd(amount)} USD, above the ${unitsToUsd(cap)} USD per call allowed; nothing was signed.`,
-          quote,
-          "over_max_payment",
-        );
-      }
-      if (budget !== undefined && spent + amount > budget) {
-        throw new PaymentRequiredError(
-          `${name} costs ${unitsToUsd(amount)} USD and ${unitsToUsd(spent)} of the ${unitsToUsd(budget)} USD budget ` +
-            "is spent; nothing was signed.",
-          quote,
-          "over_budget",
-        );
-      }
-      if (!account) {
-        throw new PaymentRequiredError(
-          `${name} costs ${unitsToUsd(amount)} USD: pass an account to pay.`,
-          quote,
-          "no_account",
-        );
-      }
+      // The payment policy decides; this transport carries its values in `_meta`.
+      const decision = decidePayment({ quote, limits, spentUnits: spending.spentUnits, account });
+      if (!decision.pay)
+        throw paymentRefusalError({ tool: name, quote, refusal: decision.refusal, capWording: "plain" });
+      const { requirement } = decision;
 
       // One signed payment for every attempt: sent again after a failure on the network, or while an earlier
       // attempt holds it, it buys one call at most, and its identifier gets the answer it paid for.
-      const meta = { ...(await signedIn()), [MCP_PAYMENT_META]: await createPayment(account, quote, cap) };
+      const meta = {
+        ...(await signedIn()),
+        [MCP_PAYMENT_META]: await signPayment(decision.account, { quote, limits }),
+      };
       // No JSON-RPC answer (an McpError is one) is a failure on the network.
       const paid = await whilePaymentInUse(
         () =>
@@ -187,19 +169,16 @@ export async function connectMcpClient(options: McpClientOptions): Promise<Agent
         paymentRequiredOf,
       );
       const refused = paymentRequiredOf(paid);
-      if (refused) {
-        const why = parsePaymentRefusal(refused.error);
-        throw new PaymentRequiredError(`The payment was refused: ${why.message}`, refused, why.reason);
-      }
+      if (refused) throw refusedPaymentError(refused);
       const settlement = paid._meta?.[MCP_PAYMENT_RESPONSE_META] as SettlementFields | undefined;
       if (paid.isError || !settlement) return { result: paid, payment: null };
-      spent += amount;
+      recordSpend(spending, decision.amountUnits);
       const payment = await readSettlement(
         { ...settlement, amount: requirement.amount },
         {
           quote,
           requirement,
-          payer: account.address,
+          payer: decision.account.address,
           ...(options.receiptSigner ? { receiptSigner: options.receiptSigner } : {}),
         },
         paid,
@@ -207,7 +186,7 @@ export async function connectMcpClient(options: McpClientOptions): Promise<Agent
       return { result: paid, payment };
     },
 
-    spentUsd: () => unitsToUsd(spent),
+    spentUsd: () => unitsToUsd(spending.spentUnits),
     close: () => client.close(),
   };
 }

@@ -33,13 +33,9 @@ export interface Payment {
   receipt: PaymentReceipt | null;
 }
 
-/** Signs an x402 v2 `exact` payment of the quote's first requirement, allowing exactly that asset up to `cap`. */
-export async function signPayment(account: LocalAccount, quote: PaymentRequired, cap: bigint): Promise<string> {
-  return encodePaymentSignatureHeader(await createPayment(account, quote, cap));
-}
-
 /**
- * The x402 `PaymentPayload` {@link signPayment} encodes: what an MCP call carries in `_meta["x402/payment"]`. When
+ * An x402 v2 `exact` payment of the quote's first requirement, allowing exactly that asset up to `cap`: the
+ * `PaymentPayload` an MCP call carries in `_meta["x402/payment"]`, and HTTP, encoded, in `PAYMENT-SIGNATURE`. When
  * the service declares x402's payment-identifier extension, the payment names a new identifier: sent again as it
  * is (a retry after the answer was lost), it gets the answer it paid for, and is not charged twice.
  */
@@ -133,6 +129,11 @@ export interface SettlementFields {
   payer?: string;
   amount?: string;
   extensions?: Record<string, unknown>;
+}
+
+/** Encodes a payment of {@link createPayment} as the `PAYMENT-SIGNATURE` header. */
+export function encodePaymentHeader(payment: Awaited<ReturnType<typeof createPayment>>): string {
+  return encodePaymentSignatureHeader(payment);
 }
 
 /** Decodes a `PAYMENT-RESPONSE` header. */

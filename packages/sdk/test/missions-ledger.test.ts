@@ -164,6 +164,24 @@ describe("refused payments", () => {
     expect((none as PaymentRequiredError).reason).toBe("no_account");
     expect(seen.every((request) => !request.headers.has("payment-signature"))).toBe(true);
   });
+
+  it("keep to the client's budget, as the MCP client does: a quote that would pass it is refused before signing", async () => {
+    const { fetch, seen } = fakeFetch((request) =>
+      request.headers.has("payment-signature")
+        ? json(200, paidRoutes.intel.sampleOutput, settled("1000000"))
+        : challenge("1000000"),
+    );
+    const client = createAgentToolsClient({ baseUrl: BASE, account, signIn: false, fetch, budget: "1.50" });
+    expect((await client.intel({ tokenId: 1 })).payment?.amount).toBe("1000000");
+    const over = await client.intel({ tokenId: 1 }).catch((e: unknown) => e);
+    expect(over).toBeInstanceOf(PaymentRequiredError);
+    expect((over as PaymentRequiredError).reason).toBe("over_budget");
+    expect((over as PaymentRequiredError).message).toBe(
+      "intel costs 1.00 USD and 1.00 of the 1.50 USD budget is spent; nothing was paid.",
+    );
+    expect(client.spentUsd()).toBe("1.00");
+    expect(seen.filter((request) => request.headers.has("payment-signature"))).toHaveLength(1);
+  });
 });
 
 describe("GET query parameters", () => {

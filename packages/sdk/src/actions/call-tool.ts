@@ -3,23 +3,28 @@ import {
   type PaidRouteName,
   type PaymentRequired,
   paidRoutes,
-  parsePaymentRefusal,
   routeMethod,
   type ToolInput,
   type ToolOutput,
   type ToolRoute,
 } from "@agent-tools/schema";
 import type { ClientContext } from "../context.js";
-import { PaymentRequiredError } from "../errors.js";
 import {
   decodeSettlementHeader,
+  encodePaymentHeader,
   type Payment,
   readSettlement,
-  signPayment,
-  unitsToUsd,
   whilePaymentInUse,
 } from "../payment.js";
-import { pickSignInChain, signInHeader } from "../sign-in.js";
+import {
+  decidePayment,
+  learnSignInChain,
+  paymentRefusalError,
+  recordSpend,
+  refusedPaymentError,
+  signInFor,
+  signPayment,
+} from "../payment-policy.js";
 import { type Answer, errorFromAnswer, parseAnswer, validateLocally, withRetries } from "../transport.js";
 
 /** A paid tool's answer and what it cost. */
@@ -35,8 +40,8 @@ export type CallToolParameters<N extends PaidRouteName> = { name: N; input: Tool
 export type CallToolReturnType<N extends PaidRouteName> = ToolResult<ToolOutput<N>>;
 
 /**
- * One paid call: validate locally, ask (signed in when there is an account), check the quote against the cap,
- * pay, and read the answer. A GET route sends its input as query parameters, other routes as a JSON body; the
+ * One paid call: validate locally, ask (signed in when there is an account), let the payment policy
+ * (`../payment-policy.ts`) check the quote against the caller's cap and budget, pay, and read the answer. A GET route sends its input as query parameters, other routes as a JSON body; the
  * route's `successStatus` (200 unless it says 202) is the answer that counts. A request that fails on the
  * network is sent again as it was: the paid one with the same signed payment, which buys one call at most, so
  * nothing is ever paid twice; its payment identifier (x402's payment-identifier extension, when the service
@@ -68,73 +73,50 @@ export async function callTool<N extends PaidRouteName>(
     );
   const read = (answer: Answer) => parseAnswer(route.response, answer, name) as ToolOutput<N>;
 
-  const signingIn = account !== undefined && context.signIn;
-  let headers: Record<string, string> = {};
-  if (signingIn && learnt.signInChain) {
-    headers = { "SIGN-IN-WITH-X": await signInHeader(account, url, learnt.signInChain) };
-  }
+  // Sign in (a holder is quoted the holder price), ask, and learn the sign-in chain from the first quote.
+  const signInOptions = { account, signIn: context.signIn, resource: url };
+  const signedIn = (value: string | undefined): Record<string, string> => (value ? { "SIGN-IN-WITH-X": value } : {});
+  let headers = signedIn(await signInFor({ ...signInOptions, chainId: learnt.signInChain }));
   let res = await ask(headers);
-  if (signingIn && !learnt.signInChain && res.status === 402) {
-    // The first call learns which chain the service takes sign-ins on from its challenge, then asks again
-    // signed in; later calls sign in on their first request.
-    learnt.signInChain = pickSignInChain(res.body as PaymentRequired);
-    headers = { "SIGN-IN-WITH-X": await signInHeader(account, url, learnt.signInChain) };
+  const learntChain =
+    res.status === 402
+      ? learnSignInChain({ ...signInOptions, chainId: learnt.signInChain, quote: res.body as PaymentRequired })
+      : undefined;
+  if (learntChain) {
+    learnt.signInChain = learntChain;
+    headers = signedIn(await signInFor({ ...signInOptions, chainId: learntChain }));
     res = await ask(headers);
   }
   if (res.status === successStatus) return { data: read(res), payment: null };
   if (res.status !== 402) throw errorFromAnswer(res);
 
+  // The payment policy decides; this transport carries its values in headers.
   const quote = res.body as PaymentRequired;
-  const quoted = parsePaymentRefusal(quote.error);
-  const requirement = quote.accepts?.[0];
-  if (!requirement) {
-    throw new PaymentRequiredError(
-      `The service asked for payment but quoted no price: ${quote.error ?? ""}`,
-      quote,
-      quoted.reason ?? "no_price",
-    );
-  }
-  if (signingIn && quoted.reason === "invalid_siwx") {
-    throw new PaymentRequiredError(`The service refused the sign-in: ${quoted.message}`, quote, quoted.reason);
-  }
-  const cap = context.maxPaymentUnits;
-  if (BigInt(requirement.amount) > cap) {
-    throw new PaymentRequiredError(
-      `${name} costs ${unitsToUsd(requirement.amount)} USD, above maxPaymentPerCall ${unitsToUsd(cap)} USD; nothing was paid.`,
-      quote,
-      "over_max_payment",
-    );
-  }
-  if (!account) {
-    throw new PaymentRequiredError(
-      `${name} costs ${unitsToUsd(requirement.amount)} USD: pass an account to pay for it.`,
-      quote,
-      "no_account",
-    );
-  }
+  const { limits, spending } = context;
+  const decision = decidePayment({ quote, limits, spentUnits: spending.spentUnits, account });
+  if (!decision.pay) throw paymentRefusalError({ tool: name, quote, refusal: decision.refusal, capWording: "option" });
+  const { requirement } = decision;
 
   // One signed payment for every attempt: sent again (a retry, or a wait while an earlier attempt holds it), it
   // buys one call at most, and its identifier gets the answer it paid for.
-  const paying = { ...headers, "PAYMENT-SIGNATURE": await signPayment(account, quote, cap) };
+  const signed = await signPayment(decision.account, { quote, limits });
+  const paying = { ...headers, "PAYMENT-SIGNATURE": encodePaymentHeader(signed) };
   const paid = await whilePaymentInUse(
     () => ask(paying),
     (answer) => (answer.status === 402 ? (answer.body as PaymentRequired) : undefined),
   );
-  if (paid.status === 402) {
-    const refused = paid.body as PaymentRequired;
-    const why = parsePaymentRefusal(refused.error);
-    throw new PaymentRequiredError(`The payment was refused: ${why.message || "no reason given"}`, refused, why.reason);
-  }
+  if (paid.status === 402) throw refusedPaymentError(paid.body as PaymentRequired);
   if (paid.status !== successStatus) throw errorFromAnswer(paid);
   const data = read(paid);
   const header = paid.headers.get("payment-response");
   if (!header) return { data, payment: null };
+  recordSpend(spending, decision.amountUnits);
   const payment = await readSettlement(
     decodeSettlementHeader(header),
     {
       quote,
       requirement,
-      payer: account.address,
+      payer: decision.account.address,
       ...(context.receiptSigner ? { receiptSigner: context.receiptSigner } : {}),
     },
     data,
