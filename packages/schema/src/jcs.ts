@@ -1,13 +1,9 @@
 /**
- * RFC 8785 JSON Canonicalization Scheme (JCS): the one byte form of a JSON value that hashes and signatures
- * commit to. Object members sorted by their names' UTF-16 code units, no whitespace, strings and numbers
- * serialized as ECMAScript's JSON.stringify does (RFC 8785 §3.2.2 adopts exactly that serialization).
- *
- * Input is a JSON value as `JSON.parse` gives it, or a plain object tree that would serialize to one: members
- * whose value is `undefined` are left out, as JSON.stringify leaves them out, so the canonical form of an object
- * and of the document served for it agree. Everything JSON cannot carry is rejected instead of being coerced:
- * non-finite numbers, bigints, functions, symbols, `undefined` array elements and strings with lone surrogates
- * (JCS input must be I-JSON, RFC 7493).
+ * RFC 8785 JSON Canonicalization Scheme (JCS): the one byte form of a JSON value that hashes and signatures commit to
+ * (the tool manifests: docs/decisions.md, "Discovery"). Takes a JSON value, or a plain object tree that would serialize
+ * to one; members whose value is `undefined` are left out, and what JSON cannot carry is rejected, not coerced:
+ * non-finite numbers, bigints, functions, symbols, `undefined` array elements and strings with lone surrogates (JCS
+ * input must be I-JSON, RFC 7493).
  */
 export function canonicalize(value: unknown): string {
   return serialize(value, "$", new Set());
@@ -15,6 +11,7 @@ export function canonicalize(value: unknown): string {
 
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/** A string as JSON.stringify writes it, which RFC 8785 §3.2.2.2 adopts; one with a lone surrogate is not I-JSON. */
 function serializeString(text: string, path: string): string {
   if (loneSurrogate.test(text)) throw new TypeError(`JCS: ${path} has a lone surrogate (not I-JSON)`);
   return JSON.stringify(text);
@@ -52,6 +49,8 @@ function serialize(value: unknown, path: string, ancestors: Set<object>): string
     }
     const record = object as Record<string, unknown>;
     // Array.prototype.sort without a comparator orders strings by UTF-16 code units, which is RFC 8785 §3.2.3.
+    // Members whose value is undefined are left out, as JSON.stringify leaves them out, so the canonical form of an
+    // object and of the document served for it agree.
     const members = Object.keys(record)
       .sort()
       .filter((key) => record[key] !== undefined)

@@ -1,13 +1,8 @@
 /**
  * When the payment chain's next block comes, learned from the receipts of the facilitator's own transactions, so a
- * batch can wait for more calls without missing the block its first call would have made
- * (docs/decisions.md, "Settlements in batches"). A chain that mines on a clock (Base every 2 s, a devnet with
- * interval mining) puts transactions sent at different times into one block: once two of ours share a block and the
- * blocks seen come at regular intervals, the clock predicts the next one. A chain that mines each transaction as it
- * comes (a devnet's automine) never shares a block between two of them, and has no clock: batches there wait only
- * for calls on their way. A receipt is read after its block, never before, so the earliest time implied by the
- * sightings is the best estimate of when a block came; what a send takes, and blocks missed all the same, set how
- * long before the predicted block a batch leaves.
+ * batch can wait for more calls without missing the block its first call would have made. A chain that mines each
+ * transaction as it comes has no clock (how a clock is recognised, and how long before its block a batch leaves:
+ * docs/decisions.md, "Settlements in batches").
  */
 import type { Hash } from "viem";
 

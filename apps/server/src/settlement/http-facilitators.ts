@@ -1,12 +1,8 @@
 /**
- * x402 facilitators reached over HTTP, as sellers use them: several, in order, each with its credentials (a bearer
- * key, or a Coinbase Developer Platform API key through Coinbase's own package), the next one asked when one cannot
- * be reached (docs/deployment.md, "Choosing a facilitator").
- *
- * Failing over is safe for `verify`, which moves nothing. A `settle` goes to the next facilitator only when the
- * previous one certainly did not take it (it could not be reached, or refused the request before processing it);
- * a settle that may have gone through (a timeout, a connection lost under it) is not sent elsewhere: the call's
- * claim stays pending and the reconciler reads the chain (docs/threat-model.md, "Settlements").
+ * x402 facilitators reached over HTTP, as sellers use them: several, in order, each with its credentials (a bearer key,
+ * or a Coinbase Developer Platform API key through Coinbase's own package). A `verify` fails over on any failure, a
+ * `settle` only when the facilitator certainly did not take it (docs/deployment.md, "Choosing a facilitator";
+ * docs/threat-model.md, "Settlements").
  */
 import { HTTPFacilitatorClient } from "@x402/core/server";
 import {

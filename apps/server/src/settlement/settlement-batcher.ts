@@ -1,16 +1,9 @@
 /**
  * Settles many authorizations in one transaction: calls that arrive while a batch forms go out together through
- * Multicall3's `aggregate3`, each with `allowFailure`, so one authorization that reverts (spent, cancelled, its
- * payer's balance moved away) fails alone and the others settle. A batch waits for the paid calls already on their
- * way, and for at most the window since the last batch left: it leaves once every call on its way has joined it,
- * when its window has passed, or when it is full. So a call that comes alone goes at once (as a plain call to the
- * token: a batch of one costs what a single send costs). With a window of 0, a batch never leaves while the one
- * before it is still being handed to the node, so calls gather while the node takes the last one. On a chain seen
- * mining on a clock (./block-clock.ts) a batch also waits for calls that have not come: it waits out its window
- * whoever is on the way, but leaves before the next block if that comes first, so its calls, which would have
- * waited for that block anyway, lose nothing, and the chain carries fewer transactions. Every caller gets the
- * batch's transaction and reads its own outcome from the receipt's events (../schemes/exact/chain-settlements.ts).
- * (docs/decisions.md, "Settlements in batches")
+ * Multicall3's `aggregate3`, each with `allowFailure`, so one that reverts fails alone, and each caller reads its own
+ * outcome from the receipt (../schemes/exact/chain-settlements.ts); a call that comes alone goes at once, as a plain
+ * call to the token. A batch waits at most its window, and on a chain seen mining on a clock (./block-clock.ts)
+ * leaves before the next block (docs/decisions.md, "Settlements in batches").
  */
 import { type Address, encodeFunctionData, type Hex, multicall3Abi } from "viem";
 import type { BlockClock, Departure } from "./block-clock.js";

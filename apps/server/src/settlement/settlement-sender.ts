@@ -1,10 +1,8 @@
 /**
- * Sends the facilitator's transactions without waiting on one another: each is signed here with a nonce assigned
- * here, from the next key of the pool in turn, and handed to the node in one round trip. Nothing is asked of the
- * chain per transaction but the send itself (fees are refreshed in the background, gas is a fixed limit); a send
- * that fails resynchronizes its key's nonce from the chain and, unless the chain took the transaction all the same,
- * is tried once more, so a refused nonce never leaves a gap and no transaction is paid for twice.
- * (docs/architecture.md, "Settlement")
+ * Sends the facilitator's transactions without waiting on one another: each is signed here with a nonce assigned here,
+ * from the next key of the pool in turn, and handed to the node in one round trip, nothing else asked of the chain per
+ * transaction. A send that fails resynchronizes its key's nonce and, unless the chain took the transaction all the
+ * same, is tried once more (docs/architecture.md, "Settlement").
  */
 import { type Address, type Hash, type Hex, keccak256, type LocalAccount, type PublicClient } from "viem";
 

@@ -1,10 +1,8 @@
 /**
- * The CSV export's SQL, on two paths. On PGlite, a page is read as the pieces of its lines (`ledgerCsvLine`,
- * packages/schema), the work split between the database and the server by what each does cheaply (docs/decisions.md,
- * "The CSV export in pieces (PGlite)"): the database writes the time and the amounts and joins the fields that need
- * no care into a few columns; the server checksums the addresses, checks the three free texts and adds the asset and
- * network. On Postgres, the whole window is one COPY whose rows the server finishes (copyCsvColumns).
- * test/ledger-book.test.ts holds both to ledgerCsvLine's bytes.
+ * The CSV export's SQL, on two paths: on PGlite a page is read as the pieces of its lines (`ledgerCsvLine`,
+ * packages/schema), split between the database and the server by what each does cheaply; on Postgres the whole window
+ * is one COPY whose rows the server finishes (copyCsvColumns). test/ledger-book.test.ts holds both to ledgerCsvLine's
+ * bytes (docs/decisions.md, "Ledger totals and pages at ten million entries").
  */
 import { CSV_FORMULA_STARTS, PAYMENT_ASSET_DECIMALS } from "@agent-tools/schema";
 

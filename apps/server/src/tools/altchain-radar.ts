@@ -1,10 +1,8 @@
 /**
  * POST /altchain-radar: the second chain's (ToolDeps.altchainId, BNB Smart Chain by default) most active community
- * tokens and tokenized assets, ranked by 24h volume; or one token by `address`.
- *
- * Stablecoins and wrapped natives are left out unless `includeStables`; they are recognised by address first, so a
- * token that copies a stablecoin's symbol (an "impostor") is ranked as the ordinary token it is and flagged high
- * risk. The rule is documented in ../upstream/market-data/known-tokens.ts.
+ * tokens and tokenized assets, ranked by 24h volume; or one token by `address`. Stablecoins and wrapped natives are
+ * left out unless `includeStables` (told apart by `classifyToken` in ../upstream/market-data/known-tokens.ts;
+ * docs/api.md, "Market tools and their sources").
  */
 import { type ToolOutput, usdCompactText, usdPriceText } from "@agent-tools/schema";
 import { ServiceError, uncharged } from "../errors/service-error.js";

@@ -1,10 +1,7 @@
 /**
  * POST /b20-radar: the B20 chain's (Base's) native tokens. Without `address`, the tokens the factory created in the
- * last `blocksBack` blocks (newest first, up to `limit`) with supply, initialization and market data; with
- * `address`, one token.
- *
- * B20 token addresses begin with the 10-byte prefix `0xB200000000000000000000` followed by the variant byte;
- * `0xB20f000000000000000000000000000000000000` (the "0xB20f" the spec mentions) is the factory precompile itself.
+ * last `blocksBack` blocks (newest first, up to `limit`) with supply, initialization and market data; with `address`,
+ * one token (docs/api.md, "Market tools and their sources").
  */
 import { B20_FACTORY_ADDRESS, isB20Address } from "@agent-tools/contracts";
 import { type ToolOutput, usdCompactText, usdPriceText } from "@agent-tools/schema";
@@ -175,7 +172,12 @@ function notB20(address: string, why: string): ServiceError {
   return new ServiceError("not_b20_address", uncharged(`${address} ${why}`), [{ field: "address", message: why }]);
 }
 
-/** Checks the address form and that the factory created a token there; the token with its live reads. */
+/**
+ * Checks the address form and that the factory created a token there; the token with its live reads. B20 token
+ * addresses begin with the 10-byte prefix `0xB200000000000000000000` followed by the variant byte;
+ * `0xB20f000000000000000000000000000000000000` (the "0xB20f" the B20 specification mentions) is the factory precompile
+ * itself.
+ */
 async function inspectToken(deps: ToolDeps, address: string): Promise<B20TokenRecord> {
   if (!isB20Address(address)) {
     const why =

@@ -1,13 +1,7 @@
 /**
- * Market risk of a token for both radars. Each rule raises the level to `elevated` or `high` and adds a flag
- * a person can read; the level is the highest any rule gives. Thresholds (also in docs/api.md):
- *
- * | signal | elevated | high |
- * | --- | --- | --- |
- * | liquidity (USD) | below 50,000 | below 10,000, or none known |
- * | 24h volume / liquidity | above 3 | above 10 |
- * | 24h price move (either way) | 20% or more | 50% or more |
- * | age of the oldest pair | under 7 days | under 24 hours |
+ * Market risk of a token for both radars: each rule raises the level to `elevated` or `high` and adds a flag a person
+ * can read, and the level is the highest any rule gives. The thresholds are {@link RISK_THRESHOLDS} (docs/api.md,
+ * "Market tools and their sources").
  */
 import { usdCompactText } from "@agent-tools/schema";
 
@@ -27,6 +21,11 @@ export interface Risk {
   flags: string[];
 }
 
+/**
+ * Where each rule gives `elevated` and `high`: liquidity in USD (below it; none known is high), 24h volume over
+ * liquidity (above it), the 24h price move either way in % (at or above it), the age of the token's oldest pair
+ * (under it).
+ */
 export const RISK_THRESHOLDS = {
   liquidityElevatedUsd: 50_000,
   liquidityHighUsd: 10_000,

@@ -1,11 +1,8 @@
 /**
- * What counts as a settlement on the payment chain, wherever one is taken from the chain (the built-in
- * facilitator's receipt, the reconciler's search for a call cut short): a successful transaction in which the
- * payer's authorization was used and the asset moved exactly the price from the payer to the payee, in that
- * order, as EIP-3009 tokens (USDC's FiatToken, OpenZeppelin's ERC3009) emit them: `AuthorizationUsed(payer, nonce)`
- * and, in the log right after it, `Transfer(payer, payTo, price)`. Anything else that used the authorization (a
- * cancellation, or another authorization signed with the same nonce paying another amount or address) paid
- * nothing, and a transfer is never counted for two authorizations (docs/threat-model.md, "Settlements").
+ * What counts as a settlement on the payment chain, wherever one is read from it (the built-in facilitator's receipt,
+ * the reconciler): a successful transaction with `AuthorizationUsed(payer, nonce)` and, in the log right after it,
+ * `Transfer(payer, payTo, price)`, as EIP-3009 tokens (USDC's FiatToken, OpenZeppelin's ERC3009) emit them. Anything
+ * else that used the authorization paid nothing (docs/threat-model.md, "Settlements").
  */
 import { type Address, type Hex, type Log, parseEventLogs, type TransactionReceipt } from "viem";
 

@@ -1,10 +1,8 @@
 /**
- * The built-in x402 facilitator for the `exact` scheme on EVM chains (EIP-3009 `transferWithAuthorization`),
- * shaped for one paid call = one signature recovery: `verify` checks everything once (fields, time window, the
- * signature, the payer's funds and the authorization's state) and `settle` only sends the transfer, in a batch with
- * the other settlements of the moment (../../settlement/settlement-batcher.ts) through the settlement sender's pipelined keys, and
- * reads its receipt. The failure reasons are x402's own names.
- * (docs/architecture.md, "Settlement")
+ * The built-in x402 facilitator for the `exact` scheme on EVM chains (EIP-3009 `transferWithAuthorization`), shaped for
+ * one signature recovery per paid call: `verify` checks everything once, `settle` only sends the transfer, in a batch
+ * with the settlements of the moment (../../settlement/settlement-batcher.ts), and reads its receipt. The failure
+ * reasons are x402's own names (docs/architecture.md, "Settlement").
  */
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from "@x402/core/types";
 import {

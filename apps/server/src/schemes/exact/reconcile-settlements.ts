@@ -1,10 +1,8 @@
 /**
- * The ledger's account of calls cut short (a crash, a lost facilitator answer, a settlement that reverted): each
- * pending claim is brought to a final state from what the payment chain shows. A claim whose payment was settled,
- * by the rule of ./chain-settlements.ts, is recorded with that transaction; any other claim is given back once its
- * authorization has expired, whatever else used it (a cancellation, another authorization on the same nonce, a
- * transaction that reverted), since it can then never pay. Every instance applies the same rule to the same chain,
- * so instances reconciling together agree (docs/threat-model.md, "Settlements").
+ * The ledger's account of calls cut short (a crash, a lost facilitator answer, a settlement that reverted): a pending
+ * claim is recorded with its settlement when the chain shows one (./chain-settlements.ts), or given back once its
+ * authorization has expired, whatever else used it. Every instance applies the same rule to the same chain, so
+ * instances reconciling together agree (docs/threat-model.md, "Settlements").
  */
 import type { Logger } from "pino";
 import { getAddress, type Hash, type Hex, type PublicClient } from "viem";

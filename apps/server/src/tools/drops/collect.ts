@@ -1,16 +1,7 @@
 /**
- * The set of verifiably active or upcoming drops that /drop-radar and /allowlist-scan both work from (which drops
- * qualify: ./judge.ts).
- *
- * Where the drops come from:
- * - the discovery feeds: `all` reads featured, upcoming and recently_minted and merges them, deduplicated by slug;
- * - `chain` asks each feed for that chain only (`chains=<chain>`);
- * - without `chain`, `scanChains` also asks each feed for each of {@link KNOWN_DROP_CHAINS} on its own, in
- *   parallel: the unfiltered feed leaves out drops that a query naming their chain returns;
- * - `watchSlugs` are resolved directly by their detail, whether or not a feed lists them (the `chain` filter
- *   still applies to them); they are kept within the limit ahead of the feeds' drops.
- * Paging follows `next` until a query has read `limit` drops that may qualify, at most 5 pages (2 per
- * per-chain query).
+ * The set of verifiably active or upcoming drops that /drop-radar and /allowlist-scan both work from, read from the
+ * marketplace's discovery feeds, per chain, and from watched slugs (which drops qualify: ./judge.ts; where drops come
+ * from and how feeds are paged: docs/api.md, "Drop radar").
  */
 import { ServiceError } from "../../errors/service-error.js";
 import { KNOWN_DROP_CHAINS } from "../../upstream/marketplace/chains.js";
@@ -148,7 +139,7 @@ export async function collectDropSet(drops: MarketplaceDrops, options: DropSetOp
   const excludedSlugs = new Map<string, ExclusionReason>();
   let notIncluded = 0;
 
-  // Watched slugs, from their detail.
+  // Watched slugs, from their detail, whether or not a feed lists them; the `chain` filter still applies to them.
   const watch: WatchOutcome[] = [];
   const selected: ActiveDrop[] = [];
   watchSlugs.forEach((slug, i) => {

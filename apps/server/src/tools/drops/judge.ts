@@ -1,19 +1,7 @@
 /**
- * Which drops qualify ("verifiably active or upcoming"), judged at the scan's time from the stages' dates:
- * - a stage is live when it has started and has not ended; a stage without an end date (no end time, or a
- *   "never" sentinel from the year 2100 on) has not ended;
- * - excluded as **undated**: no stage has a start date (nothing says when, or whether, it mints);
- * - excluded as **ended**: every dated stage has ended;
- * - excluded as **stale**: the only live stages are open-ended (no end date) and started more than
- *   {@link STALE_AFTER_DAYS} days before the scan, and no stage is still to come: an open edition nobody
- *   closed is not a drop to act on;
- * - excluded as **sold out**: the detail shows total supply at or above max supply;
- * - from list data (no `enrich`), a drop listed with neither a live nor a next stage is excluded too (the list
- *   does not say whether it ended, sold out or was never dated);
- * - otherwise the drop is **live** (a stage mints now) or **upcoming** (a stage opens later).
- * `remaining` = maxSupply - totalSupply when both are known (detail data), otherwise null. Sorted: live drops
- * first, the one whose live stage closes soonest first (no end date last), then upcoming drops, opening
- * soonest first.
+ * Which drops qualify ("verifiably active or upcoming"), judged at the scan's time from the stages' dates: live,
+ * upcoming, or excluded as undated, ended, stale ({@link STALE_AFTER_DAYS}), sold out or with no open stage; and the
+ * order drops are listed in (docs/api.md, "Drop radar").
  */
 import { chainSchema, slugSchema } from "@agent-tools/schema";
 import type { DropStageInfo, MarketplaceDrop, MarketplaceDropDetail } from "../../upstream/marketplace/drop-shapes.js";
@@ -54,7 +42,7 @@ type Verdict = { status: DropStatus; stage: DropStageInfo } | { excluded: Exclus
 
 const time = (date: Date | null, missing: number) => date?.getTime() ?? missing;
 
-/** Whether a drop with these stages (and supply) is live, upcoming or excluded at `now` (the rules above). */
+/** Whether a drop with these stages (and supply) is live, upcoming or excluded at `now` (docs/api.md, "Drop radar"). */
 export function judgeStages(
   stages: readonly DropStageInfo[],
   now: number,

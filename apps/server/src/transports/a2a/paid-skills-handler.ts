@@ -1,15 +1,8 @@
 /**
- * `@a2a-js/sdk`'s request handler, with what paid skills need on top (docs/decisions.md, "A2A tasks"):
- * - every message runs on an event bus of its own, which nothing keeps once the message is answered. The SDK's
- *   manager keeps one bus per task id: the bus of a task left waiting for input stayed for its next message to
- *   resume the run, and nothing ever removed it (memory anyone could fill with unpaid messages; docs/threat-model.md,
- *   "A2A"); and two messages on one task at once shared a bus, so the first answer ended both. Here a run is never
- *   resumed (the paying message runs from the stored task, on any instance) and no stream subscribes to a task, so
- *   no bus is looked up by task id;
- * - a message must activate x402's A2A extension, in either version the card declares, and the answer names the
- *   one it activated;
- * - a cancel is answered at once from the store: a task waiting for payment is canceled, whichever instance asked
- *   for the payment, and a task whose paid call is running is not (the call finishes and is paid).
+ * `@a2a-js/sdk`'s request handler, with what paid skills need on top: every message runs on an event bus of its own
+ * that nothing keeps once it is answered, a message must activate x402's A2A extension in a version the card declares,
+ * and a cancel is answered at once from the store (docs/decisions.md, "A2A tasks" and "A2A extension versions";
+ * docs/threat-model.md, "A2A").
  */
 import {
   type AgentCard,

@@ -1,16 +1,9 @@
 /**
- * The paid tools as A2A skills: an `AgentExecutor` of `@a2a-js/sdk` that runs each message through the same paid
- * call as the HTTP routes and MCP (paid-call/paid-call.ts), with x402's A2A extension as the payment's transport
- * (coinbase/x402 `specs/transports-v2/a2a.md`; docs/architecture.md, "A2A"):
- * - a message names a skill and its input in a data part (`{skill, input}`);
- * - without a payment, the task waits for one: `input-required`, x402's `PaymentRequired` in its status message's
- *   metadata (`x402.payment.required`);
- * - the client's next message on that task carries the `PaymentPayload` (`x402.payment.payload`, status
- *   `payment-submitted`); the skill runs, its payment settles, and the task completes with the answer as an artifact
- *   and the settlement as its receipt (`payment-completed`, `x402.payment.receipts`);
- * - a refused payment ends the task `failed` (`payment-failed`, the refusal's reason in `x402.payment.error`, a fresh
- *   `PaymentRequired` to start again with); an input no payment can make right ends it `rejected` with the HTTP API's
- *   error body; nothing is charged for either.
+ * The paid tools as A2A skills: an `AgentExecutor` of `@a2a-js/sdk` that runs each message through the same paid call
+ * as the HTTP routes and MCP, with x402's A2A extension as the payment's transport (coinbase/x402
+ * `specs/transports-v2/a2a.md`). A task waits for payment (`input-required`), completes with the answer and its
+ * receipt, fails on a refused payment, or is rejected (docs/architecture.md, "A2A";
+ * docs/api.md, "A2A: the tools as skills of an agent").
  */
 
 import { type Message, type Task, TaskState } from "@a2a-js/sdk";

@@ -1,11 +1,8 @@
 /**
- * `POST /mcp`: the tools over the Model Context Protocol, Streamable HTTP and stateless (every request stands alone,
- * so any instance answers any request). Two protocol eras are served side by side (docs/architecture.md, "MCP"):
- * - 2026-07-28, where every request carries its protocol version, client and capabilities in a `_meta` envelope and
- *   there is no handshake: the official SDK's per-request handler (`createMcpHandler`) answers it;
- * - the 2025 revisions (2025-11-25, 2025-06-18, 2025-03-26), with their `initialize` handshake: one SDK transport per
- *   request answers it, in one JSON body.
- * Both build the same MCP server (mcp-server.ts), so the tools, prices and refusals cannot drift between eras.
+ * `POST /mcp`: the tools over the Model Context Protocol, Streamable HTTP and stateless, so any instance answers any
+ * request. Two protocol eras are served side by side: 2026-07-28 by the SDK's per-request handler (`createMcpHandler`),
+ * the 2025 revisions, with their `initialize` handshake, by one SDK transport per request; both build the same MCP
+ * server (mcp-server.ts) (docs/architecture.md, "MCP").
  */
 import {
   createMcpHandler,

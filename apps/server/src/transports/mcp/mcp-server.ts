@@ -1,14 +1,8 @@
 /**
  * The service's MCP server: `tools/list` and `tools/call`, one instance per request, the same for every protocol
- * revision the endpoint serves (mcp-endpoint.ts routes each request to its era). A paid tool is the same paid call as
- * its HTTP route (paid-call/paid-call.ts): the x402 `PaymentPayload` comes in the call's `_meta["x402/payment"]` and the
- * holder's sign-in in `_meta["sign-in-with-x"]`; a success carries the `SettlementResponse` in
- * `_meta["x402/payment-response"]`. A refusal takes the form x402's MCP transport gives it (coinbase/x402
- * `specs/transports-v2/mcp.md`; docs/architecture.md, "MCP"):
- * - to a 2026-07-28 request whose client capabilities name `org.x402/payment`, the extension binding:
- *   `resultType: "payment_required"` with `result.paymentRequired`;
- * - to any other, the tool-result binding: an `isError` result with the `PaymentRequired` as `structuredContent`
- *   and, the same object, as JSON in `content[0].text`.
+ * revision mcp-endpoint.ts serves. A paid tool is the same paid call as its HTTP route, its payment, sign-in and
+ * settlement carried in `_meta`; a refusal takes one of the two bindings of x402's MCP transport (coinbase/x402
+ * `specs/transports-v2/mcp.md`; docs/architecture.md, "MCP"; docs/decisions.md, "MCP refusals").
  */
 import {
   MCP_PAYMENT_META,
@@ -52,7 +46,12 @@ function listedTools(): ReturnType<typeof mcpToolDescriptions> {
   return toolList;
 }
 
-/** How a refusal reaches the client: x402's extension binding, or its tool-result binding (see the header). */
+/**
+ * How a refusal reaches the client, in x402's MCP transport (coinbase/x402 `specs/transports-v2/mcp.md`): a 2026-07-28
+ * request whose client capabilities name `org.x402/payment` gets the extension binding (`resultType:
+ * "payment_required"` with `result.paymentRequired`); any other the tool-result binding (an `isError` result with the
+ * `PaymentRequired` as `structuredContent` and, the same object, as JSON in `content[0].text`).
+ */
 type RefusalBinding = "extension" | "tool-result";
 
 /**

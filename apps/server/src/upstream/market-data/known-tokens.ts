@@ -1,19 +1,7 @@
 /**
- * What the radars know about a market-data chain (DexScreener chain ids): its name, the search queries that
- * find its most traded pairs, and its stablecoins and wrapped natives by address.
- *
- * Classification rule (stablecoins and wrapped natives), in this order:
- * 1. **Address.** A token at an address listed below is what the list says (stablecoin or wrapped native; bridged
- *    majors such as ETH and BTCB on BNB Smart Chain count as wrapped natives: wrapped natives of their home chain).
- * 2. **Impostor.** A token that carries the symbol of a listed token of the same chain at another address imitates
- *    it (scam tokens copy "USDT"): it is *not* a stablecoin or wrapped native, stays in the radar as an ordinary
- *    token, and its risk is raised to high with a flag naming the real token's address.
- * 3. **Symbol heuristics**, for tokens the list does not know (other chains, new stablecoins): a stablecoin-like
- *    symbol (a well-known stablecoin symbol, or one beginning with USD/EUR or ending in USD) *and* a USD price
- *    between 0.5 and 2 is a stablecoin; a wrapped-native symbol (WBNB, WETH, WBTC, BTCB, ...) is a wrapped native.
- *    The price test keeps a worthless copy of a stablecoin's symbol out of the stablecoin class even on a chain
- *    the list does not cover.
- * Everything else (community tokens, tokenized assets) is an ordinary token.
+ * What the radars know about a market-data chain (DexScreener chain ids): its name, the search queries that find its
+ * most traded pairs, and its stablecoins and wrapped natives by address, by which `classifyToken` sorts its tokens
+ * (docs/api.md, "Market tools and their sources").
  */
 import { type Address, getAddress } from "viem";
 
@@ -118,7 +106,19 @@ function looksStable(symbol: string, priceUsd: number | null): boolean {
   return stableSymbol && priceUsd !== null && priceUsd >= STABLE_PRICE_BAND[0] && priceUsd <= STABLE_PRICE_BAND[1];
 }
 
-/** Stablecoin, wrapped native, impostor of one of them, or an ordinary token (see the rule above). */
+/**
+ * Stablecoin, wrapped native, impostor of one of them, or an ordinary token, by these rules in this order:
+ * 1. a token at an address of the chain's list is what the list says (bridged majors, such as ETH and BTCB on BNB Smart
+ *    Chain, count as wrapped natives: wrapped natives of their home chain);
+ * 2. a token with the symbol of a listed token of the same chain at another address imitates it (scam tokens copy
+ *    "USDT"): it is no stablecoin or wrapped native, stays in the radar as an ordinary token, and its risk is raised
+ *    to high with a flag naming the real token's address;
+ * 3. off the list (other chains, new stablecoins), a stablecoin-like symbol (a well-known stablecoin symbol, or one
+ *    beginning with USD/EUR or ending in USD) trading within {@link STABLE_PRICE_BAND} is a stablecoin, so a worthless
+ *    copy of a stablecoin's symbol stays out of the class even on a chain the list does not cover; a wrapped-native
+ *    symbol (WBNB, WETH, WBTC, BTCB, ...) is a wrapped native.
+ * Everything else (community tokens, tokenized assets) is an ordinary token.
+ */
 export function classifyToken(
   chainId: string,
   token: { address: string; symbol: string; priceUsd: number | null },

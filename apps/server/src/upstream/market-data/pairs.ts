@@ -1,12 +1,7 @@
 /**
- * The market-data aggregator's pair routes (DexScreener's public API) over the upstream client, and what the radars
- * make of them: one market per token, taken from the pair where the token is the base token with the most liquidity.
- *
- * Routes: `/tokens/v1/{chainId}/{addresses}` (pairs of up to 30 tokens, as base or quote), `/token-pairs/v1/{chainId}/
- * {address}` (pairs of one token), `/latest/dex/search?q=` (pairs of every chain matching a query) and
- * `/token-boosts/top/v1` (promoted tokens of every chain). The answers are checked against the schemas below, which
- * accept null or missing optional fields (the real API leaves out `priceUsd`, `liquidity.usd`, `marketCap`, and
- * price-change windows a pair is too young for); an answer that misses a required field is a bad answer (502).
+ * The market-data aggregator's pair routes (DexScreener's public API) over the upstream client, each answer checked
+ * against the schemas below, and what the radars make of them: one market per token, taken from the pair where the
+ * token is the base token with the most liquidity (docs/api.md, "Market tools and their sources").
  */
 import { getAddress, isAddress } from "viem";
 import { z } from "zod";
@@ -26,7 +21,11 @@ const tokenRefSchema = z.object({
 
 const tradesSchema = z.object({ buys: optionalNumber, sells: optionalNumber });
 
-/** A DexScreener pair; unknown fields (info, boosts, labels, ...) are dropped. */
+/**
+ * A DexScreener pair; unknown fields (info, boosts, labels, ...) are dropped. Optional fields may be null or missing
+ * (the real API leaves out `priceUsd`, `liquidity.usd`, `marketCap`, and price-change windows a pair is too young
+ * for); an answer that misses a required field is a bad answer (502).
+ */
 export const dexPairSchema = z.object({
   chainId: z.string(),
   dexId: z.string().nullish(),
@@ -81,8 +80,8 @@ const segment = (value: string) => encodeURIComponent(value);
 const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 /**
- * Pairs of many tokens of one chain: `/tokens/v1/{chainId}/{addresses}`, 30 addresses a call, the calls in
- * parallel (the client bounds the concurrency). Pairs of other chains are dropped; each pair appears once.
+ * Pairs of many tokens of one chain, as base or quote token: `/tokens/v1/{chainId}/{addresses}`, 30 addresses a call,
+ * the calls in parallel (the client bounds the concurrency). Pairs of other chains are dropped; each pair appears once.
  */
 export async function pairsOfTokens(client: UpstreamClient, chainId: string, addresses: string[]): Promise<DexPair[]> {
   const unique = [...new Map(addresses.map((a) => [a.toLowerCase(), a])).values()];

@@ -1,10 +1,12 @@
 /**
- * The marketplace's EVM chains, one row each: every fact the service keeps per chain. The ids are those of
- * OpenSea's `ChainIdentifier` enum (opensea-api.json; `solana` left out: wallets here are EVM addresses), in its
- * order; the marketplace answers 400 for any other chain.
- * - `name`: how a brief names the chain (a chain without one is named by its id);
- * - `native`: the symbol of its native currency (drop prices in `price_currency_address` 0x0);
- * - `drops`: the marketplace runs drops there, so `scanChains` queries it on its own.
+ * The marketplace's EVM chains, one row each: every fact the service keeps per chain. The ids are those of OpenSea's
+ * `ChainIdentifier` enum (opensea-api.json; `solana` left out: wallets here are EVM addresses), in its order; the
+ * marketplace answers 400 for any other chain.
+ */
+/**
+ * `name`: how a brief names the chain (a chain without one is named by its id); `native`: the symbol of its native
+ * currency (drop prices in `price_currency_address` 0x0); `drops`: the marketplace runs drops there, so `scanChains`
+ * queries it on its own.
  */
 const CHAINS: Record<string, { name?: string; native?: string; drops?: true }> = {
   blast: { name: "Blast", native: "ETH", drops: true },

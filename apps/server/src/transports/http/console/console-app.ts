@@ -1,10 +1,8 @@
 /**
  * The operator console in the browser (served at /operator by transports/http/routes/operator-console.ts, built by
- * tsup.console.config.ts). A Sign-In-With-X made for /operator/session opens an hour's session, made one of two
- * ways: by the operator's EIP-1193 wallet here (Sign-In with Ethereum), or with the operator's key wherever it is kept
- * and carried here in a one-time link (`/operator#sign-in=<SIGN-IN-WITH-X>`, printed by `agent-tools console`; a
- * fragment is never sent to a server nor put in a Referer). Then the page draws what `GET /operator/overview` says.
- * No key is typed into the page, no script or font comes from elsewhere.
+ * tsup.console.config.ts). It opens an hour's session with a Sign-In-With-X made by the operator's wallet here or
+ * carried in a one-time link (`/operator#sign-in=<SIGN-IN-WITH-X>`), then draws what `GET /operator/overview` says
+ * (docs/decisions.md, "The operator's book").
  */
 import type { LedgerEntry, OperatorOverview, OperatorSessionState } from "@agent-tools/schema";
 import { createSIWxPayload, encodeSIWxHeader } from "@x402/extensions/sign-in-with-x";
