@@ -184,8 +184,45 @@ async function pay(
   if (!guards.ok) return refused(point, guards.reason, guards.sentence);
   const { slot, giveBack } = guards;
 
-  // The durable claim, before the facilitator is asked: shared by every instance and kept across restarts, it
-  // is the ledger's row, and it tells what the payer already has in flight (docs/architecture.md).
+  const claimed = await claimInLedger(payments, priced, read, payer, identifier, giveBack);
+  if ("admitted" in claimed) return claimed;
+  const giveAllBack = async () => {
+    await payments.ledger.release(key);
+    await giveBack();
+  };
+
+  const verified = await verify(payments, priced, read.payload, key, giveAllBack);
+  if (verified) return verified;
+  const short = await fundsShort(payments, priced, payer, claimed.inFlight, giveAllBack);
+  if (short) return short;
+  return {
+    admitted: true,
+    call: {
+      ...admittedBase(priced),
+      ...(priced.signInNonce ? { signInNonce: priced.signInNonce } : {}),
+      payment: { payload, key, payer },
+      slot,
+      ...(identifier ? { identifier } : {}),
+    },
+  };
+}
+
+/**
+ * The durable claim, before the facilitator is asked: shared by every instance and kept across restarts, it is the
+ * ledger's row, and it tells what the payer already has in flight (docs/architecture.md, "A paid call"). A claim
+ * refused gives the guards back and answers why.
+ */
+async function claimInLedger(
+  payments: PaymentService,
+  priced: Priced,
+  read: { payload: AdmittedCall["payment"]["payload"]; key: string; nonce: string; validBefore: Date },
+  payer: Address,
+  identifier: AdmittedCall["identifier"],
+  giveBack: () => Promise<void>,
+): Promise<{ inFlight: bigint } | Admission> {
+  const { request, caller, step, refused } = priced;
+  const { point, requirements } = priced.price;
+  const { key } = read;
   let claimed: Awaited<ReturnType<typeof payments.ledger.claim>>;
   try {
     claimed = await payments.ledger.claim({
@@ -211,38 +248,18 @@ async function pay(
   } finally {
     step("claim");
   }
-  if (claimed.outcome !== "claimed") {
-    await giveBack();
-    if (claimed.outcome === "identifier_taken" && identifier) throw identifierTaken(identifier.paymentId);
-    if (claimed.outcome === "used") {
-      payments.payments.consume(key);
-      return refused(point, "payment_already_used", "this payment authorization already bought a call");
-    }
-    return refused(
-      point,
-      "payment_in_use",
-      "this payment authorization is being used by another request, or its settlement is being confirmed",
-    );
+  if (claimed.outcome === "claimed") return { inFlight: claimed.inFlight };
+  await giveBack();
+  if (claimed.outcome === "identifier_taken" && identifier) throw identifierTaken(identifier.paymentId);
+  if (claimed.outcome === "used") {
+    payments.payments.consume(key);
+    return refused(point, "payment_already_used", "this payment authorization already bought a call");
   }
-  const giveAllBack = async () => {
-    await payments.ledger.release(key);
-    await giveBack();
-  };
-
-  const verified = await verify(payments, priced, read.payload, key, giveAllBack);
-  if (verified) return verified;
-  const short = await fundsShort(payments, priced, payer, claimed.inFlight, giveAllBack);
-  if (short) return short;
-  return {
-    admitted: true,
-    call: {
-      ...admittedBase(priced),
-      ...(priced.signInNonce ? { signInNonce: priced.signInNonce } : {}),
-      payment: { payload, key, payer },
-      slot,
-      ...(identifier ? { identifier } : {}),
-    },
-  };
+  return refused(
+    point,
+    "payment_in_use",
+    "this payment authorization is being used by another request, or its settlement is being confirmed",
+  );
 }
 
 /**
