@@ -1,9 +1,9 @@
 /**
  * Limits on the calls one party makes: how many it has in flight at once, and how many it starts per second. The
- * paid routes take a slot per client address (transports/http/middleware/ip-limits.ts) and per payer (paid-call/paid-call.ts) before
- * any tool runs; a refusal is a 429 with `Retry-After`, and costs nothing. The rate is counted where the store is:
- * on Postgres, one count for every instance on the database; in flight is counted per instance
- * (docs/decisions.md, "Limits").
+ * paid routes take a slot per client address (transports/http/middleware/ip-limits.ts) and per payer
+ * (`takePayerSlot`, paid-call/call-bookkeeping.ts) before any tool runs; a refusal is a 429 with `Retry-After`, and
+ * costs nothing. The rate is counted where the store is: on Postgres, one count for every instance on the database;
+ * in flight is counted per instance (docs/decisions.md, "Limits").
  */
 import type pg from "pg";
 import {

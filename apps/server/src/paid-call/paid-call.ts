@@ -1,7 +1,7 @@
 /**
- * The paid call, free of any transport: `admit` takes a request through validate, identify, policy, price and pay
- * (./admit-call.ts); the caller runs the tool; `settle` takes the payment, or `release` gives everything back when
- * the tool failed (./settle-call.ts). ./serve-paid-call.ts runs the three in order for every transport.
+ * The paid call, free of any transport: `admit` takes a request through validate, identify, policy, price, and
+ * recall or pay (./admit-call.ts); the caller runs the tool; `settle` takes the payment, or `release` gives
+ * everything back when the tool failed (./settle-call.ts). ./serve-paid-call.ts runs the three in order.
  */
 import { admitCall } from "./admit-call.js";
 import type { PaidCallContext, PaidCallDeps, PaidCalls } from "./paid-call-types.js";

@@ -1,6 +1,6 @@
 /**
- * Single-use keys: payment authorizations (EIP-3009 nonces) and SIWX nonces. In memory here; the interface is
- * what a shared store (Redis) implements for several instances.
+ * Single-use keys of payments, in this instance: a fast first check before the ledger's claim, which is the one
+ * shared by every instance (sign-in nonces are kept in the store: store/sign-in-nonces.ts).
  */
 export interface ReplayGuard {
   /** Takes `key` for one call in flight; false when it is in flight elsewhere or already used. */

@@ -1,6 +1,6 @@
 /**
  * The operator console (docs/api.md, "The operator console"): a page at `/operator`, its script (built from
- * src/console/ into dist/console/, served from here: no CDN), a session opened by one Sign-In-With-X (made in the
+ * transports/http/console/ into dist/console/, served from here: no CDN), a session opened by one Sign-In-With-X (made in the
  * browser with the operator's wallet, or carried in a one-time link that `agent-tools console` prints), and
  * `GET /operator/overview`, everything the page shows in one answer.
  */
