@@ -6,7 +6,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
 
 /** Top to bottom. A room is a folder of apps/server/src; `transports/*` and `schemes/*` are a room each. */
-export const SERVER_ROOMS = [
+const SERVER_ROOMS = [
   "index.ts",
   "startup",
   "config",

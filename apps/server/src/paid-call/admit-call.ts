@@ -6,8 +6,9 @@
 import { formatUsd, type PaymentRefusalReason, type PricePoint, routePaymentRequirements } from "@agent-tools/schema";
 import type { Address } from "viem";
 import type { Slot } from "../limits/call-limiter.js";
+import { AUTHORIZATION_USED } from "../settlement/facilitator.js";
 import { verifyRefusal } from "../settlement/facilitator-refusals.js";
-import { AUTHORIZATION_USED, releaseSignIn, signInExpiry, takePayerSlot, unverifiable } from "./call-bookkeeping.js";
+import { releaseSignIn, signInExpiry, takePayerSlot, unverifiable } from "./call-bookkeeping.js";
 import { checkTokenPolicy, validateCall } from "./call-checks.js";
 import { paymentFields, signInPath } from "./challenge.js";
 import type { Admission, AdmittedCall, PaidCallContext, PaidCallRequest, StepTimings } from "./paid-call-types.js";

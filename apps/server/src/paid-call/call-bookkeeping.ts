@@ -7,8 +7,6 @@ import { ServiceError, uncharged } from "../errors/service-error.js";
 import type { Slot } from "../limits/call-limiter.js";
 import type { KeptAnswer } from "../store/settlement-ledger.js";
 
-export { AUTHORIZATION_USED, SETTLEMENT_PENDING } from "../settlement/facilitator.js";
-
 import type { PaymentService } from "./payment-service.js";
 import { SIGN_IN_NONCE_RETENTION_MS } from "./verify-sign-in.js";
 

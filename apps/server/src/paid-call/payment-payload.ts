@@ -119,6 +119,6 @@ export function readDecodedPayment(
   if (wrong) return { ok: false, reason: "invalid_payment", sentence: wrong };
   const read = scheme.read(payload, quoted, now);
   if (!read.ok) return { ok: false, reason: "invalid_payment", sentence: read.why };
-  const { from, nonce, validBefore } = read;
-  return { ok: true, payload, key: scheme.keyOf(payload), from, nonce, validBefore };
+  const { key, from, nonce, validBefore } = read;
+  return { ok: true, payload, key, from, nonce, validBefore };
 }

@@ -16,14 +16,17 @@ export interface SignedRequirement {
 }
 
 /** The scheme's part of a payment, read against the requirement quoted; or why it does not pay it. */
-export type SchemeRead = { ok: true; from: string; nonce: string; validBefore: Date } | { ok: false; why: string };
+export type SchemeRead =
+  | { ok: true; key: string; from: string; nonce: string; validBefore: Date }
+  | { ok: false; why: string };
 
 export interface PaymentScheme {
   /** x402's name of the scheme, as in `accepts[].scheme`. */
   readonly scheme: string;
   /**
    * Reads the payload (`payment.payload`) against the requirement quoted, once the payment is known to be x402 v2
-   * and to name that requirement: the amount and payee, and that it is valid now and long enough to be settled.
+   * and to name that requirement: the amount and payee, and that it is valid now and long enough to be settled;
+   * with the payment's key (`keyOf`), read from the same parse.
    */
   read(payment: PaymentPayload, quoted: PaymentRequirements, now: Date): SchemeRead;
   /** The payer a payment names, unchecked; undefined when its payload is not this scheme's. */

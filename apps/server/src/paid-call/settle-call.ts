@@ -3,13 +3,13 @@
  * `releaseCall` gives everything back when the tool failed, so a failed call costs nothing.
  */
 import type { SettleResponse } from "@x402/core/types";
+import { SETTLEMENT_PENDING } from "../settlement/facilitator.js";
 import { settlementRefusal } from "../settlement/facilitator-refusals.js";
 import {
   countSettlementFailure,
   keepAnswer,
   recordSettlement,
   releaseSignIn,
-  SETTLEMENT_PENDING,
   spendSignIn,
   unconfirmed,
 } from "./call-bookkeeping.js";

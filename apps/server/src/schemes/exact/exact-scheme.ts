@@ -15,7 +15,13 @@ import {
 } from "../../paid-call/payment-payload.js";
 import type { PaymentScheme } from "../../paid-call/payment-scheme.js";
 import { type AuthorizationSigner, createAuthorizationSigner } from "./authorization-signer.js";
-import { eip3009PayloadSchema, paymentKey, readAuthorization, SETTLEMENT_MARGIN_SECONDS } from "./payment-payload.js";
+import {
+  eip3009PayloadSchema,
+  eip3009PaymentKey,
+  paymentKey,
+  readAuthorization,
+  SETTLEMENT_MARGIN_SECONDS,
+} from "./payment-payload.js";
 
 export interface ExactSchemeParameters {
   /** Who signed a payment, recovered once per payment (shared with the built-in facilitator). */
@@ -34,7 +40,11 @@ export function createExactScheme(parameters: ExactSchemeParameters = {}): Payme
     scheme: "exact",
     read: (payment, quoted, now) => {
       const read = readAuthorization(payment, quoted, now, marginSeconds);
-      return read.ok ? read : { ok: false, why: read.why };
+      if (!read.ok) return read;
+      return {
+        ...read,
+        key: eip3009PaymentKey(payment.accepted.network, payment.accepted.asset, read.from, read.nonce),
+      };
     },
     payerOf: (payment) => {
       const parsed = eip3009PayloadSchema.safeParse(payment.payload);
