@@ -17,6 +17,24 @@ export interface PaymentTerms {
   assetName: string;
   assetVersion: string;
   maxTimeoutSeconds: number;
+  /**
+   * The channel terms when the service also takes x402's `batch-settlement` scheme (a deposit once, then a signed
+   * voucher per call; docs/channels.md); absent when it takes `exact` alone.
+   */
+  channel?: ChannelTerms;
+}
+
+/** x402's name of the channel scheme, as in `accepts[].scheme`. */
+export const BATCH_SETTLEMENT_SCHEME = "batch-settlement";
+
+/** What a payer's channel must name to pay this service: x402's `batch-settlement` `extra` fields. */
+export interface ChannelTerms {
+  /** The address whose EIP-712 signatures authorize claims and cooperative refunds of the service's channels. */
+  receiverAuthorizer: string;
+  /** Seconds between a payer's timed withdrawal and its end: the service's window to claim (900 to 2,592,000). */
+  withdrawDelay: number;
+  /** The smallest first deposit the service asks, in the asset's base units (x402's `extra.minDeposit`). */
+  minDeposit?: string;
 }
 
 /** Builds one `accepts` entry for a price point of a route. */
@@ -34,6 +52,32 @@ export function paymentRequirementsFor(terms: PaymentTerms, amount: string, desc
     description,
     extra: { name: terms.assetName, version: terms.assetVersion },
   };
+}
+
+/**
+ * The `batch-settlement` entry beside an `exact` one: the same price, asset and payee, with the channel terms in
+ * `extra` (x402's `specs/schemes/batch-settlement/scheme_batch_settlement_evm.md`, "402 Response").
+ */
+export function channelRequirementsFor(exact: PaymentRequirements, channel: ChannelTerms): PaymentRequirements {
+  return {
+    ...exact,
+    scheme: BATCH_SETTLEMENT_SCHEME,
+    extra: {
+      ...exact.extra,
+      receiverAuthorizer: channel.receiverAuthorizer,
+      withdrawDelay: channel.withdrawDelay,
+      ...(channel.minDeposit ? { minDeposit: channel.minDeposit } : {}),
+    },
+  };
+}
+
+/**
+ * Every `accepts` entry of one price point of a route: `exact` first (what every x402 client pays), then
+ * `batch-settlement` when the service takes channels.
+ */
+export function routeAccepts(terms: PaymentTerms, route: ToolRoute, point: PricePoint): PaymentRequirements[] {
+  const exact = routePaymentRequirements(terms, route, point);
+  return terms.channel ? [exact, channelRequirementsFor(exact, terms.channel)] : [exact];
 }
 
 /**

@@ -86,6 +86,17 @@ export const DEFAULT_LIMITS: { perIp: LimitSettings; perPayer: LimitSettings } =
 /** The built-in facilitator's settlement settings when no variable sets them (the embedded default uses them too). */
 export const SETTLEMENT_DEFAULTS = { receiptTimeoutMs: 30_000, batch: { maxSize: 50, windowMs: 100 } };
 
+/**
+ * Payment channels' defaults (docs/channels.md): a payer's timed withdrawal takes a day; the service claims every
+ * minute, in batches of up to 50 channels; a call holds its channel at most two minutes.
+ */
+export const CHANNEL_DEFAULTS = {
+  withdrawDelaySeconds: 86_400,
+  claimIntervalMs: 60_000,
+  claimBatchSize: 50,
+  holdMs: 120_000,
+};
+
 /** The shortest time a price gives a payment to be settled in (`PAYMENT_TIMEOUT_SECONDS`). */
 export const MIN_PAYMENT_TIMEOUT_SECONDS = 10;
 
@@ -144,6 +155,13 @@ export const envSchema = z.object({
   SETTLEMENT_BATCH_WINDOW_MS: int(0, 10_000).default(SETTLEMENT_DEFAULTS.batch.windowMs),
   MULTICALL3_ADDRESS: address.optional(),
   RECEIPT_SIGNER_PRIVATE_KEY: privateKey.optional(),
+  // Payment channels (x402's batch-settlement): the key that authorizes the channels' claims and refunds (and, with
+  // the built-in facilitator, sends their transactions); its bounds.
+  CHANNEL_PRIVATE_KEY: privateKey.optional(),
+  CHANNELS: z.enum(["on", "off"], { error: "must be on or off" }).default("on"),
+  CHANNEL_WITHDRAW_DELAY: int(900, 2_592_000).default(CHANNEL_DEFAULTS.withdrawDelaySeconds),
+  CHANNEL_CLAIM_INTERVAL_MS: int(1000, 3_600_000).default(CHANNEL_DEFAULTS.claimIntervalMs),
+  CHANNEL_CLAIM_BATCH_SIZE: int(1, 200).default(CHANNEL_DEFAULTS.claimBatchSize),
   // The upstreams.
   MARKETPLACE_URL: httpUrl("the marketplace's API").optional(),
   MARKETPLACE_API_KEY: z.string().min(1).optional(),

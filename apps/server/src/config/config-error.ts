@@ -62,6 +62,10 @@ const SHOWN_VALUES = new Set([
   "MARKETPLACE_REQUESTS_PER_MINUTE",
   "MARKET_DATA_REQUESTS_PER_MINUTE",
   "ELIGIBILITY_TOKENS_FILE",
+  "CHANNELS",
+  "CHANNEL_WITHDRAW_DELAY",
+  "CHANNEL_CLAIM_INTERVAL_MS",
+  "CHANNEL_CLAIM_BATCH_SIZE",
 ]);
 
 /** What a refusal says of a variable's value: the value itself where it holds no secret, else at most a hint. */

@@ -24,6 +24,8 @@ export const DEVNET = {
   marketDataUrl: "http://127.0.0.1:8412",
   /** Account 0 of the public test mnemonic: on local chains, offers and receipts are signed with it. */
   receiptSignerKey: "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
+  /** Account 10 of the public test mnemonic: on local chains, it authorizes the channels' claims and refunds. */
+  channelKey: "0xf214f2b2cd398c806f84e317254e0f0b801d0643303237d97a22a48e01628897",
 } as const;
 
 /** Whether a CAIP-2 network is one of the local chains (1337, 31337, 31338). */
@@ -84,6 +86,13 @@ export function configProblems(e: Env, options: { embedded?: boolean }): Problem
   problems.push(...storeProblems(e, options));
   problems.push(...facilitatorProblems(e, options));
   problems.push(...batchWindowProblems(e));
+  // The claim policy's promise (docs/channels.md): a pass claims every answered call well before a withdrawal ends.
+  if (e.CHANNEL_CLAIM_INTERVAL_MS * 3 > e.CHANNEL_WITHDRAW_DELAY * 1000) {
+    problems.push({
+      variable: "CHANNEL_CLAIM_INTERVAL_MS",
+      message: `must be at most a third of CHANNEL_WITHDRAW_DELAY (${e.CHANNEL_WITHDRAW_DELAY} s), so that every answered call is claimed before a payer's withdrawal ends`,
+    });
+  }
   if (!isLocalNetwork(e.PAYMENT_NETWORK)) problems.push(...publicTestAccounts(e));
   return problems;
 }
@@ -182,6 +191,7 @@ function publicTestAccounts(e: Env): Problems {
     ...(e.FACILITATOR_PRIVATE_KEY ? [["FACILITATOR_PRIVATE_KEY", e.FACILITATOR_PRIVATE_KEY] as const] : []),
     ...(e.FACILITATOR_PRIVATE_KEYS ?? []).map((key) => ["FACILITATOR_PRIVATE_KEYS", key] as const),
     ...(e.RECEIPT_SIGNER_PRIVATE_KEY ? [["RECEIPT_SIGNER_PRIVATE_KEY", e.RECEIPT_SIGNER_PRIVATE_KEY] as const] : []),
+    ...(e.CHANNEL_PRIVATE_KEY ? [["CHANNEL_PRIVATE_KEY", e.CHANNEL_PRIVATE_KEY] as const] : []),
   ];
   for (const [variable, key] of keys) {
     const { address } = privateKeyToAccount(key as `0x${string}`);

@@ -5,7 +5,7 @@
 
 import type { LimitSettings } from "../limits/call-limiter.js";
 import type { FacilitatorEndpoint } from "../settlement/http-facilitators.js";
-import { DEFAULT_CONNECTION_LIMITS, type Env, envSchema } from "./config-env.js";
+import { CHANNEL_DEFAULTS, DEFAULT_CONNECTION_LIMITS, type Env, envSchema } from "./config-env.js";
 import { ConfigError, valueAsTold } from "./config-error.js";
 import { configProblems, DEVNET, isLocalNetwork } from "./config-rules.js";
 import { PUBLIC_TEST_ADDRESSES } from "./public-test-accounts.js";
@@ -44,6 +44,18 @@ export type Config = {
    * is signed (docs/decisions.md, "Receipts").
    */
   receiptSignerKey?: `0x${string}`;
+  /**
+   * Payment channels (x402's `batch-settlement`, docs/channels.md): offered beside `exact` when a channel key is set
+   * (on local chains, a devnet key), unless `CHANNELS=off`. `key` authorizes claims and refunds and, with the
+   * built-in facilitator, sends the channels' transactions.
+   */
+  channels?: {
+    key: `0x${string}`;
+    withdrawDelaySeconds: number;
+    claimIntervalMs: number;
+    claimBatchSize: number;
+    holdMs: number;
+  };
   /** The collection chain: the collection (ERC-721 + ERC-7496) and the ERC-8004 Identity Registry. */
   l1: {
     /** CAIP-2 id of the chain; its RPC must serve it (checked at start). */
@@ -191,6 +203,7 @@ export function loadConfig(
       maxTimeoutSeconds: e.PAYMENT_TIMEOUT_SECONDS,
     },
     ...receiptSigner(e.RECEIPT_SIGNER_PRIVATE_KEY, local),
+    ...channels(e, local),
     l1: {
       network: e.COLLECTION_NETWORK,
       rpcUrl: e.L1_RPC_URL ?? DEVNET.l1RpcUrl,
@@ -261,6 +274,21 @@ export function withListenerUrl(config: Config, listenerUrl: string): Config {
 }
 
 /** The receipt signer's key: the one given, or on local chains the devnet's public test key (docs/decisions.md). */
+/** The channel settings: none when channels are off or no key is set off local chains. */
+function channels(e: Env, local: boolean): Pick<Config, "channels"> {
+  const key = e.CHANNEL_PRIVATE_KEY ?? (local ? DEVNET.channelKey : undefined);
+  if (e.CHANNELS === "off" || !key) return {};
+  return {
+    channels: {
+      key: key as `0x${string}`,
+      withdrawDelaySeconds: e.CHANNEL_WITHDRAW_DELAY,
+      claimIntervalMs: e.CHANNEL_CLAIM_INTERVAL_MS,
+      claimBatchSize: e.CHANNEL_CLAIM_BATCH_SIZE,
+      holdMs: CHANNEL_DEFAULTS.holdMs,
+    },
+  };
+}
+
 function receiptSigner(key: string | undefined, local: boolean): Pick<Config, "receiptSignerKey"> {
   const chosen = key ?? (local ? DEVNET.receiptSignerKey : undefined);
   return chosen ? { receiptSignerKey: chosen as `0x${string}` } : {};

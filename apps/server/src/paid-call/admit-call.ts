@@ -3,7 +3,14 @@
  * (docs/architecture.md, "A paid call"). Each step is a function below; a refusal is a 402 with its reason, a
  * request no payment can make right throws a `ServiceError`.
  */
-import { formatUsd, type PaymentRefusalReason, type PricePoint, routePaymentRequirements } from "@agent-tools/schema";
+import {
+  formatUsd,
+  type PaymentRefusalReason,
+  type PaymentRequirements,
+  type PricePoint,
+  routeAccepts,
+  routePaymentRequirements,
+} from "@agent-tools/schema";
 import type { Address } from "viem";
 import type { Slot } from "../limits/call-limiter.js";
 import { AUTHORIZATION_USED } from "../settlement/facilitator.js";
@@ -15,12 +22,17 @@ import type { Admission, AdmittedCall, PaidCallContext, PaidCallRequest, StepTim
 import { checkPayer } from "./payer-checks.js";
 import { identifierTaken, type Recall, recall } from "./payment-identifier.js";
 import { decodePayment, readDecodedPayment } from "./payment-payload.js";
-import { schemeOf } from "./payment-scheme.js";
+import { type PaymentScheme, type SchemeHold, schemeOf } from "./payment-scheme.js";
 import type { PaymentService } from "./payment-service.js";
 import { SIGN_IN_SPENT, verifySignIn } from "./verify-sign-in.js";
 
-/** A 402 of this request, quoting `point`. */
-type Refused = (point: PricePoint | undefined, reason: PaymentRefusalReason, sentence: string) => Admission;
+/** A 402 of this request, quoting `point` (with a scheme's corrective fields in its requirement's `extra`). */
+type Refused = (
+  point: PricePoint | undefined,
+  reason: PaymentRefusalReason,
+  sentence: string,
+  extra?: { scheme: string; fields: Record<string, unknown> },
+) => Admission;
 
 /** What every step after the price knows of the call. */
 interface Priced {
@@ -47,7 +59,8 @@ export async function admitCall(context: PaidCallContext, request: PaidCallReque
     timings.push([name, now - mark]);
     mark = now;
   };
-  const refused: Refused = (point, reason, sentence) => context.refuse(route, method, point, reason, sentence);
+  const refused: Refused = (point, reason, sentence, extra) =>
+    context.refuse(route, method, point, reason, sentence, extra);
 
   const params = validateCall(request);
   step("validate");
@@ -167,7 +180,10 @@ async function pay(
   identifier: AdmittedCall["identifier"],
 ): Promise<Admission> {
   const { request, caller, fields, step, refused } = priced;
-  const { point, requirements } = priced.price;
+  const { point } = priced.price;
+  // The requirement the payment names, of those quoted for this price point (`exact`, and channels when offered).
+  const requirements = quotedFor(payments, priced, decoded);
+  priced.price = { point, requirements };
   const scheme = schemeOf(payments.schemes, requirements);
   const read = readDecodedPayment(decoded, requirements, payments.now(), scheme, {
     paymentField: fields.payment,
@@ -181,6 +197,17 @@ async function pay(
   const { payer } = checked;
   step("signature");
 
+  // A payment that buys no call (a channel's refund) is the scheme's to carry out, without the tool.
+  const operation = await scheme.operation?.(payload, requirements, { payer, requestId: request.requestId });
+  if (operation) {
+    step("operation");
+    if (!operation.done) {
+      return refused(point, operation.reason, operation.sentence, schemeExtra(requirements, operation.extra));
+    }
+    const { status, output, settlement } = operation;
+    return { admitted: false, answered: { status, output, settlement } };
+  }
+
   const guards = await takeGuards(payments, priced, key, payer);
   if (!guards.ok) return refused(point, guards.reason, guards.sentence);
   const { slot, giveBack } = guards;
@@ -192,16 +219,24 @@ async function pay(
     await giveBack();
   };
 
-  const verified = await verify(payments, priced, read.payload, key, giveAllBack);
-  if (verified) return verified;
-  const short = await fundsShort(payments, priced, payer, claimed.inFlight, giveAllBack);
-  if (short) return short;
+  let hold: SchemeHold | undefined;
+  if (scheme.hold) {
+    // The scheme checks and holds the payment itself (a channel's voucher): no facilitator, no balance to read.
+    const held = await holdByScheme(payments, priced, scheme, read.payload, { key, payer }, giveAllBack);
+    if (!held.held) return held.admission;
+    hold = held.hold;
+  } else {
+    const verified = await verify(payments, priced, read.payload, key, giveAllBack);
+    if (verified) return verified;
+    const short = await fundsShort(payments, priced, payer, claimed.inFlight, giveAllBack);
+    if (short) return short;
+  }
   return {
     admitted: true,
     call: {
       ...admittedBase(priced),
       ...(priced.signInNonce ? { signInNonce: priced.signInNonce } : {}),
-      payment: { payload, key, payer },
+      payment: { payload, key, payer, ...(hold ? { hold } : {}) },
       slot,
       ...(identifier ? { identifier } : {}),
     },
@@ -216,7 +251,13 @@ async function pay(
 async function claimInLedger(
   payments: PaymentService,
   priced: Priced,
-  read: { payload: AdmittedCall["payment"]["payload"]; key: string; nonce: string; validBefore: Date },
+  read: {
+    payload: AdmittedCall["payment"]["payload"];
+    key: string;
+    nonce: string;
+    validBefore: Date;
+    channel?: { id: string; cumulative: string };
+  },
   payer: Address,
   identifier: AdmittedCall["identifier"],
   giveBack: () => Promise<void>,
@@ -242,6 +283,7 @@ async function claimInLedger(
       validBefore: read.validBefore,
       requestId: request.requestId,
       ...(identifier ? { identifier } : {}),
+      ...(read.channel ? { channel: read.channel } : {}),
     });
   } catch (error) {
     await giveBack();
@@ -319,6 +361,52 @@ async function takeGuards(
     if (caller && signInNonce) await releaseSignIn(payments, caller, signInNonce);
   };
   return { ok: true, slot, giveBack };
+}
+
+/**
+ * The requirement a payment names among those quoted for the price point: its scheme's when the service offers that
+ * scheme, else `exact`'s (whose read then says what differs).
+ */
+function quotedFor(
+  payments: PaymentService,
+  priced: Priced,
+  decoded: ReturnType<typeof decodePayment> | undefined,
+): PaymentRequirements {
+  const accepts = routeAccepts(payments.terms, priced.request.route, priced.price.point);
+  const named = decoded?.kind === "payment" ? decoded.payload.accepted?.scheme : undefined;
+  return accepts.find((accept) => accept.scheme === named) ?? accepts[0]!;
+}
+
+/** A scheme's corrective fields for its requirement in the 402, when it has any. */
+function schemeExtra(requirements: PaymentRequirements, fields: Record<string, unknown> | undefined) {
+  return fields ? { scheme: requirements.scheme, fields } : undefined;
+}
+
+/** The scheme's own hold of the payment; a refusal gives everything back. */
+async function holdByScheme(
+  payments: PaymentService,
+  priced: Priced,
+  scheme: PaymentScheme,
+  payload: AdmittedCall["payment"]["payload"],
+  payment: { key: string; payer: Address },
+  giveAllBack: () => Promise<void>,
+): Promise<{ held: true; hold: SchemeHold } | { held: false; admission: Admission }> {
+  const { requirements, point } = priced.price;
+  let held: Awaited<ReturnType<NonNullable<PaymentScheme["hold"]>>>;
+  try {
+    held = await scheme.hold!(payload, requirements, { ...payment, requestId: priced.request.requestId });
+  } catch (error) {
+    await giveAllBack();
+    throw unverifiable(payments, priced.request.requestId, error);
+  } finally {
+    priced.step("verify");
+  }
+  if (held.held) return { held: true, hold: held };
+  await giveAllBack();
+  return {
+    held: false,
+    admission: priced.refused(point, held.reason, held.sentence, schemeExtra(requirements, held.extra)),
+  };
 }
 
 /** The facilitator's check of the payment: undefined when it is valid, else the refusal (everything given back). */

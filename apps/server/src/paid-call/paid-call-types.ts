@@ -13,6 +13,7 @@ import type { Slot } from "../limits/call-limiter.js";
 import type { ServiceMetrics } from "../metrics/service-metrics.js";
 import type { CallMethod } from "./challenge.js";
 import type { AnsweredAgain, CallIdentifier } from "./payment-identifier.js";
+import type { SchemeHold } from "./payment-scheme.js";
 import type { PaymentService } from "./payment-service.js";
 import type { RefusalCounts } from "./refusal-counts.js";
 
@@ -49,7 +50,13 @@ export interface AdmittedCall {
   caller?: Address;
   token: IndexedToken;
   price: { point: PricePoint; requirements: PaymentRequirements };
-  payment: { payload: PaymentPayload; key: string; payer: Address };
+  payment: {
+    payload: PaymentPayload;
+    key: string;
+    payer: Address;
+    /** Set when the scheme holds the payment itself (a channel): it settles or releases it, not the facilitator. */
+    hold?: SchemeHold;
+  };
   timings: StepTimings;
   /** The sign-in nonce, spent once the call is served. */
   signInNonce?: string;
@@ -124,4 +131,6 @@ export type Refuse = (
   point: PricePoint | undefined,
   reason: PaymentRefusalReason,
   sentence: string,
+  /** Fields the scheme adds to its requirement's `extra` (a channel's corrective state), keyed by scheme. */
+  extra?: { scheme: string; fields: Record<string, unknown> },
 ) => { admitted: false; settled: false; refusal: Refusal };

@@ -2,7 +2,7 @@
  * An x402 version 2 payment as any scheme sends it: decoded from its header or taken as an object, checked to name
  * the very requirement quoted, then read by its scheme (./payment-scheme.ts).
  */
-import type { PaymentRequirements } from "@agent-tools/schema";
+import type { PaymentRefusalReason, PaymentRequirements } from "@agent-tools/schema";
 import type { PaymentPayload } from "@x402/core/types";
 import { z } from "zod";
 import { clipped } from "../errors/service-error.js";
@@ -66,8 +66,16 @@ export function requirementMismatch(
 
 /** A payment that pays the quoted requirement, read; or why not (an x402 refusal reason and sentence). */
 export type ReadPayment =
-  | { ok: true; payload: PaymentPayload; key: string; from: string; nonce: string; validBefore: Date }
-  | { ok: false; reason: "payment_required" | "unsupported_x402_version" | "invalid_payment"; sentence: string };
+  | {
+      ok: true;
+      payload: PaymentPayload;
+      key: string;
+      from: string;
+      nonce: string;
+      validBefore: Date;
+      channel?: { id: string; cumulative: string };
+    }
+  | { ok: false; reason: PaymentRefusalReason; sentence: string };
 
 export interface ReadPaymentOptions {
   /** The payment came in x402 version 1's `X-PAYMENT` header. */
@@ -118,7 +126,7 @@ export function readDecodedPayment(
   const wrong = requirementMismatch(payload.accepted, quoted);
   if (wrong) return { ok: false, reason: "invalid_payment", sentence: wrong };
   const read = scheme.read(payload, quoted, now);
-  if (!read.ok) return { ok: false, reason: "invalid_payment", sentence: read.why };
-  const { key, from, nonce, validBefore } = read;
-  return { ok: true, payload, key, from, nonce, validBefore };
+  if (!read.ok) return { ok: false, reason: read.reason ?? "invalid_payment", sentence: read.why };
+  const { key, from, nonce, validBefore, channel } = read;
+  return { ok: true, payload, key, from, nonce, validBefore, ...(channel ? { channel } : {}) };
 }

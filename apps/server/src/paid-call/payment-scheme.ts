@@ -4,8 +4,8 @@
  * this interface; each scheme is a folder of `schemes/` registered by the composition (docs/architecture.md,
  * "Adding a payment scheme").
  */
-import type { PaymentRequirements } from "@agent-tools/schema";
-import type { PaymentPayload } from "@x402/core/types";
+import type { PaymentRefusalReason, PaymentRequirements } from "@agent-tools/schema";
+import type { PaymentPayload, SettleResponse } from "@x402/core/types";
 import type { Address } from "viem";
 
 /** What of a payment requirement a signature is checked against: the chain, the asset and its EIP-712 domain. */
@@ -17,8 +17,37 @@ export interface SignedRequirement {
 
 /** The scheme's part of a payment, read against the requirement quoted; or why it does not pay it. */
 export type SchemeRead =
-  | { ok: true; key: string; from: string; nonce: string; validBefore: Date }
-  | { ok: false; why: string };
+  | {
+      ok: true;
+      key: string;
+      from: string;
+      nonce: string;
+      validBefore: Date;
+      /** A payment over a channel: the channel and the cumulative amount its voucher signs, kept in the ledger. */
+      channel?: { id: string; cumulative: string };
+    }
+  | { ok: false; why: string; reason?: PaymentRefusalReason };
+
+/** A refusal of the scheme's own: its reason, sentence, and what to add to its requirement's `extra` in the 402. */
+export interface SchemeRefusal {
+  reason: PaymentRefusalReason;
+  sentence: string;
+  /** x402's corrective fields (a channel's state), merged into the scheme's `accepts[].extra`. */
+  extra?: Record<string, unknown>;
+}
+
+/** A payment held for one call by the scheme itself, until the call answered (settle) or failed (release). */
+export interface SchemeHold {
+  /** Takes the payment of the call that answered: what the caller's `PAYMENT-RESPONSE` says. */
+  settle(): Promise<SettleResponse>;
+  /** Gives the payment back: the call failed and costs nothing. */
+  release(): Promise<void>;
+}
+
+/** What a payment that buys no call does (a channel's cooperative refund): the answer, or why it was refused. */
+export type SchemeOperation =
+  | { done: true; status: number; output: unknown; settlement: SettleResponse }
+  | ({ done: false } & SchemeRefusal);
 
 export interface PaymentScheme {
   /** x402's name of the scheme, as in `accepts[].scheme`. */
@@ -35,6 +64,24 @@ export interface PaymentScheme {
   keyOf(payment: PaymentPayload): string;
   /** Who signed the payment (undefined when no signature can be read): asked before anything is done in the payer's name. */
   signer(payment: PaymentPayload, requirements: SignedRequirement): Promise<Address | undefined>;
+  /**
+   * A scheme that verifies and settles its payments itself (channels: a voucher checked locally, its charge
+   * committed when the call answered) instead of the facilitator's verify and settle: holds the payment for the call.
+   */
+  hold?(
+    payment: PaymentPayload,
+    requirements: PaymentRequirements,
+    call: { key: string; payer: Address; requestId: string },
+  ): Promise<({ held: true } & SchemeHold) | ({ held: false } & SchemeRefusal)>;
+  /**
+   * A payment that is an operation of the scheme rather than the price of a call (a channel's refund): done here,
+   * without the tool. Undefined for a payment that buys a call.
+   */
+  operation?(
+    payment: PaymentPayload,
+    requirements: PaymentRequirements,
+    call: { payer: Address; requestId: string },
+  ): Promise<SchemeOperation | undefined>;
 }
 
 /** The schemes a service takes, by name. */

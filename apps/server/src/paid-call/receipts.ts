@@ -26,7 +26,7 @@ export interface ReceiptIssuer {
   /** The address whose key signs offers and receipts. */
   signer: Address;
   /** Signs, ahead of the first 402, the offers of these requirements at these resources. */
-  prepare(offers: { resourceUrl: string; requirements: PaymentRequirements }[]): Promise<void>;
+  prepare(offers: { resourceUrl: string; requirements: PaymentRequirements; acceptIndex?: number }[]): Promise<void>;
   /**
    * What a 402 declares under `extensions["offer-receipt"]`: a signed offer for each of `accepts`, or nothing when
    * one is not signed yet (it is being signed for the next 402).
@@ -75,7 +75,9 @@ export function createReceiptIssuer(privateKey: Hex): ReceiptIssuer {
   return {
     signer: account.address,
     async prepare(list) {
-      await Promise.all(list.map(({ resourceUrl, requirements }) => sign(resourceUrl, requirements, 0)));
+      await Promise.all(
+        list.map(({ resourceUrl, requirements, acceptIndex }) => sign(resourceUrl, requirements, acceptIndex ?? 0)),
+      );
     },
     offersFor(resourceUrl, accepts) {
       const now = Math.floor(Date.now() / 1000);

@@ -1,4 +1,4 @@
-import { paymentRefusal, routePaymentRequirements } from "@agent-tools/schema";
+import { paymentRefusal, routeAccepts } from "@agent-tools/schema";
 import { buildPaymentRequired } from "./challenge.js";
 import type { PaidCallDeps, Refuse } from "./paid-call-types.js";
 import type { PaymentService } from "./payment-service.js";
@@ -8,14 +8,17 @@ export function createRefuser(
   metrics: PaidCallDeps["metrics"],
   refusalCounts?: PaidCallDeps["refusalCounts"],
 ): Refuse {
-  return (route, method, point, reason, sentence) => {
+  return (route, method, point, reason, sentence, extra) => {
     const quoted = point ?? (payments.anonymousAccess ? "standard" : "discounted");
     refusalCounts?.add(reason);
     metrics?.refusals.inc({ reason });
     metrics?.paidCalls.inc({ route: route.path, price_point: quoted, outcome: "refused" });
+    const accepts = routeAccepts(payments.terms, route, quoted).map((accept) =>
+      extra && accept.scheme === extra.scheme ? { ...accept, extra: { ...accept.extra, ...extra.fields } } : accept,
+    );
     const paymentRequired = buildPaymentRequired(
       route,
-      [routePaymentRequirements(payments.terms, route, quoted)],
+      accepts,
       paymentRefusal(reason, sentence),
       {
         publicUrl: payments.publicUrl,

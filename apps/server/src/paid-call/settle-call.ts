@@ -38,7 +38,10 @@ export async function settleCall(
   let settlement: SettleResponse;
   try {
     call.settlementAsked?.();
-    settlement = await payments.facilitator.settle(call.payment.payload, call.price.requirements as never);
+    // A payment the scheme holds itself (a channel) is settled by it; any other by the facilitator.
+    settlement = call.payment.hold
+      ? await call.payment.hold.settle()
+      : await payments.facilitator.settle(call.payment.payload, call.price.requirements as never);
   } catch (error) {
     call.timings.push(["settle", performance.now() - started]);
     // The settlement may have gone through before the answer was lost: the claim stays pending until the
@@ -118,6 +121,7 @@ export async function releaseCall(context: PaidCallContext, call: AdmittedCall):
     return;
   }
   call.settlementAsked?.();
+  await call.payment.hold?.release();
   await releaseGuards(context, call);
   await context.payments.ledger.release(call.payment.key);
   context.metrics?.paidCalls.inc({ route: call.route.path, price_point: call.price.point, outcome: "released" });

@@ -3,7 +3,7 @@
  * names (facilitators over HTTP with failover, checked at start, or the built-in one with keys of its own), the
  * payer limits and failure budget, the ledger and the sign-in nonces.
  */
-import { paidRoutes, routePaymentRequirements } from "@agent-tools/schema";
+import { type ChannelTerms, paidRoutes, routeAccepts } from "@agent-tools/schema";
 import type { Logger } from "pino";
 import { type Address, createPublicClient, erc20Abi, http, type PublicClient } from "viem";
 import type { Config } from "../config/config.js";
@@ -32,6 +32,7 @@ import { createSettlementSender } from "../settlement/settlement-sender.js";
 import { localAccount } from "../signatures/local-account.js";
 import type { SettlementLedger } from "../store/settlement-ledger.js";
 import type { SignInNonceStore } from "../store/sign-in-nonces.js";
+import type { ChannelParts } from "./compose-channels.js";
 import { checkFacilitators } from "./startup-checks.js";
 
 /** How long one request to a facilitator over HTTP may take (a settlement waits for its transaction). */
@@ -75,6 +76,8 @@ export async function paymentDeps(
     metrics?: ServiceMetrics;
     /** The facilitators over HTTP, checked already (default: built and checked here). */
     facilitators?: HttpFacilitator[];
+    /** Payment channels, when the configuration offers them (./compose-channels.ts). */
+    channels?: Pick<ChannelParts, "terms" | "scheme">;
   } = {},
 ): Promise<PaymentService> {
   let facilitator: Facilitator;
@@ -146,16 +149,19 @@ export async function paymentDeps(
     });
   }
   const asset = config.payment.asset as Address;
-  const receipts = config.receiptSignerKey ? await preparedReceiptIssuer(config) : undefined;
+  const receipts = config.receiptSignerKey ? await preparedReceiptIssuer(config, options.channels?.terms) : undefined;
   return {
     publicUrl: config.publicUrl,
-    terms: config.payment,
+    terms: { ...config.payment, ...(options.channels ? { channel: options.channels.terms } : {}) },
     facilitator,
     payerLimits: createCallLimiter(config.limits.perPayer, {
       name: "payer",
       ...(options.rates ? { rates: options.rates } : {}),
     }),
-    schemes: { exact: createExactScheme({ signer: authorizationSigner, marginSeconds }) },
+    schemes: {
+      exact: createExactScheme({ signer: authorizationSigner, marginSeconds }),
+      ...(options.channels ? { [options.channels.scheme.scheme]: options.channels.scheme } : {}),
+    },
     settlementFailures: createFailureBudget(
       { failures: config.limits.failedSettlementsPerHour, windowSeconds: 3600 },
       { name: "settlement_failures", ...(options.rates ? { rates: options.rates } : {}) },
@@ -209,16 +215,19 @@ export async function checkBatchContract(config: Config, client: Pick<PublicClie
 }
 
 /** The offer and receipt signer, with the offer of every paid route's two prices signed, over HTTP and MCP. */
-async function preparedReceiptIssuer(config: Config): Promise<ReceiptIssuer> {
+async function preparedReceiptIssuer(config: Config, channel: ChannelTerms | undefined): Promise<ReceiptIssuer> {
   const issuer = createReceiptIssuer(config.receiptSignerKey!);
   await issuer.prepare(
     Object.values(paidRoutes).flatMap((route) =>
       (["standard", "discounted"] as const).flatMap((point) => {
-        const requirements = routePaymentRequirements(config.payment, route, point);
-        return (["POST", "MCP", "A2A"] as const).map((method) => ({
-          resourceUrl: paidResourceUrl(route, method, config.publicUrl),
-          requirements,
-        }));
+        const accepts = routeAccepts({ ...config.payment, ...(channel ? { channel } : {}) }, route, point);
+        return (["POST", "MCP", "A2A"] as const).flatMap((method) =>
+          accepts.map((requirements, acceptIndex) => ({
+            resourceUrl: paidResourceUrl(route, method, config.publicUrl),
+            requirements,
+            acceptIndex,
+          })),
+        );
       }),
     ),
   );

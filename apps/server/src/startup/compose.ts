@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
 import type { Express } from "express";
 import type { Logger } from "pino";
 import { createPublicClient, http, type PublicClient } from "viem";
@@ -20,7 +22,9 @@ import {
   type SettlementReconciler,
 } from "../schemes/exact/reconcile-settlements.js";
 import { createRefundRecorder } from "../schemes/exact/record-refund.js";
+import { createFailoverFacilitator } from "../settlement/http-facilitators.js";
 import { createA2aTaskStore } from "../store/a2a-tasks.js";
+import { createChannelStore } from "../store/channels.js";
 import type { Database } from "../store/database.js";
 import { lockFacilitatorKeys } from "../store/facilitator-key-locks.js";
 import { createMissionQueue, type MissionQueue } from "../store/mission-queue.js";
@@ -35,6 +39,7 @@ import { createMarketDataClient } from "../upstream/market-data-client.js";
 import { createMarketplaceClient } from "../upstream/marketplace-client.js";
 import { createUpstreamHealthBoard, type UpstreamHealthBoard } from "../upstream/upstream-health.js";
 import { type AppDeps, createApp } from "./app.js";
+import { type ChannelParts, channelParts, checkChannelContract } from "./compose-channels.js";
 import { checkBatchContract, checkedHttpFacilitators, paymentDeps } from "./compose-payments.js";
 import { expectChain } from "./startup-checks.js";
 
@@ -164,6 +169,8 @@ export interface Service {
   queue: MissionQueue;
   worker: MissionWorker;
   reconciler: SettlementReconciler;
+  /** Payment channels, when the service offers them: their store and claimer (docs/channels.md). */
+  channels?: ChannelParts;
   /** `http://<host>:<port>/metrics` once started, when METRICS_PORT is set. */
   metricsUrl?: string;
   /** Starts the background work: the collection follower, the first reconciliation pass, then the mission worker. */
@@ -196,6 +203,7 @@ export async function composeService(config: Config, logger: Logger, clients: Se
   const paymentsLogger = logger.child({ component: "payments" });
   const facilitators = await checkedHttpFacilitators(config, paymentsLogger);
   await checkBatchContract(config, l2);
+  await checkChannelContract(config, l2);
   progress("reading the collection from the collection chain (every token's owner and traits)");
   const chain = await chainDeps(l1, config, { chainId: l1ChainId, ...(clients.clock ? { now: clients.clock } : {}) });
   if (!clients.db) progress("opening the database");
@@ -233,6 +241,13 @@ export async function composeService(config: Config, logger: Logger, clients: Se
           pendingSettlements,
         })
       : undefined;
+  const channels = channelParts(config, {
+    store: createChannelStore(db),
+    ...(facilitators.length > 0 ? { httpFacilitator: createFailoverFacilitator(facilitators) } : {}),
+    chain: l2,
+    instance: `${hostname()}:${process.pid}:${randomUUID()}`,
+    logger: logger.child({ component: "channels" }),
+  });
   const payments = await paymentDeps(
     config,
     l1ChainId,
@@ -240,6 +255,7 @@ export async function composeService(config: Config, logger: Logger, clients: Se
     {
       logger: paymentsLogger,
       facilitators,
+      ...(channels ? { channels } : {}),
       ...(clients.l2 ? { l2: clients.l2 } : {}),
       ...(clients.recoverSigner ? { recoverSigner: clients.recoverSigner } : {}),
       ...(rates ? { rates } : {}),
@@ -314,6 +330,7 @@ export async function composeService(config: Config, logger: Logger, clients: Se
     queue,
     worker,
     reconciler,
+    ...(channels ? { channels } : {}),
     async start() {
       if (metrics && config.metricsPort !== undefined) {
         if (metricsServer) metricsServer.serve(metrics.registry);
@@ -329,6 +346,7 @@ export async function composeService(config: Config, logger: Logger, clients: Se
       const reconciled = await reconciler.reconcile({ graceMs: 0 });
       if (reconciled.settled + reconciled.dropped > 0) logger.warn(reconciled, "reconciled cut-short settlements");
       reconciler.start(60_000);
+      channels?.claimer.start();
       // Spent sign-in nonces are kept past their messages' validity window, then dropped; A2A tasks a day.
       sweeper = setInterval(() => {
         signIns
@@ -346,6 +364,7 @@ export async function composeService(config: Config, logger: Logger, clients: Se
       stopFollowing();
       clearInterval(sweeper);
       reconciler.stop();
+      await channels?.claimer.stop();
       await worker.stop();
       await metricsServer?.close();
       await keyLocks?.release();

@@ -278,6 +278,58 @@ export const migrations = [
       "DROP INDEX settlements_settled_at",
     ],
   },
+  {
+    version: 12,
+    name: "payment channels",
+    statements: [
+      // One row per x402 `batch-settlement` channel a payer opened to the service: its terms, what the chain said
+      // of it when last read (balance, claimed, refund nonce, a withdrawal under way), what the service charged on it
+      // and the payer's latest voucher, and the call holding it now (one at a time; docs/channels.md).
+      `CREATE TABLE channels (
+        channel_id text PRIMARY KEY,
+        config jsonb NOT NULL,
+        payer text NOT NULL,
+        balance numeric(78, 0) NOT NULL DEFAULT 0 CHECK (balance >= 0),
+        total_claimed numeric(78, 0) NOT NULL DEFAULT 0 CHECK (total_claimed >= 0),
+        charged numeric(78, 0) NOT NULL DEFAULT 0 CHECK (charged >= 0),
+        signed_max numeric(78, 0) NOT NULL DEFAULT 0 CHECK (signed_max >= charged),
+        signature text,
+        refund_nonce numeric(78, 0) NOT NULL DEFAULT 0,
+        withdraw_requested_at bigint NOT NULL DEFAULT 0,
+        held_by text,
+        held_until timestamptz,
+        synced_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now()
+      )`,
+      "CREATE INDEX channels_unclaimed ON channels (channel_id) WHERE charged > total_claimed",
+      // What moved on chain for the channels: deposits, claims, sweeps to the payee and cooperative refunds, one row
+      // per transaction and channel (a sweep names no channel).
+      `CREATE TABLE channel_events (
+        transaction text NOT NULL,
+        kind text NOT NULL CHECK (kind IN ('deposit', 'claim', 'sweep', 'refund')),
+        channel_id text NOT NULL DEFAULT '',
+        amount numeric(78, 0) NOT NULL CHECK (amount >= 0),
+        asset text NOT NULL,
+        network text NOT NULL,
+        at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (transaction, kind, channel_id)
+      )`,
+      "CREATE INDEX channel_events_at ON channel_events (at)",
+      // A paid call over a channel is an entry of the book like any other, naming its channel and the cumulative
+      // amount charged on it once the call was paid; its transaction is the claim's, once claimed ('' until then).
+      "ALTER TABLE settlements ADD COLUMN channel_id text",
+      "ALTER TABLE settlements ADD COLUMN cumulative numeric(78, 0)",
+      "CREATE INDEX settlements_channel ON settlements (channel_id, cumulative) WHERE channel_id IS NOT NULL",
+      // Who sends the channels' claims now: one instance at a time, for a lease.
+      `CREATE TABLE channel_claimer (
+        id smallint PRIMARY KEY CHECK (id = 1),
+        holder text,
+        held_until timestamptz,
+        scanned_block bigint NOT NULL DEFAULT 0
+      )`,
+      "INSERT INTO channel_claimer (id) VALUES (1)",
+    ],
+  },
 ] as const satisfies readonly { version: number; name: string; statements: readonly string[] }[];
 
 export const LATEST_MIGRATION = migrations.at(-1)!.version;

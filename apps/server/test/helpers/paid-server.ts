@@ -76,6 +76,8 @@ export interface PaidTestServer {
   ledger: SettlementLedger;
   queue: MissionQueue;
   worker: MissionWorker;
+  /** The payment channels' store and claimer (docs/channels.md). */
+  channels: Service["channels"];
   /** Moves the collection index's clock past its staleness bound: the next request reads the chain again. */
   outlastStaleness(): void;
   /** One pass of the settlement reconciler (every pending claim, whatever its age). */
@@ -216,6 +218,7 @@ export async function startPaidTestServer(
     ledger,
     queue,
     worker,
+    channels: service.channels,
     outlastStaleness: () => clock.advance(config.chainMaxStalenessMs + 1),
     reconcile: () => service.reconciler.reconcile({ graceMs: 0 }),
     logs: () => [...logLines],

@@ -29,6 +29,8 @@ export async function claimPayment(db: Database, c: SettlementClaim): Promise<Cl
     c.requestId,
     c.identifier?.paymentId ?? null,
     c.identifier?.requestHash ?? null,
+    c.channel?.id ?? null,
+    c.channel?.cumulative ?? null,
   ];
   // The claim and the sum of the payer's other claims in flight, in one statement (the sum does not see the row
   // it inserts, which it leaves out anyway).
@@ -36,14 +38,14 @@ export async function claimPayment(db: Database, c: SettlementClaim): Promise<Cl
     const [row] = await q.query<{ claimed: number; in_flight: string }>(
       `WITH claimed AS (
            INSERT INTO settlements (payment_key, status, route, method, token_id, payer, nonce, caller, price_point,
-             amount, asset, network, pay_to, valid_before, request_id, payment_id, request_hash)
-           VALUES ($1, 'pending', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+             amount, asset, network, pay_to, valid_before, request_id, payment_id, request_hash, channel_id, cumulative)
+           VALUES ($1, 'pending', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
            ON CONFLICT DO NOTHING
            RETURNING payment_key)
          SELECT (SELECT count(*) FROM claimed)::int AS claimed,
            (SELECT coalesce(sum(amount), 0) FROM settlements
             WHERE status = 'pending' AND payer = $5 AND lower(asset) = lower($10) AND network = $11
-              AND payment_key <> $1 AND valid_before > now())::text AS in_flight`,
+              AND payment_key <> $1 AND valid_before > now() AND channel_id IS NULL)::text AS in_flight`,
       params,
     );
     return row && row.claimed > 0 ? BigInt(row.in_flight) : undefined;
@@ -164,7 +166,8 @@ export async function pendingClaims(
   }>(
     `SELECT payment_key, payer, nonce, asset, network, pay_to, amount::text AS amount, valid_before, claimed_at
        FROM settlements
-       WHERE status = 'pending' AND ($1::timestamptz IS NULL OR claimed_at < $1) AND payment_key > $2
+       WHERE status = 'pending' AND channel_id IS NULL AND ($1::timestamptz IS NULL OR claimed_at < $1)
+         AND payment_key > $2
        ORDER BY payment_key LIMIT $3`,
     [olderThan ?? null, after ?? "", limit],
   );

@@ -22,6 +22,8 @@ export interface SettlementClaim {
   requestId: string;
   /** The x402 payment identifier the call named, and a digest of its request: its answer is then kept. */
   identifier?: { paymentId: string; requestHash: string };
+  /** A call paid over a channel: the channel's id and the cumulative amount its voucher signs (docs/channels.md). */
+  channel?: { id: string; cumulative: string };
 }
 
 /** A paid call's answer, kept with its settlement for the payment identifier the call named. */

@@ -1,0 +1,54 @@
+/**
+ * The built-in facilitator's channel side: x402's own `batch-settlement` facilitator (`@x402/evm`), sending the
+ * channels' deposits, claims, sweeps and refunds from the channel key over the payment chain's JSON-RPC. It verifies
+ * deposits (the token authorization, the payer's balance) and reads channels first seen. The service signs its own
+ * claim and refund authorizations, so this facilitator is given no authorizer key (docs/channels.md).
+ */
+import { x402Facilitator } from "@x402/core/facilitator";
+import type { Network } from "@x402/core/types";
+import { toFacilitatorEvmSigner } from "@x402/evm";
+import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/facilitator";
+import { createWalletClient, defineChain, http, publicActions } from "viem";
+import { nonceManager, privateKeyToAccount } from "viem/accounts";
+import type { Facilitator } from "../../settlement/facilitator.js";
+
+export interface ChannelFacilitatorParameters {
+  network: string;
+  rpcUrl: string;
+  /** The key that sends the channels' transactions (it pays their gas). */
+  privateKey: `0x${string}`;
+  timeoutMs: number;
+}
+
+export function createChannelFacilitator(parameters: ChannelFacilitatorParameters): Facilitator {
+  const chainId = Number(parameters.network.split(":")[1]);
+  const wallet = createWalletClient({
+    // Transactions sent at once take consecutive nonces.
+    account: privateKeyToAccount(parameters.privateKey, { nonceManager }),
+    chain: defineChain({
+      id: chainId,
+      name: parameters.network,
+      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+      rpcUrls: { default: { http: [parameters.rpcUrl] } },
+    }),
+    transport: http(parameters.rpcUrl, { timeout: parameters.timeoutMs, retryCount: 2 }),
+    pollingInterval: 100,
+  }).extend(publicActions);
+  const signer = toFacilitatorEvmSigner({
+    address: wallet.account.address,
+    readContract: (args) => wallet.readContract(args as never),
+    verifyTypedData: (args) => wallet.verifyTypedData(args as never),
+    writeContract: (args) => wallet.writeContract(args as never),
+    sendTransaction: (args) => wallet.sendTransaction(args as never),
+    waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args as never),
+    getCode: (args) => wallet.getCode(args as never),
+  });
+  const facilitator = new x402Facilitator().register(
+    parameters.network as Network,
+    new BatchSettlementEvmScheme(signer),
+  );
+  return {
+    verify: (payload, requirements) => facilitator.verify(payload, requirements),
+    settle: (payload, requirements) => facilitator.settle(payload, requirements),
+  };
+}

@@ -1,0 +1,489 @@
+/**
+ * x402's `batch-settlement` scheme as a plug-in of the paid call (paid-call/payment-scheme.ts): a payer deposits once
+ * into a channel, then signs a cumulative voucher per call. A voucher is checked here with one signature recovery
+ * and the channel's row (store/channels.ts), held while its call runs, and its charge committed only when the call
+ * answered; a deposit goes on chain through the facilitator when its first call answered. A refund payload is an
+ * operation of its own: the channel's charges are claimed and the rest goes back to the payer (docs/channels.md).
+ */
+import type { PaymentRefusalReason, PaymentRequirements } from "@agent-tools/schema";
+import type { PaymentPayload, SettleResponse } from "@x402/core/types";
+import { type Address, getAddress, type Hex, type LocalAccount, zeroAddress } from "viem";
+import type { PaymentScheme, SchemeOperation, SchemeRefusal } from "../../paid-call/payment-scheme.js";
+import type { Facilitator } from "../../settlement/facilitator.js";
+import type { ChainChannelState, ChannelRecord, ChannelStore } from "../../store/channels.js";
+import { type ChannelPayload, readChannelPayload } from "./channel-payload.js";
+import { channelIdOf, signClaimBatch, signRefund, voucherSigner } from "./channel-typed-data.js";
+
+export interface ChannelSchemeParameters {
+  store: ChannelStore;
+  /** Verifies deposits and channels first seen, and carries deposits and refunds out on chain. */
+  facilitator: Facilitator;
+  /** Signs the claims and refunds of the service's channels: its address is `extra.receiverAuthorizer`. */
+  authorizer: LocalAccount;
+  /** How long a call may hold its channel before another may take it (an instance that stopped mid-call). */
+  holdMs: number;
+  now: () => Date;
+}
+
+const CHANNEL_KEY_PREFIX = "channel:";
+
+/** The ledger's key of a call paid over a channel: the channel and the cumulative amount its voucher signs. */
+export function channelPaymentKey(channelId: string, cumulative: bigint): string {
+  return `${CHANNEL_KEY_PREFIX}${channelId.toLowerCase()}:${cumulative}`;
+}
+
+const chainIdOf = (network: string) => Number(network.split(":")[1]);
+
+/** The channel terms of a quoted requirement: what a channel must name to pay the service. */
+function quotedTerms(quoted: PaymentRequirements) {
+  const extra = (quoted.extra ?? {}) as Record<string, unknown>;
+  return {
+    receiver: getAddress(quoted.payTo),
+    token: getAddress(quoted.asset),
+    receiverAuthorizer: getAddress(String(extra.receiverAuthorizer)),
+    withdrawDelay: Number(extra.withdrawDelay),
+  };
+}
+
+/** Why a channel's terms do not pay the quoted requirement (a code of x402's and a sentence); undefined when they do. */
+function termsMismatch(
+  payload: ChannelPayload,
+  quoted: PaymentRequirements,
+): { reason: PaymentRefusalReason; why: string } | undefined {
+  const { channelConfig: config, voucher } = payload;
+  const terms = quotedTerms(quoted);
+  if (config.receiver !== terms.receiver) {
+    return {
+      reason: "invalid_batch_settlement_evm_receiver_mismatch",
+      why: `the channel pays ${config.receiver}; this service is paid at ${terms.receiver}`,
+    };
+  }
+  if (config.token !== terms.token) {
+    return {
+      reason: "invalid_batch_settlement_evm_token_mismatch",
+      why: `the channel holds ${config.token}, not ${terms.token}`,
+    };
+  }
+  if (config.receiverAuthorizer !== terms.receiverAuthorizer) {
+    return {
+      reason: "invalid_batch_settlement_evm_receiver_authorizer_mismatch",
+      why: `the channel's receiver authorizer is ${config.receiverAuthorizer}; the service's is ${terms.receiverAuthorizer}`,
+    };
+  }
+  if (config.withdrawDelay !== terms.withdrawDelay) {
+    return {
+      reason: "invalid_batch_settlement_evm_withdraw_delay_mismatch",
+      why: `the channel's withdrawal delay is ${config.withdrawDelay} s; the service quotes ${terms.withdrawDelay} s`,
+    };
+  }
+  if (channelIdOf(config, chainIdOf(quoted.network)) !== voucher.channelId) {
+    return {
+      reason: "invalid_batch_settlement_evm_channel_id_mismatch",
+      why: "the voucher's channelId is not the id of the channelConfig sent with it",
+    };
+  }
+  return undefined;
+}
+
+/** The chain's state of a channel as a facilitator reports it (`extra` of verify, `extra.channelState` of settle). */
+function chainStateOf(extra: unknown): ChainChannelState | undefined {
+  if (!extra || typeof extra !== "object") return undefined;
+  const state = extra as Record<string, unknown>;
+  const uint = (value: unknown) => (typeof value === "string" || typeof value === "number" ? BigInt(value) : undefined);
+  const balance = uint(state.balance);
+  const totalClaimed = uint(state.totalClaimed);
+  if (balance === undefined || totalClaimed === undefined) return undefined;
+  return {
+    balance,
+    totalClaimed,
+    refundNonce: uint(state.refundNonce) ?? 0n,
+    withdrawRequestedAt: Number(state.withdrawRequestedAt ?? 0),
+  };
+}
+
+/** x402's `channelState` of a channel, as responses and corrective 402s carry it. */
+export function channelStateOf(channel: ChannelRecord) {
+  return {
+    channelId: channel.channelId,
+    balance: channel.balance.toString(),
+    totalClaimed: channel.totalClaimed.toString(),
+    withdrawRequestedAt: channel.withdrawRequestedAt,
+    refundNonce: channel.refundNonce.toString(),
+    chargedCumulativeAmount: channel.charged.toString(),
+  };
+}
+
+/**
+ * The corrective 402 of a voucher out of step with its channel: the channel's state and the payer's latest voucher,
+ * which x402's client checks against its own key before it signs the next one.
+ */
+function outOfStep(channel: ChannelRecord, reason: PaymentRefusalReason, sentence: string): SchemeRefusal {
+  return {
+    reason,
+    sentence,
+    extra: {
+      channelState: channelStateOf(channel),
+      ...(channel.signature
+        ? { voucherState: { signedMaxClaimable: channel.signedMax.toString(), signature: channel.signature } }
+        : {}),
+    },
+  };
+}
+
+/** The facilitator's refusal as the caller gets it: x402's channel code when it is one, else `invalid_payment`. */
+function facilitatorRefusal(invalidReason: string | undefined): SchemeRefusal {
+  const code = invalidReason ?? "";
+  const known: PaymentRefusalReason[] = [
+    "invalid_batch_settlement_evm_channel_not_found",
+    "invalid_batch_settlement_evm_cumulative_exceeds_balance",
+    "invalid_batch_settlement_evm_cumulative_below_claimed",
+    "invalid_batch_settlement_evm_voucher_signature",
+  ];
+  const reason = known.find((candidate) => candidate === code);
+  return reason
+    ? { reason, sentence: `the facilitator refused the channel payment (${code})` }
+    : {
+        reason: "invalid_payment",
+        sentence: `the facilitator refused the channel payment${/^[a-z0-9_]{1,80}$/.test(code) ? ` (${code})` : ""}`,
+      };
+}
+
+export function createChannelScheme(parameters: ChannelSchemeParameters): PaymentScheme {
+  const { store, facilitator, authorizer, holdMs, now } = parameters;
+
+  /**
+   * The channel's row. A deposit or a refund is always verified by the facilitator, which reads the chain; so is a
+   * voucher of a channel the service has no row of (it starts at what the chain says was claimed).
+   */
+  async function channelOf(
+    payment: PaymentPayload,
+    requirements: PaymentRequirements,
+    payload: ChannelPayload,
+  ): Promise<{ channel: ChannelRecord } | { refusal: SchemeRefusal }> {
+    const id = payload.voucher.channelId;
+    const known = await store.get(id);
+    if (known && payload.type === "voucher") return { channel: known };
+    const verified = await facilitator.verify(payment, requirements as never);
+    if (!verified.isValid) return { refusal: facilitatorRefusal(verified.invalidReason) };
+    const state = chainStateOf(verified.extra);
+    if (!state) throw new Error("the facilitator's verify answer carries no channel state");
+    if (known) await store.mirror(id, state);
+    else
+      await store.open({ channelId: id, config: payload.channelConfig, payer: payload.channelConfig.payer, ...state });
+    const channel = await store.get(id);
+    if (!channel) throw new Error(`channel ${id} was not recorded`);
+    return { channel };
+  }
+
+  return {
+    scheme: "batch-settlement",
+    read(payment, quoted, at) {
+      const payload = readChannelPayload(payment.payload);
+      if (!payload) {
+        return {
+          ok: false,
+          reason: "invalid_batch_settlement_evm_voucher_payload",
+          why: "the payload is not a batch-settlement deposit, voucher or refund",
+        };
+      }
+      const wrong = termsMismatch(payload, quoted);
+      if (wrong) return { ok: false, ...wrong };
+      const { channelId, maxClaimableAmount } = payload.voucher;
+      return {
+        ok: true,
+        key:
+          payload.type === "refund"
+            ? `channel-refund:${channelId}:${maxClaimableAmount}`
+            : channelPaymentKey(channelId, maxClaimableAmount),
+        from: payload.channelConfig.payer,
+        nonce: channelId,
+        validBefore: new Date(at.getTime() + holdMs),
+        ...(payload.type === "refund" ? {} : { channel: { id: channelId, cumulative: maxClaimableAmount.toString() } }),
+      };
+    },
+    payerOf: (payment) => readChannelPayload(payment.payload)?.channelConfig.payer,
+    keyOf(payment) {
+      const payload = readChannelPayload(payment.payload);
+      return payload ? channelPaymentKey(payload.voucher.channelId, payload.voucher.maxClaimableAmount) : "";
+    },
+    async signer(payment, requirements) {
+      const payload = readChannelPayload(payment.payload);
+      if (!payload) return undefined;
+      const { voucher, channelConfig: config } = payload;
+      let recovered: Address;
+      try {
+        recovered = await voucherSigner(
+          chainIdOf(requirements.network),
+          voucher.channelId,
+          voucher.maxClaimableAmount,
+          voucher.signature,
+        );
+      } catch {
+        return undefined;
+      }
+      // The payer's authorizer signs its vouchers; a channel without one is signed by the payer itself.
+      const expected = config.payerAuthorizer === zeroAddress ? config.payer : config.payerAuthorizer;
+      return recovered === expected ? config.payer : recovered;
+    },
+
+    async hold(payment, requirements, call) {
+      const payload = readChannelPayload(payment.payload)!;
+      const price = BigInt(requirements.amount);
+      const opened = await channelOf(payment, requirements, payload);
+      if ("refusal" in opened) return { held: false, ...opened.refusal };
+      const { channel } = opened;
+      const { channelId: id, maxClaimableAmount: max, signature } = payload.voucher;
+      const deposit = payload.type === "deposit" ? payload.deposit.amount : 0n;
+      if (channel.withdrawRequestedAt > 0) {
+        return {
+          held: false,
+          reason: "invalid_batch_settlement_evm_channel_busy",
+          sentence:
+            "the payer started a timed withdrawal of this channel: the service takes no more vouchers on it; " +
+            "open a new channel (another salt) or wait for the withdrawal to end",
+        };
+      }
+      if (max <= channel.totalClaimed) {
+        return {
+          held: false,
+          ...outOfStep(
+            channel,
+            "invalid_batch_settlement_evm_cumulative_below_claimed",
+            `the voucher's ${max} is not above the ${channel.totalClaimed} already claimed`,
+          ),
+        };
+      }
+      if (max !== channel.charged + price) {
+        return {
+          held: false,
+          ...outOfStep(
+            channel,
+            "invalid_batch_settlement_evm_cumulative_amount_mismatch",
+            `the voucher's cumulative amount is ${max}; the channel's charged total is ${channel.charged} and this call costs ${price}`,
+          ),
+        };
+      }
+      if (max > channel.balance + deposit) {
+        return {
+          held: false,
+          reason: "invalid_batch_settlement_evm_cumulative_exceeds_balance",
+          sentence: `the voucher's ${max} is above the channel's balance of ${channel.balance + deposit}: deposit more`,
+        };
+      }
+      const holder = `${call.requestId}:${call.key}`;
+      const held = await store.hold(id, channel.charged, holder, new Date(now().getTime() + holdMs));
+      if (!held.held) {
+        if (held.why === "out_of_step" && held.channel) {
+          return {
+            held: false,
+            ...outOfStep(
+              held.channel,
+              "invalid_batch_settlement_evm_cumulative_amount_mismatch",
+              "another call was charged on the channel meanwhile",
+            ),
+          };
+        }
+        return {
+          held: false,
+          reason: "invalid_batch_settlement_evm_channel_busy",
+          sentence: "another call holds this channel: send the next voucher once it has answered",
+        };
+      }
+      return {
+        held: true,
+        settle: () => commit(payment, requirements, payload, held.channel, holder, price, signature),
+        release: () => store.release(id, holder),
+      };
+    },
+
+    async operation(payment, requirements, call) {
+      const payload = readChannelPayload(payment.payload);
+      if (payload?.type !== "refund") return undefined;
+      return refund(payment, requirements, payload, call.requestId);
+    },
+  };
+
+  /** The charge of a call that answered: its deposit on chain first when it came with one, then the voucher kept. */
+  async function commit(
+    payment: PaymentPayload,
+    requirements: PaymentRequirements,
+    payload: ChannelPayload,
+    channel: ChannelRecord,
+    holder: string,
+    price: bigint,
+    signature: Hex,
+  ): Promise<SettleResponse> {
+    const id = channel.channelId;
+    const max = payload.voucher.maxClaimableAmount;
+    const network = requirements.network as SettleResponse["network"];
+    let state: ChainChannelState = channel;
+    let transaction = "";
+    let deposited = "";
+    if (payload.type === "deposit") {
+      let settled: SettleResponse;
+      try {
+        settled = await facilitator.settle(payment, requirements as never);
+      } catch (error) {
+        await store.release(id, holder);
+        throw error;
+      }
+      if (!settled.success) {
+        await store.release(id, holder);
+        return settled;
+      }
+      state = chainStateOf(settled.extra?.channelState) ?? {
+        ...state,
+        balance: channel.balance + payload.deposit.amount,
+      };
+      transaction = settled.transaction;
+      deposited = payload.deposit.amount.toString();
+      await store.record({
+        transaction,
+        kind: "deposit",
+        channelId: id,
+        amount: payload.deposit.amount,
+        asset: requirements.asset,
+        network: requirements.network,
+      });
+      await store.mirror(id, state);
+    }
+    const committed = await store.commit(id, holder, { charged: max, signedMax: max, signature }, state.balance);
+    if (!committed) {
+      // The hold ran out and another call took the channel: this call is not charged, and its answer is withheld.
+      return { success: false, errorReason: "invalid_batch_settlement_evm_channel_busy", transaction: "", network };
+    }
+    return {
+      success: true,
+      transaction,
+      network,
+      payer: payload.channelConfig.payer,
+      amount: deposited,
+      extra: {
+        chargedAmount: price.toString(),
+        channelState: channelStateOf({ ...channel, ...state, charged: max, signedMax: max, signature }),
+      },
+    } as SettleResponse;
+  }
+
+  /**
+   * A cooperative refund: what the channel owes the service is claimed in the same transaction, then the rest (or
+   * the amount asked) goes back to the payer. The channel is held meanwhile, so no call is charged on it.
+   */
+  async function refund(
+    payment: PaymentPayload,
+    requirements: PaymentRequirements,
+    payload: Extract<ChannelPayload, { type: "refund" }>,
+    requestId: string,
+  ): Promise<SchemeOperation> {
+    const opened = await channelOf(payment, requirements, payload);
+    if ("refusal" in opened) return { done: false, ...opened.refusal };
+    const { channel } = opened;
+    const id = channel.channelId;
+    if (payload.voucher.maxClaimableAmount !== channel.charged) {
+      return {
+        done: false,
+        ...outOfStep(
+          channel,
+          "invalid_batch_settlement_evm_cumulative_amount_mismatch",
+          `a refund's voucher signs the channel's charged total, ${channel.charged}`,
+        ),
+      };
+    }
+    const refundable = channel.balance - channel.charged;
+    if (refundable <= 0n) {
+      return {
+        done: false,
+        reason: "invalid_batch_settlement_evm_refund_no_balance",
+        sentence: "everything deposited in this channel was charged: nothing is left to refund",
+      };
+    }
+    const amount = payload.amount ?? refundable;
+    if (amount > refundable) {
+      return {
+        done: false,
+        reason: "invalid_batch_settlement_evm_refund_amount_invalid",
+        sentence: `at most ${refundable} can be refunded (the balance less what was charged)`,
+      };
+    }
+    const holder = `${requestId}:refund`;
+    const held = await store.hold(id, channel.charged, holder, new Date(now().getTime() + holdMs));
+    if (!held.held) {
+      return {
+        done: false,
+        reason: "invalid_batch_settlement_evm_channel_busy",
+        sentence: "a call holds this channel: ask for the refund once it has answered",
+      };
+    }
+    try {
+      const chainId = chainIdOf(requirements.network);
+      // What was charged and not claimed yet is claimed first, with the refund's own voucher (it signs that total).
+      const claims =
+        channel.charged > channel.totalClaimed
+          ? [
+              {
+                voucher: { channel: payload.channelConfig, maxClaimableAmount: channel.charged.toString() },
+                signature: payload.voucher.signature,
+                totalClaimed: channel.charged.toString(),
+              },
+            ]
+          : [];
+      const claimAuthorizerSignature = claims.length
+        ? await signClaimBatch(authorizer, chainId, [
+            { channelId: id as Hex, maxClaimableAmount: channel.charged, totalClaimed: channel.charged },
+          ])
+        : undefined;
+      const refundAuthorizerSignature = await signRefund(authorizer, chainId, {
+        channelId: id as Hex,
+        nonce: channel.refundNonce,
+        amount,
+      });
+      const settled = await facilitator.settle(
+        {
+          ...payment,
+          payload: {
+            ...(payment.payload as Record<string, unknown>),
+            amount: amount.toString(),
+            refundNonce: channel.refundNonce.toString(),
+            claims,
+            ...(claimAuthorizerSignature ? { claimAuthorizerSignature } : {}),
+            refundAuthorizerSignature,
+          },
+        },
+        requirements as never,
+      );
+      if (!settled.success) {
+        return {
+          done: false,
+          reason: "settlement_failed",
+          sentence: `the refund could not be carried out${settled.errorReason ? ` (${settled.errorReason})` : ""}; nothing moved`,
+        };
+      }
+      const state = chainStateOf(settled.extra?.channelState);
+      if (claims.length) {
+        await store.claimed(
+          { transaction: settled.transaction, asset: requirements.asset, network: requirements.network },
+          [{ channelId: id, totalClaimed: channel.charged }],
+        );
+      }
+      if (state) await store.mirror(id, state);
+      const refunded = BigInt(settled.amount || amount.toString());
+      await store.record({
+        transaction: settled.transaction,
+        kind: "refund",
+        channelId: id,
+        amount: refunded,
+        asset: requirements.asset,
+        network: requirements.network,
+      });
+      const after = (await store.get(id)) ?? channel;
+      return {
+        done: true,
+        status: 200,
+        output: { channelId: id, refunded: refunded.toString(), transaction: settled.transaction },
+        settlement: { ...settled, extra: { ...settled.extra, channelState: channelStateOf(after) } } as SettleResponse,
+      };
+    } finally {
+      await store.release(id, holder);
+    }
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * The EIP-712 messages of x402's `batch-settlement` channels (its EVM binding, "Channel Lifecycle"): a channel's id is
+ * the typed hash of its terms, a payer signs cumulative `Voucher`s, the receiver authorizer signs `ClaimBatch`es and
+ * `Refund`s. All are bound to the chain and to the channel contract's address (docs/channels.md).
+ */
+import { type Address, getAddress, type Hex, hashTypedData, type LocalAccount, recoverTypedDataAddress } from "viem";
+
+/** Where x402's channel contract lives, the same address on every chain. */
+export const CHANNEL_CONTRACT_ADDRESS: Address = "0x4020074e9dF2ce1deE5A9C1b5c3f541D02a10003";
+
+/** The bounds of a channel's withdrawal delay, in seconds (15 minutes to 30 days). */
+export const WITHDRAW_DELAY_BOUNDS = { min: 900, max: 2_592_000 } as const;
+
+/** The immutable terms of a channel; their typed hash is its id. */
+export interface ChannelConfig {
+  payer: Address;
+  payerAuthorizer: Address;
+  receiver: Address;
+  receiverAuthorizer: Address;
+  token: Address;
+  withdrawDelay: number;
+  salt: Hex;
+}
+
+const CHANNEL_CONFIG_TYPES = {
+  ChannelConfig: [
+    { name: "payer", type: "address" },
+    { name: "payerAuthorizer", type: "address" },
+    { name: "receiver", type: "address" },
+    { name: "receiverAuthorizer", type: "address" },
+    { name: "token", type: "address" },
+    { name: "withdrawDelay", type: "uint40" },
+    { name: "salt", type: "bytes32" },
+  ],
+} as const;
+
+const VOUCHER_TYPES = {
+  Voucher: [
+    { name: "channelId", type: "bytes32" },
+    { name: "maxClaimableAmount", type: "uint128" },
+  ],
+} as const;
+
+const REFUND_TYPES = {
+  Refund: [
+    { name: "channelId", type: "bytes32" },
+    { name: "nonce", type: "uint256" },
+    { name: "amount", type: "uint128" },
+  ],
+} as const;
+
+const CLAIM_BATCH_TYPES = {
+  ClaimBatch: [{ name: "claims", type: "ClaimEntry[]" }],
+  ClaimEntry: [
+    { name: "channelId", type: "bytes32" },
+    { name: "maxClaimableAmount", type: "uint128" },
+    { name: "totalClaimed", type: "uint128" },
+  ],
+} as const;
+
+function domainOf(chainId: number) {
+  return { name: "x402 Batch Settlement", version: "1", chainId, verifyingContract: CHANNEL_CONTRACT_ADDRESS } as const;
+}
+
+/** The id of the channel with these terms on `chainId`. */
+export function channelIdOf(config: ChannelConfig, chainId: number): Hex {
+  return hashTypedData({
+    domain: domainOf(chainId),
+    types: CHANNEL_CONFIG_TYPES,
+    primaryType: "ChannelConfig",
+    message: { ...config, withdrawDelay: config.withdrawDelay },
+  });
+}
+
+/** Who signed a voucher of `channelId` for `maxClaimableAmount` (an ECDSA recovery; no chain read). */
+export async function voucherSigner(
+  chainId: number,
+  channelId: Hex,
+  maxClaimableAmount: bigint,
+  signature: Hex,
+): Promise<Address> {
+  return getAddress(
+    await recoverTypedDataAddress({
+      domain: domainOf(chainId),
+      types: VOUCHER_TYPES,
+      primaryType: "Voucher",
+      message: { channelId, maxClaimableAmount },
+      signature,
+    }),
+  );
+}
+
+/** One row of a claim: the channel, the voucher's ceiling, and the total the receiver takes of it. */
+export interface ClaimEntry {
+  channelId: Hex;
+  maxClaimableAmount: bigint;
+  totalClaimed: bigint;
+}
+
+/** The receiver authorizer's signature of a batch of claims (`claimWithSignature`). */
+export function signClaimBatch(authorizer: LocalAccount, chainId: number, claims: readonly ClaimEntry[]): Promise<Hex> {
+  return authorizer.signTypedData({
+    domain: domainOf(chainId),
+    types: CLAIM_BATCH_TYPES,
+    primaryType: "ClaimBatch",
+    message: { claims: [...claims] },
+  });
+}
+
+/** The receiver authorizer's signature of a cooperative refund (`refundWithSignature`) at the channel's nonce. */
+export function signRefund(
+  authorizer: LocalAccount,
+  chainId: number,
+  refund: { channelId: Hex; nonce: bigint; amount: bigint },
+): Promise<Hex> {
+  return authorizer.signTypedData({
+    domain: domainOf(chainId),
+    types: REFUND_TYPES,
+    primaryType: "Refund",
+    message: refund,
+  });
+}

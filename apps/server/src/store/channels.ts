@@ -1,0 +1,328 @@
+/**
+ * The service's side of its payers' `batch-settlement` channels, shared by every instance and kept across restarts:
+ * each channel's terms, what the chain said of it, what was charged on it with the payer's latest voucher, and the
+ * one call that holds it at a time. A charge is committed only when its call answered (docs/channels.md).
+ */
+import type { Database, Queryable } from "./database.js";
+
+/** A channel as the service keeps it; amounts in the asset's base units. */
+export interface ChannelRecord {
+  channelId: string;
+  /** The channel's terms, as x402's `channelConfig` (addresses checksummed, `withdrawDelay` in seconds). */
+  config: Record<string, unknown>;
+  payer: string;
+  /** The channel's balance on chain, as last read or as the service's own deposits left it. */
+  balance: bigint;
+  /** What the contract records as claimed. */
+  totalClaimed: bigint;
+  /** What the service charged on the channel, all calls together (x402's `chargedCumulativeAmount`). */
+  charged: bigint;
+  /** The payer's latest voucher: its ceiling and signature (none before the first call). */
+  signedMax: bigint;
+  signature: string | undefined;
+  refundNonce: bigint;
+  /** When the payer started a timed withdrawal (Unix seconds), 0 when none is under way. */
+  withdrawRequestedAt: number;
+  /** The call holding the channel, while it runs. */
+  heldBy: string | undefined;
+}
+
+/** What the chain says of a channel (x402's `channelState`, as a facilitator answers it). */
+export interface ChainChannelState {
+  balance: bigint;
+  totalClaimed: bigint;
+  refundNonce: bigint;
+  withdrawRequestedAt: number;
+}
+
+/** Why a channel could not be held for a call. */
+export type HoldRefusal = { held: false; why: "out_of_step" | "busy" | "unknown"; channel?: ChannelRecord };
+
+/** A deposit, claim, sweep or refund seen through on chain. */
+export interface ChannelEvent {
+  transaction: string;
+  kind: "deposit" | "claim" | "sweep" | "refund";
+  /** '' for a sweep, which moves the claimed money of every channel of the payee and asset. */
+  channelId: string;
+  amount: bigint;
+  asset: string;
+  network: string;
+}
+
+export interface ChannelStore {
+  get(channelId: string): Promise<ChannelRecord | undefined>;
+  /** Records a channel first seen, its charged total starting at what the chain says was claimed; a known one is kept. */
+  open(
+    channel: { channelId: string; config: Record<string, unknown>; payer: string } & ChainChannelState,
+  ): Promise<void>;
+  /** Mirrors what the chain says of a channel (after a deposit, a claim, a refund or a read). */
+  mirror(channelId: string, state: ChainChannelState): Promise<void>;
+  /**
+   * Holds the channel for one call whose voucher follows `charged` (the channel's charged total it was signed
+   * against), until `until` at the latest; refused when the charged total differs or another call holds it.
+   */
+  hold(
+    channelId: string,
+    charged: bigint,
+    holder: string,
+    until: Date,
+  ): Promise<{ held: true; channel: ChannelRecord } | HoldRefusal>;
+  /**
+   * Commits the charge of the call that held the channel: its charged total becomes the voucher's cumulative amount
+   * (`charged`), the voucher is kept for the claim, and the hold ends. False when the hold was lost (it expired and
+   * another call took the channel): nothing is charged then.
+   */
+  commit(
+    channelId: string,
+    holder: string,
+    voucher: { charged: bigint; signedMax: bigint; signature: string },
+    balance?: bigint,
+  ): Promise<boolean>;
+  /** Ends a hold without a charge: the call failed. */
+  release(channelId: string, holder: string): Promise<void>;
+  /** Channels with charges not claimed yet, the oldest first, with their latest voucher. */
+  unclaimed(limit: number): Promise<ChannelRecord[]>;
+  /**
+   * Records that a claim took the channels up to these totals, and books the calls whose money it took under its
+   * transaction (a call's entry names '' or its deposit's transaction until then).
+   */
+  claimed(
+    event: Omit<ChannelEvent, "kind" | "channelId" | "amount">,
+    claims: { channelId: string; totalClaimed: bigint }[],
+  ): Promise<void>;
+  /** Records a deposit, sweep or refund seen through. */
+  record(event: ChannelEvent): Promise<void>;
+  /** Takes or keeps the claimer's lease for `ms`; false when another instance holds it. */
+  lease(holder: string, ms: number): Promise<boolean>;
+  /** The last payment-chain block whose withdrawals were read, and its update. */
+  scannedBlock(): Promise<bigint>;
+  setScannedBlock(block: bigint): Promise<void>;
+  /** Totals for the report, console and metrics (docs/channels.md, "What the operator sees"). */
+  totals(): Promise<ChannelTotals>;
+  /**
+   * Ledger entries of channel calls cut short (an instance stopped between the hold and the answer): an entry whose
+   * charge the channel holds is settled, any other is given back. Returns how many of each.
+   */
+  settleLeftovers(olderThan: Date): Promise<{ settled: number; released: number }>;
+}
+
+/** Money on the service's channels, in the asset's base units. */
+export interface ChannelTotals {
+  channels: number;
+  deposited: bigint;
+  charged: bigint;
+  claimed: bigint;
+  swept: bigint;
+  refunded: bigint;
+  /** Charged and not claimed yet: what the service must claim before its payers' withdrawals end. */
+  unclaimed: bigint;
+}
+
+interface ChannelRow {
+  channel_id: string;
+  config: Record<string, unknown> | string;
+  payer: string;
+  balance: string;
+  total_claimed: string;
+  charged: string;
+  signed_max: string;
+  signature: string | null;
+  refund_nonce: string;
+  withdraw_requested_at: string | number;
+  held_by: string | null;
+}
+
+const COLUMNS = `channel_id, config, payer, balance::text AS balance, total_claimed::text AS total_claimed,
+  charged::text AS charged, signed_max::text AS signed_max, signature, refund_nonce::text AS refund_nonce,
+  withdraw_requested_at, held_by`;
+
+function recordOf(row: ChannelRow): ChannelRecord {
+  return {
+    channelId: row.channel_id,
+    config: typeof row.config === "string" ? JSON.parse(row.config) : row.config,
+    payer: row.payer,
+    balance: BigInt(row.balance),
+    totalClaimed: BigInt(row.total_claimed),
+    charged: BigInt(row.charged),
+    signedMax: BigInt(row.signed_max),
+    signature: row.signature ?? undefined,
+    refundNonce: BigInt(row.refund_nonce),
+    withdrawRequestedAt: Number(row.withdraw_requested_at),
+    heldBy: row.held_by ?? undefined,
+  };
+}
+
+export function createChannelStore(db: Database): ChannelStore {
+  const get = async (q: Queryable, channelId: string) => {
+    const [row] = await q.query<ChannelRow>(`SELECT ${COLUMNS} FROM channels WHERE channel_id = $1`, [channelId]);
+    return row ? recordOf(row) : undefined;
+  };
+  return {
+    get: (channelId) => get(db, channelId),
+    async open(channel) {
+      await db.query(
+        `INSERT INTO channels (channel_id, config, payer, balance, total_claimed, charged, signed_max, refund_nonce,
+           withdraw_requested_at)
+         VALUES ($1, $2, $3, $4, $5, $5, $5, $6, $7) ON CONFLICT (channel_id) DO NOTHING`,
+        [
+          channel.channelId,
+          JSON.stringify(channel.config),
+          channel.payer.toLowerCase(),
+          channel.balance.toString(),
+          channel.totalClaimed.toString(),
+          channel.refundNonce.toString(),
+          channel.withdrawRequestedAt,
+        ],
+      );
+    },
+    async mirror(channelId, state) {
+      // What was charged never falls below what the chain says was claimed (a claim of a voucher this store lost).
+      await db.query(
+        `UPDATE channels SET balance = $2, total_claimed = GREATEST(total_claimed, $3), refund_nonce = $4,
+           withdraw_requested_at = $5, charged = GREATEST(charged, $3), signed_max = GREATEST(signed_max, $3),
+           synced_at = now(), updated_at = now()
+         WHERE channel_id = $1`,
+        [
+          channelId,
+          state.balance.toString(),
+          state.totalClaimed.toString(),
+          state.refundNonce.toString(),
+          state.withdrawRequestedAt,
+        ],
+      );
+    },
+    async hold(channelId, charged, holder, until) {
+      const [row] = await db.query<ChannelRow>(
+        `UPDATE channels SET held_by = $3, held_until = $4, updated_at = now()
+         WHERE channel_id = $1 AND charged = $2 AND (held_by IS NULL OR held_until < now())
+         RETURNING ${COLUMNS}`,
+        [channelId, charged.toString(), holder, until],
+      );
+      if (row) return { held: true, channel: recordOf(row) };
+      const channel = await get(db, channelId);
+      if (!channel) return { held: false, why: "unknown" };
+      return { held: false, why: channel.charged !== charged ? "out_of_step" : "busy", channel };
+    },
+    async commit(channelId, holder, voucher, balance) {
+      const rows = await db.query(
+        `UPDATE channels SET charged = $3, signed_max = $4, signature = $5, balance = COALESCE($6, balance),
+           held_by = NULL, held_until = NULL, updated_at = now()
+         WHERE channel_id = $1 AND held_by = $2 AND charged < $3 RETURNING channel_id`,
+        [
+          channelId,
+          holder,
+          voucher.charged.toString(),
+          voucher.signedMax.toString(),
+          voucher.signature,
+          balance?.toString() ?? null,
+        ],
+      );
+      return rows.length === 1;
+    },
+    async release(channelId, holder) {
+      await db.query("UPDATE channels SET held_by = NULL, held_until = NULL WHERE channel_id = $1 AND held_by = $2", [
+        channelId,
+        holder,
+      ]);
+    },
+    async unclaimed(limit) {
+      // A channel with a withdrawal under way first: its vouchers must be claimed before the withdrawal ends.
+      const rows = await db.query<ChannelRow>(
+        `SELECT ${COLUMNS} FROM channels WHERE charged > total_claimed AND signature IS NOT NULL
+         ORDER BY (withdraw_requested_at > 0) DESC, updated_at LIMIT $1`,
+        [limit],
+      );
+      return rows.map(recordOf);
+    },
+    async claimed(event, claims) {
+      await db.transaction(async (tx) => {
+        for (const claim of claims) {
+          await tx.query(
+            `UPDATE channels SET total_claimed = GREATEST(total_claimed, $2), updated_at = now() WHERE channel_id = $1`,
+            [claim.channelId, claim.totalClaimed.toString()],
+          );
+          const [row] = await tx.query<{ amount: string }>(
+            `SELECT coalesce(sum(amount), 0)::text AS amount FROM settlements
+             WHERE channel_id = $1 AND status = 'settled' AND cumulative <= $2 AND NOT EXISTS
+               (SELECT 1 FROM channel_events e WHERE e.kind = 'claim' AND e.transaction = settlements.transaction)`,
+            [claim.channelId, claim.totalClaimed.toString()],
+          );
+          // The calls this claim took the money of are booked under its transaction.
+          await tx.query(
+            `UPDATE settlements SET transaction = $3
+             WHERE channel_id = $1 AND status = 'settled' AND cumulative <= $2 AND NOT EXISTS
+               (SELECT 1 FROM channel_events e WHERE e.kind = 'claim' AND e.transaction = settlements.transaction)`,
+            [claim.channelId, claim.totalClaimed.toString(), event.transaction],
+          );
+          await tx.query(
+            `INSERT INTO channel_events (transaction, kind, channel_id, amount, asset, network)
+             VALUES ($1, 'claim', $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
+            [event.transaction, claim.channelId, row?.amount ?? "0", event.asset, event.network],
+          );
+        }
+      });
+    },
+    async record(event) {
+      await db.query(
+        `INSERT INTO channel_events (transaction, kind, channel_id, amount, asset, network)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+        [event.transaction, event.kind, event.channelId, event.amount.toString(), event.asset, event.network],
+      );
+    },
+    async lease(holder, ms) {
+      const rows = await db.query(
+        `UPDATE channel_claimer SET holder = $1, held_until = now() + ($2 || ' milliseconds')::interval
+         WHERE id = 1 AND (holder IS NULL OR holder = $1 OR held_until < now()) RETURNING id`,
+        [holder, String(ms)],
+      );
+      return rows.length === 1;
+    },
+    async scannedBlock() {
+      const [row] = await db.query<{ scanned_block: string | number }>(
+        "SELECT scanned_block FROM channel_claimer WHERE id = 1",
+      );
+      return BigInt(row?.scanned_block ?? 0);
+    },
+    async setScannedBlock(block) {
+      await db.query("UPDATE channel_claimer SET scanned_block = GREATEST(scanned_block, $1) WHERE id = 1", [
+        block.toString(),
+      ]);
+    },
+    async totals() {
+      const [row] = await db.query<Record<string, string | number>>(
+        `SELECT (SELECT count(*) FROM channels)::int AS channels,
+           (SELECT coalesce(sum(charged), 0) FROM channels)::text AS charged,
+           (SELECT coalesce(sum(charged - total_claimed), 0) FROM channels WHERE charged > total_claimed)::text AS unclaimed,
+           (SELECT coalesce(sum(amount), 0) FROM channel_events WHERE kind = 'deposit')::text AS deposited,
+           (SELECT coalesce(sum(total_claimed), 0) FROM channels)::text AS claimed,
+           (SELECT coalesce(sum(amount), 0) FROM channel_events WHERE kind = 'sweep')::text AS swept,
+           (SELECT coalesce(sum(amount), 0) FROM channel_events WHERE kind = 'refund')::text AS refunded`,
+      );
+      return {
+        channels: Number(row?.channels ?? 0),
+        deposited: BigInt(row?.deposited ?? 0),
+        charged: BigInt(row?.charged ?? 0),
+        claimed: BigInt(row?.claimed ?? 0),
+        swept: BigInt(row?.swept ?? 0),
+        refunded: BigInt(row?.refunded ?? 0),
+        unclaimed: BigInt(row?.unclaimed ?? 0),
+      };
+    },
+    async settleLeftovers(olderThan) {
+      const settled = await db.query(
+        `UPDATE settlements s SET status = 'settled', transaction = '', settled_at = now()
+         FROM channels c
+         WHERE s.status = 'pending' AND s.channel_id = c.channel_id AND s.cumulative <= c.charged
+           AND s.claimed_at < $1 RETURNING s.payment_key`,
+        [olderThan],
+      );
+      const released = await db.query(
+        `DELETE FROM settlements s WHERE s.status = 'pending' AND s.channel_id IS NOT NULL AND s.claimed_at < $1
+           AND NOT EXISTS (SELECT 1 FROM channels c WHERE c.channel_id = s.channel_id AND s.cumulative <= c.charged)
+         RETURNING s.payment_key`,
+        [olderThan],
+      );
+      return { settled: settled.length, released: released.length };
+    },
+  };
+}

@@ -1,0 +1,281 @@
+/**
+ * Paid calls over x402 `batch-settlement` channels, paid by x402's own channel client (`@x402/evm/batch-settlement`
+ * with `@x402/fetch`, unmodified) against the service composed as production composes it, on the devnet's channel
+ * contract: a deposit once, a voucher per call, claims and sweeps in batches, the unspent money given back, and the
+ * payments the scheme refuses (docs/channels.md).
+ */
+import { BATCH_SETTLEMENT_SCHEME, parsePaymentRefusal } from "@agent-tools/schema";
+import { decodePaymentResponseHeader } from "@x402/core/http";
+import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
+import { toClientEvmSigner } from "@x402/evm";
+import { BatchSettlementEvmScheme, computeChannelId, signVoucher } from "@x402/evm/batch-settlement/client";
+import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
+import { erc20Abi, type Hex, type PublicClient, parseAbi } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ServiceError } from "../src/errors/service-error.js";
+import { CHANNEL_CONTRACT_ADDRESS } from "../src/schemes/batch-settlement/channel-typed-data.js";
+import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
+
+const CHANNELS_ABI = parseAbi([
+  "function channels(bytes32 channelId) view returns (uint128 balance, uint128 totalClaimed)",
+]);
+
+let t: PaidTestServer;
+
+beforeAll(async () => {
+  t = await startPaidTestServer({
+    tools: {
+      // A tool whose upstream is down: its call must leave the channel as it was.
+      portfolio: async () => {
+        throw new ServiceError("upstream_unavailable", "The marketplace is unavailable.", [], { "Retry-After": "30" });
+      },
+    },
+  });
+});
+
+afterAll(async () => {
+  await t?.close();
+});
+
+const chain = () => t.devnet.l2.publicClient as unknown as PublicClient;
+const network = () => `eip155:${t.devnet.l2.chainId}` as const;
+const asset = () => t.devnet.deployment.addresses.usdToken;
+const payTo = () => t.devnet.deployment.accounts[0]!.address;
+
+/** A payer that pays only over channels: x402's channel client on @x402/fetch, as its README builds it. */
+function channelPayer(index: number) {
+  const account = privateKeyToAccount(t.devnet.deployment.accounts[index]!.privateKey);
+  const signer = toClientEvmSigner(account, chain());
+  const scheme = new BatchSettlementEvmScheme(signer);
+  const client = new x402Client();
+  client.register(network(), scheme);
+  client.setSpendControls({ allowedAssets: [{ network: network(), asset: asset(), maxAmountPerPayment: "1000000" }] });
+  const paidFetch = wrapFetchWithPayment(fetch, client);
+  const post = (path: string, body: Record<string, unknown>) =>
+    paidFetch(`${t.server.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  const intel = (tokenId: number) => post("/intel", { tokenId });
+  return { account, signer, scheme, intel, post };
+}
+
+const onChain = async (channelId: Hex) => {
+  const [balance, totalClaimed] = await chain().readContract({
+    address: CHANNEL_CONTRACT_ADDRESS,
+    abi: CHANNELS_ABI,
+    functionName: "channels",
+    args: [channelId],
+  });
+  return { balance, totalClaimed };
+};
+
+const tokenBalance = (address: `0x${string}`) =>
+  chain().readContract({ address: asset(), abi: erc20Abi, functionName: "balanceOf", args: [address] });
+
+async function quoteIntel(): Promise<PaymentRequired> {
+  const res = await t.post("/intel", { tokenId: 1 });
+  expect(res.status).toBe(402);
+  return (await res.json()) as PaymentRequired;
+}
+
+const channelAccept = (required: PaymentRequired) =>
+  required.accepts.find((accept) => accept.scheme === BATCH_SETTLEMENT_SCHEME) as PaymentRequirements;
+
+describe("the 402 offers a channel", () => {
+  it("quotes batch-settlement beside exact at the same price, with the scheme's channel terms", async () => {
+    const required = await quoteIntel();
+    expect(required.accepts.map((accept) => accept.scheme)).toEqual(["exact", BATCH_SETTLEMENT_SCHEME]);
+    const [exact, channel] = required.accepts as [PaymentRequirements, PaymentRequirements];
+    expect(channel.amount).toBe(exact.amount);
+    expect(channel.payTo).toBe(exact.payTo);
+    expect(channel.asset).toBe(exact.asset);
+    expect(channel.extra).toMatchObject({
+      name: exact.extra?.name,
+      version: exact.extra?.version,
+      receiverAuthorizer: t.config.channels && privateKeyToAccount(t.config.channels.key).address,
+      withdrawDelay: t.config.channels?.withdrawDelaySeconds,
+    });
+  });
+});
+
+describe("x402's channel client, unmodified", () => {
+  it("deposits once, pays a run of calls with vouchers, and the service claims and sweeps them", async () => {
+    const payer = channelPayer(5);
+    const price = BigInt(channelAccept(await quoteIntel()).amount);
+    const before = await tokenBalance(payer.account.address);
+    const settlements = [];
+    for (let call = 0; call < 4; call += 1) {
+      const res = await payer.intel(10 + call);
+      expect(res.status).toBe(200);
+      expect((await res.json()).name).toBe(`Agent #${10 + call}`);
+      settlements.push(decodePaymentResponseHeader(res.headers.get("payment-response")!));
+    }
+    // The first call deposited (one transaction); the next three moved no money on chain.
+    expect(settlements[0]!.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(settlements.slice(1).map((s) => s.transaction)).toEqual(["", "", ""]);
+    const deposit = BigInt(settlements[0]!.amount!);
+    expect(deposit).toBeGreaterThanOrEqual(4n * price);
+    expect(await tokenBalance(payer.account.address)).toBe(before - deposit);
+    const channelId = (settlements[3]!.extra as { channelState: { channelId: Hex } }).channelState.channelId;
+    expect(settlements.map((s) => (s.extra as { chargedAmount: string }).chargedAmount)).toEqual(
+      Array(4).fill(price.toString()),
+    );
+    expect(
+      settlements.map(
+        (s) => (s.extra as { channelState: { chargedCumulativeAmount: string } }).channelState.chargedCumulativeAmount,
+      ),
+    ).toEqual([1n, 2n, 3n, 4n].map((n) => (n * price).toString()));
+    expect(await onChain(channelId)).toEqual({ balance: deposit, totalClaimed: 0n });
+
+    // Every call is an entry of the book with its channel and cumulative amount.
+    const entries = await t.db.query<{ cumulative: string; status: string }>(
+      "SELECT cumulative::text AS cumulative, status FROM settlements WHERE channel_id = $1 ORDER BY cumulative",
+      [channelId],
+    );
+    expect(entries).toEqual([1n, 2n, 3n, 4n].map((n) => ({ cumulative: (n * price).toString(), status: "settled" })));
+
+    // One claim pass: the contract records what was charged, and the sweep pays it to payTo.
+    const payToBefore = await tokenBalance(payTo());
+    const pass = await t.channels!.claimer.claimNow();
+    expect(pass).toMatchObject({ channels: 1, claims: 1 });
+    expect(await onChain(channelId)).toEqual({ balance: deposit, totalClaimed: 4n * price });
+    expect(await tokenBalance(payTo())).toBe(payToBefore + 4n * price);
+    // A second pass claims nothing again.
+    expect(await t.channels!.claimer.claimNow()).toMatchObject({ channels: 0, claims: 0, swept: 0n });
+
+    // The unspent money goes back to the payer: a cooperative refund through the service.
+    const refundBefore = await tokenBalance(payer.account.address);
+    const refunded = await payer.scheme.refund(`${t.server.url}/intel?tokenId=1`);
+    expect(refunded.success).toBe(true);
+    expect(await tokenBalance(payer.account.address)).toBe(refundBefore + deposit - 4n * price);
+    expect(await onChain(channelId)).toEqual({ balance: 4n * price, totalClaimed: 4n * price });
+  });
+
+  it("a call whose tool fails leaves the channel as it was: the next voucher is the same amount", async () => {
+    const payer = channelPayer(6);
+    expect((await payer.intel(1)).status).toBe(200);
+    const failed = await payer.post("/portfolio", { tokenId: 1 });
+    expect(failed.status).toBe(503);
+    const res = await payer.intel(3);
+    expect(res.status).toBe(200);
+    const settlement = decodePaymentResponseHeader(res.headers.get("payment-response")!);
+    const price = BigInt(channelAccept(await quoteIntel()).amount);
+    expect(
+      (settlement.extra as { channelState: { chargedCumulativeAmount: string } }).channelState.chargedCumulativeAmount,
+    ).toBe((2n * price).toString());
+  });
+});
+
+describe("vouchers the service refuses", () => {
+  /** A payer's channel with one call paid, and a way to send hand-made payloads on it. */
+  async function openChannel(index: number) {
+    const payer = channelPayer(index);
+    expect((await payer.intel(1)).status).toBe(200);
+    const required = await quoteIntel();
+    const accept = channelAccept(required);
+    const config = payer.scheme.buildChannelConfig(accept);
+    const channelId = computeChannelId(config, network());
+    const send = async (payload: Record<string, unknown>, accepted: PaymentRequirements = accept) => {
+      const payment: PaymentPayload = { x402Version: 2, accepted, resource: required.resource, payload };
+      const res = await t.post(
+        "/intel",
+        { tokenId: 1 },
+        {
+          "PAYMENT-SIGNATURE": Buffer.from(JSON.stringify(payment)).toString("base64"),
+        },
+      );
+      return res;
+    };
+    const voucher = (amount: bigint, signer = payer.signer) =>
+      signVoucher(signer, channelId, amount.toString(), network());
+    return { payer, accept, config, channelId, price: BigInt(accept.amount), send, voucher };
+  }
+
+  const reasonOf = async (res: Response) => {
+    expect(res.status).toBe(402);
+    const required = (await res.json()) as PaymentRequired;
+    return { reason: parsePaymentRefusal(required.error).reason, required };
+  };
+
+  it("a voucher sent again is refused; the channel is charged once", async () => {
+    const c = await openChannel(7);
+    const next = await c.voucher(2n * c.price);
+    const first = await c.send({ type: "voucher", channelConfig: c.config, voucher: next });
+    expect(first.status).toBe(200);
+    const again = await c.send({ type: "voucher", channelConfig: c.config, voucher: next });
+    expect((await reasonOf(again)).reason).toBe("payment_already_used");
+  });
+
+  it("a stale voucher gets the corrective 402 with the channel's state and the payer's last voucher", async () => {
+    const c = await openChannel(8);
+    const stale = await c.send({ type: "voucher", channelConfig: c.config, voucher: await c.voucher(5n * c.price) });
+    const { reason, required } = await reasonOf(stale);
+    expect(reason).toBe("invalid_batch_settlement_evm_cumulative_amount_mismatch");
+    expect(required.error).toBe("invalid_batch_settlement_evm_cumulative_amount_mismatch");
+    const extra = channelAccept(required).extra as Record<string, Record<string, unknown>>;
+    expect(extra.channelState).toMatchObject({ channelId: c.channelId, chargedCumulativeAmount: c.price.toString() });
+    expect(extra.voucherState).toMatchObject({ signedMaxClaimable: c.price.toString() });
+  });
+
+  it("a voucher above the channel's balance is refused", async () => {
+    const c = await openChannel(9);
+    const { balance } = await onChain(c.channelId);
+    const res = await c.send({ type: "voucher", channelConfig: c.config, voucher: await c.voucher(balance + c.price) });
+    // Out of step first (the cumulative is not charged + price); at exactly charged + price above the balance:
+    expect((await reasonOf(res)).reason).toMatch(/cumulative_(amount_mismatch|exceeds_balance)/);
+  });
+
+  it("a voucher signed by another key is refused", async () => {
+    const c = await openChannel(4);
+    const stranger = toClientEvmSigner(privateKeyToAccount(generatePrivateKey()), chain());
+    const res = await c.send({
+      type: "voucher",
+      channelConfig: c.config,
+      voucher: await c.voucher(2n * c.price, stranger),
+    });
+    expect((await reasonOf(res)).reason).toBe("invalid_payment");
+  });
+
+  it("a channel whose receiver is not payTo is refused", async () => {
+    const c = await openChannel(3);
+    const other = { ...c.config, receiver: t.devnet.deployment.accounts[2]!.address };
+    const otherId = computeChannelId(other, network());
+    const res = await c.send({
+      type: "voucher",
+      channelConfig: other,
+      voucher: await signVoucher(c.payer.signer, otherId, (2n * c.price).toString(), network()),
+    });
+    expect((await reasonOf(res)).reason).toBe("invalid_batch_settlement_evm_receiver_mismatch");
+  });
+
+  it("a refund that would take back charged money is refused", async () => {
+    const c = await openChannel(2);
+    const { balance } = await onChain(c.channelId);
+    const res = await c.send({
+      type: "refund",
+      channelConfig: c.config,
+      voucher: await c.voucher(c.price),
+      amount: balance.toString(),
+    });
+    expect((await reasonOf(res)).reason).toBe("invalid_batch_settlement_evm_refund_amount_invalid");
+    expect(await onChain(c.channelId)).toMatchObject({ balance });
+  });
+
+  it("two calls at once on one channel: one is charged, the other refused, never more than one price", async () => {
+    const c = await openChannel(1);
+    const next = await c.voucher(2n * c.price);
+    const [a, b] = await Promise.all([
+      c.send({ type: "voucher", channelConfig: c.config, voucher: next }),
+      c.send({ type: "voucher", channelConfig: c.config, voucher: next }),
+    ]);
+    expect([a.status, b.status].sort()).toEqual([200, 402]);
+    const [row] = await t.db.query<{ charged: string }>(
+      "SELECT charged::text AS charged FROM channels WHERE channel_id = $1",
+      [c.channelId.toLowerCase()],
+    );
+    expect(row?.charged).toBe((2n * c.price).toString());
+  });
+});
