@@ -22,7 +22,7 @@ import { type RunningDevnet, startDevnet } from "./devnet.js";
 const USAGE = `Usage: agent-tools-devnet [options]
 
 Starts the Agent Tools devnet: L1 (chain 31337: collection, ERC-8004 registry, ERC-8217 bindings) and
-L2 (chain 31338: USD payment token, B20 factory and tokens), seeded, with JSON-RPC on loopback.
+L2 (chain 31338: USD payment token, x402 channels, B20 factory and tokens), seeded, with JSON-RPC on loopback.
 
 Options:
   --l1-port <port>      L1 JSON-RPC port (env L1_PORT, default ${DEFAULT_L1_PORT}; 0 picks a free port)
