@@ -24,6 +24,8 @@ export const CONTRACT_NAMES = [
   "B20Token",
   "B20StablecoinToken",
   "Multicall3",
+  "BatchSettlement",
+  "Erc3009DepositCollector",
 ] as const;
 export type ContractName = (typeof CONTRACT_NAMES)[number];
 

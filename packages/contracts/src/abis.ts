@@ -5460,3 +5460,1374 @@ export const multicall3Abi = [
     type: "function",
   },
 ] as const;
+
+/** ABI of `BatchSettlement` (contracts/BatchSettlement.sol). */
+export const batchSettlementAbi = [
+  {
+    inputs: [
+      {
+        internalType: "address",
+        name: "target",
+        type: "address",
+      },
+    ],
+    name: "AddressEmptyCode",
+    type: "error",
+  },
+  {
+    inputs: [],
+    name: "ClaimExceedsBalance",
+    type: "error",
+  },
+  {
+    inputs: [],
+    name: "ClaimExceedsCeiling",
+    type: "error",
+  },
+  {
+    inputs: [],
+    name: "DepositCollectionFailed",
+    type: "error",
+  },
+  {
+    inputs: [],
+    name: "DepositOverflow",
+    type: "error",
+  },
+  {
+    inputs: [],
+    name: "EmptyBatch",
+    type: "error",
+  },
+  {
+    inputs: [],
+    name: "FailedCall",
+    type: "error",
+  },
+  {
+    inputs: [],
+    name: "InvalidChannel",
+    type: "error",
+  },
+  {
+    inputs: [],
+    name: "InvalidCollector",
+    type: "error",
+  },
+  {
+    inputs: [],
+    name: "InvalidRefundNonce",
+    type: "error",
+  },
+  {
+    inputs: [],
+    name: "InvalidSignature",
+    type: "error",
+  },
+  {
+    inputs: [],
+    name: "NotAuthorizedToClaim",
+    type: "error",
+  },
+  {
+    inputs: [],
+    name: "NotAuthorizedToRefund",
+    type: "error",
+  },
+  {
+    inputs: [],
+    name: "NotAuthorizedToWithdraw",
+    type: "error",
+  },
+  {
+    inputs: [],
+    name: "NotReceiverAuthorizer",
+    type: "error",
+  },
+  {
+    inputs: [],
+    name: "NothingToWithdraw",
+    type: "error",
+  },
+  {
+    inputs: [],
+    name: "ReentrantCall",
+    type: "error",
+  },
+  {
+    inputs: [
+      {
+        internalType: "address",
+        name: "token",
+        type: "address",
+      },
+    ],
+    name: "SafeERC20FailedOperation",
+    type: "error",
+  },
+  {
+    inputs: [],
+    name: "WithdrawAmountExceedsAvailable",
+    type: "error",
+  },
+  {
+    inputs: [],
+    name: "WithdrawDelayNotElapsed",
+    type: "error",
+  },
+  {
+    inputs: [],
+    name: "WithdrawDelayOutOfRange",
+    type: "error",
+  },
+  {
+    inputs: [],
+    name: "WithdrawalAlreadyPending",
+    type: "error",
+  },
+  {
+    inputs: [],
+    name: "WithdrawalNotPending",
+    type: "error",
+  },
+  {
+    inputs: [],
+    name: "ZeroDeposit",
+    type: "error",
+  },
+  {
+    inputs: [],
+    name: "ZeroRefund",
+    type: "error",
+  },
+  {
+    anonymous: false,
+    inputs: [
+      {
+        indexed: true,
+        internalType: "bytes32",
+        name: "channelId",
+        type: "bytes32",
+      },
+      {
+        components: [
+          {
+            internalType: "address",
+            name: "payer",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "payerAuthorizer",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "receiver",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "receiverAuthorizer",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "token",
+            type: "address",
+          },
+          {
+            internalType: "uint40",
+            name: "withdrawDelay",
+            type: "uint40",
+          },
+          {
+            internalType: "bytes32",
+            name: "salt",
+            type: "bytes32",
+          },
+        ],
+        indexed: false,
+        internalType: "struct BatchSettlement.ChannelConfig",
+        name: "config",
+        type: "tuple",
+      },
+    ],
+    name: "ChannelClosed",
+    type: "event",
+  },
+  {
+    anonymous: false,
+    inputs: [
+      {
+        indexed: true,
+        internalType: "bytes32",
+        name: "channelId",
+        type: "bytes32",
+      },
+      {
+        components: [
+          {
+            internalType: "address",
+            name: "payer",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "payerAuthorizer",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "receiver",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "receiverAuthorizer",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "token",
+            type: "address",
+          },
+          {
+            internalType: "uint40",
+            name: "withdrawDelay",
+            type: "uint40",
+          },
+          {
+            internalType: "bytes32",
+            name: "salt",
+            type: "bytes32",
+          },
+        ],
+        indexed: false,
+        internalType: "struct BatchSettlement.ChannelConfig",
+        name: "config",
+        type: "tuple",
+      },
+    ],
+    name: "ChannelCreated",
+    type: "event",
+  },
+  {
+    anonymous: false,
+    inputs: [
+      {
+        indexed: true,
+        internalType: "bytes32",
+        name: "channelId",
+        type: "bytes32",
+      },
+      {
+        indexed: true,
+        internalType: "address",
+        name: "sender",
+        type: "address",
+      },
+      {
+        indexed: false,
+        internalType: "uint128",
+        name: "claimAmount",
+        type: "uint128",
+      },
+      {
+        indexed: false,
+        internalType: "uint128",
+        name: "newTotalClaimed",
+        type: "uint128",
+      },
+    ],
+    name: "Claimed",
+    type: "event",
+  },
+  {
+    anonymous: false,
+    inputs: [
+      {
+        indexed: true,
+        internalType: "bytes32",
+        name: "channelId",
+        type: "bytes32",
+      },
+      {
+        indexed: true,
+        internalType: "address",
+        name: "sender",
+        type: "address",
+      },
+      {
+        indexed: false,
+        internalType: "uint128",
+        name: "amount",
+        type: "uint128",
+      },
+      {
+        indexed: false,
+        internalType: "uint128",
+        name: "newBalance",
+        type: "uint128",
+      },
+    ],
+    name: "Deposited",
+    type: "event",
+  },
+  {
+    anonymous: false,
+    inputs: [
+      {
+        indexed: true,
+        internalType: "bytes32",
+        name: "channelId",
+        type: "bytes32",
+      },
+      {
+        indexed: true,
+        internalType: "address",
+        name: "sender",
+        type: "address",
+      },
+      {
+        indexed: false,
+        internalType: "uint128",
+        name: "amount",
+        type: "uint128",
+      },
+    ],
+    name: "Refunded",
+    type: "event",
+  },
+  {
+    anonymous: false,
+    inputs: [
+      {
+        indexed: true,
+        internalType: "address",
+        name: "receiver",
+        type: "address",
+      },
+      {
+        indexed: true,
+        internalType: "address",
+        name: "token",
+        type: "address",
+      },
+      {
+        indexed: true,
+        internalType: "address",
+        name: "sender",
+        type: "address",
+      },
+      {
+        indexed: false,
+        internalType: "uint128",
+        name: "amount",
+        type: "uint128",
+      },
+    ],
+    name: "Settled",
+    type: "event",
+  },
+  {
+    anonymous: false,
+    inputs: [
+      {
+        indexed: true,
+        internalType: "bytes32",
+        name: "channelId",
+        type: "bytes32",
+      },
+      {
+        indexed: true,
+        internalType: "address",
+        name: "sender",
+        type: "address",
+      },
+      {
+        indexed: false,
+        internalType: "uint128",
+        name: "amount",
+        type: "uint128",
+      },
+    ],
+    name: "WithdrawFinalized",
+    type: "event",
+  },
+  {
+    anonymous: false,
+    inputs: [
+      {
+        indexed: true,
+        internalType: "bytes32",
+        name: "channelId",
+        type: "bytes32",
+      },
+      {
+        indexed: false,
+        internalType: "uint128",
+        name: "amount",
+        type: "uint128",
+      },
+      {
+        indexed: false,
+        internalType: "uint40",
+        name: "finalizeAfter",
+        type: "uint40",
+      },
+    ],
+    name: "WithdrawInitiated",
+    type: "event",
+  },
+  {
+    inputs: [],
+    name: "CHANNEL_CONFIG_TYPEHASH",
+    outputs: [
+      {
+        internalType: "bytes32",
+        name: "",
+        type: "bytes32",
+      },
+    ],
+    stateMutability: "view",
+    type: "function",
+  },
+  {
+    inputs: [],
+    name: "CLAIM_BATCH_TYPEHASH",
+    outputs: [
+      {
+        internalType: "bytes32",
+        name: "",
+        type: "bytes32",
+      },
+    ],
+    stateMutability: "view",
+    type: "function",
+  },
+  {
+    inputs: [],
+    name: "CLAIM_ENTRY_TYPEHASH",
+    outputs: [
+      {
+        internalType: "bytes32",
+        name: "",
+        type: "bytes32",
+      },
+    ],
+    stateMutability: "view",
+    type: "function",
+  },
+  {
+    inputs: [],
+    name: "DOMAIN_SEPARATOR",
+    outputs: [
+      {
+        internalType: "bytes32",
+        name: "",
+        type: "bytes32",
+      },
+    ],
+    stateMutability: "view",
+    type: "function",
+  },
+  {
+    inputs: [],
+    name: "MAX_WITHDRAW_DELAY",
+    outputs: [
+      {
+        internalType: "uint40",
+        name: "",
+        type: "uint40",
+      },
+    ],
+    stateMutability: "view",
+    type: "function",
+  },
+  {
+    inputs: [],
+    name: "MIN_WITHDRAW_DELAY",
+    outputs: [
+      {
+        internalType: "uint40",
+        name: "",
+        type: "uint40",
+      },
+    ],
+    stateMutability: "view",
+    type: "function",
+  },
+  {
+    inputs: [],
+    name: "REFUND_TYPEHASH",
+    outputs: [
+      {
+        internalType: "bytes32",
+        name: "",
+        type: "bytes32",
+      },
+    ],
+    stateMutability: "view",
+    type: "function",
+  },
+  {
+    inputs: [],
+    name: "VOUCHER_TYPEHASH",
+    outputs: [
+      {
+        internalType: "bytes32",
+        name: "",
+        type: "bytes32",
+      },
+    ],
+    stateMutability: "view",
+    type: "function",
+  },
+  {
+    inputs: [
+      {
+        internalType: "bytes32",
+        name: "channelId",
+        type: "bytes32",
+      },
+    ],
+    name: "channels",
+    outputs: [
+      {
+        internalType: "uint128",
+        name: "balance",
+        type: "uint128",
+      },
+      {
+        internalType: "uint128",
+        name: "totalClaimed",
+        type: "uint128",
+      },
+    ],
+    stateMutability: "view",
+    type: "function",
+  },
+  {
+    inputs: [
+      {
+        components: [
+          {
+            components: [
+              {
+                components: [
+                  {
+                    internalType: "address",
+                    name: "payer",
+                    type: "address",
+                  },
+                  {
+                    internalType: "address",
+                    name: "payerAuthorizer",
+                    type: "address",
+                  },
+                  {
+                    internalType: "address",
+                    name: "receiver",
+                    type: "address",
+                  },
+                  {
+                    internalType: "address",
+                    name: "receiverAuthorizer",
+                    type: "address",
+                  },
+                  {
+                    internalType: "address",
+                    name: "token",
+                    type: "address",
+                  },
+                  {
+                    internalType: "uint40",
+                    name: "withdrawDelay",
+                    type: "uint40",
+                  },
+                  {
+                    internalType: "bytes32",
+                    name: "salt",
+                    type: "bytes32",
+                  },
+                ],
+                internalType: "struct BatchSettlement.ChannelConfig",
+                name: "channel",
+                type: "tuple",
+              },
+              {
+                internalType: "uint128",
+                name: "maxClaimableAmount",
+                type: "uint128",
+              },
+            ],
+            internalType: "struct BatchSettlement.Voucher",
+            name: "voucher",
+            type: "tuple",
+          },
+          {
+            internalType: "bytes",
+            name: "signature",
+            type: "bytes",
+          },
+          {
+            internalType: "uint128",
+            name: "totalClaimed",
+            type: "uint128",
+          },
+        ],
+        internalType: "struct BatchSettlement.VoucherClaim[]",
+        name: "voucherClaims",
+        type: "tuple[]",
+      },
+    ],
+    name: "claim",
+    outputs: [],
+    stateMutability: "nonpayable",
+    type: "function",
+  },
+  {
+    inputs: [
+      {
+        components: [
+          {
+            components: [
+              {
+                components: [
+                  {
+                    internalType: "address",
+                    name: "payer",
+                    type: "address",
+                  },
+                  {
+                    internalType: "address",
+                    name: "payerAuthorizer",
+                    type: "address",
+                  },
+                  {
+                    internalType: "address",
+                    name: "receiver",
+                    type: "address",
+                  },
+                  {
+                    internalType: "address",
+                    name: "receiverAuthorizer",
+                    type: "address",
+                  },
+                  {
+                    internalType: "address",
+                    name: "token",
+                    type: "address",
+                  },
+                  {
+                    internalType: "uint40",
+                    name: "withdrawDelay",
+                    type: "uint40",
+                  },
+                  {
+                    internalType: "bytes32",
+                    name: "salt",
+                    type: "bytes32",
+                  },
+                ],
+                internalType: "struct BatchSettlement.ChannelConfig",
+                name: "channel",
+                type: "tuple",
+              },
+              {
+                internalType: "uint128",
+                name: "maxClaimableAmount",
+                type: "uint128",
+              },
+            ],
+            internalType: "struct BatchSettlement.Voucher",
+            name: "voucher",
+            type: "tuple",
+          },
+          {
+            internalType: "bytes",
+            name: "signature",
+            type: "bytes",
+          },
+          {
+            internalType: "uint128",
+            name: "totalClaimed",
+            type: "uint128",
+          },
+        ],
+        internalType: "struct BatchSettlement.VoucherClaim[]",
+        name: "voucherClaims",
+        type: "tuple[]",
+      },
+      {
+        internalType: "bytes",
+        name: "authorizerSignature",
+        type: "bytes",
+      },
+    ],
+    name: "claimWithSignature",
+    outputs: [],
+    stateMutability: "nonpayable",
+    type: "function",
+  },
+  {
+    inputs: [
+      {
+        components: [
+          {
+            internalType: "address",
+            name: "payer",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "payerAuthorizer",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "receiver",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "receiverAuthorizer",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "token",
+            type: "address",
+          },
+          {
+            internalType: "uint40",
+            name: "withdrawDelay",
+            type: "uint40",
+          },
+          {
+            internalType: "bytes32",
+            name: "salt",
+            type: "bytes32",
+          },
+        ],
+        internalType: "struct BatchSettlement.ChannelConfig",
+        name: "config",
+        type: "tuple",
+      },
+      {
+        internalType: "uint128",
+        name: "amount",
+        type: "uint128",
+      },
+      {
+        internalType: "address",
+        name: "collector",
+        type: "address",
+      },
+      {
+        internalType: "bytes",
+        name: "collectorData",
+        type: "bytes",
+      },
+    ],
+    name: "deposit",
+    outputs: [],
+    stateMutability: "nonpayable",
+    type: "function",
+  },
+  {
+    inputs: [
+      {
+        components: [
+          {
+            internalType: "address",
+            name: "payer",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "payerAuthorizer",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "receiver",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "receiverAuthorizer",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "token",
+            type: "address",
+          },
+          {
+            internalType: "uint40",
+            name: "withdrawDelay",
+            type: "uint40",
+          },
+          {
+            internalType: "bytes32",
+            name: "salt",
+            type: "bytes32",
+          },
+        ],
+        internalType: "struct BatchSettlement.ChannelConfig",
+        name: "config",
+        type: "tuple",
+      },
+    ],
+    name: "finalizeWithdraw",
+    outputs: [],
+    stateMutability: "nonpayable",
+    type: "function",
+  },
+  {
+    inputs: [
+      {
+        components: [
+          {
+            internalType: "address",
+            name: "payer",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "payerAuthorizer",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "receiver",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "receiverAuthorizer",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "token",
+            type: "address",
+          },
+          {
+            internalType: "uint40",
+            name: "withdrawDelay",
+            type: "uint40",
+          },
+          {
+            internalType: "bytes32",
+            name: "salt",
+            type: "bytes32",
+          },
+        ],
+        internalType: "struct BatchSettlement.ChannelConfig",
+        name: "config",
+        type: "tuple",
+      },
+    ],
+    name: "getChannelId",
+    outputs: [
+      {
+        internalType: "bytes32",
+        name: "",
+        type: "bytes32",
+      },
+    ],
+    stateMutability: "view",
+    type: "function",
+  },
+  {
+    inputs: [
+      {
+        components: [
+          {
+            components: [
+              {
+                components: [
+                  {
+                    internalType: "address",
+                    name: "payer",
+                    type: "address",
+                  },
+                  {
+                    internalType: "address",
+                    name: "payerAuthorizer",
+                    type: "address",
+                  },
+                  {
+                    internalType: "address",
+                    name: "receiver",
+                    type: "address",
+                  },
+                  {
+                    internalType: "address",
+                    name: "receiverAuthorizer",
+                    type: "address",
+                  },
+                  {
+                    internalType: "address",
+                    name: "token",
+                    type: "address",
+                  },
+                  {
+                    internalType: "uint40",
+                    name: "withdrawDelay",
+                    type: "uint40",
+                  },
+                  {
+                    internalType: "bytes32",
+                    name: "salt",
+                    type: "bytes32",
+                  },
+                ],
+                internalType: "struct BatchSettlement.ChannelConfig",
+                name: "channel",
+                type: "tuple",
+              },
+              {
+                internalType: "uint128",
+                name: "maxClaimableAmount",
+                type: "uint128",
+              },
+            ],
+            internalType: "struct BatchSettlement.Voucher",
+            name: "voucher",
+            type: "tuple",
+          },
+          {
+            internalType: "bytes",
+            name: "signature",
+            type: "bytes",
+          },
+          {
+            internalType: "uint128",
+            name: "totalClaimed",
+            type: "uint128",
+          },
+        ],
+        internalType: "struct BatchSettlement.VoucherClaim[]",
+        name: "voucherClaims",
+        type: "tuple[]",
+      },
+    ],
+    name: "getClaimBatchDigest",
+    outputs: [
+      {
+        internalType: "bytes32",
+        name: "",
+        type: "bytes32",
+      },
+    ],
+    stateMutability: "view",
+    type: "function",
+  },
+  {
+    inputs: [
+      {
+        internalType: "bytes32",
+        name: "channelId",
+        type: "bytes32",
+      },
+      {
+        internalType: "uint256",
+        name: "nonce",
+        type: "uint256",
+      },
+      {
+        internalType: "uint128",
+        name: "amount",
+        type: "uint128",
+      },
+    ],
+    name: "getRefundDigest",
+    outputs: [
+      {
+        internalType: "bytes32",
+        name: "",
+        type: "bytes32",
+      },
+    ],
+    stateMutability: "view",
+    type: "function",
+  },
+  {
+    inputs: [
+      {
+        internalType: "bytes32",
+        name: "channelId",
+        type: "bytes32",
+      },
+      {
+        internalType: "uint128",
+        name: "maxClaimableAmount",
+        type: "uint128",
+      },
+    ],
+    name: "getVoucherDigest",
+    outputs: [
+      {
+        internalType: "bytes32",
+        name: "",
+        type: "bytes32",
+      },
+    ],
+    stateMutability: "view",
+    type: "function",
+  },
+  {
+    inputs: [
+      {
+        components: [
+          {
+            internalType: "address",
+            name: "payer",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "payerAuthorizer",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "receiver",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "receiverAuthorizer",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "token",
+            type: "address",
+          },
+          {
+            internalType: "uint40",
+            name: "withdrawDelay",
+            type: "uint40",
+          },
+          {
+            internalType: "bytes32",
+            name: "salt",
+            type: "bytes32",
+          },
+        ],
+        internalType: "struct BatchSettlement.ChannelConfig",
+        name: "config",
+        type: "tuple",
+      },
+      {
+        internalType: "uint128",
+        name: "amount",
+        type: "uint128",
+      },
+    ],
+    name: "initiateWithdraw",
+    outputs: [],
+    stateMutability: "nonpayable",
+    type: "function",
+  },
+  {
+    inputs: [
+      {
+        internalType: "bytes[]",
+        name: "data",
+        type: "bytes[]",
+      },
+    ],
+    name: "multicall",
+    outputs: [
+      {
+        internalType: "bytes[]",
+        name: "results",
+        type: "bytes[]",
+      },
+    ],
+    stateMutability: "nonpayable",
+    type: "function",
+  },
+  {
+    inputs: [
+      {
+        internalType: "bytes32",
+        name: "channelId",
+        type: "bytes32",
+      },
+    ],
+    name: "pendingWithdrawals",
+    outputs: [
+      {
+        internalType: "uint128",
+        name: "amount",
+        type: "uint128",
+      },
+      {
+        internalType: "uint40",
+        name: "initiatedAt",
+        type: "uint40",
+      },
+    ],
+    stateMutability: "view",
+    type: "function",
+  },
+  {
+    inputs: [
+      {
+        internalType: "address",
+        name: "receiver",
+        type: "address",
+      },
+      {
+        internalType: "address",
+        name: "token",
+        type: "address",
+      },
+    ],
+    name: "receivers",
+    outputs: [
+      {
+        internalType: "uint128",
+        name: "totalClaimed",
+        type: "uint128",
+      },
+      {
+        internalType: "uint128",
+        name: "totalSettled",
+        type: "uint128",
+      },
+    ],
+    stateMutability: "view",
+    type: "function",
+  },
+  {
+    inputs: [
+      {
+        components: [
+          {
+            internalType: "address",
+            name: "payer",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "payerAuthorizer",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "receiver",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "receiverAuthorizer",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "token",
+            type: "address",
+          },
+          {
+            internalType: "uint40",
+            name: "withdrawDelay",
+            type: "uint40",
+          },
+          {
+            internalType: "bytes32",
+            name: "salt",
+            type: "bytes32",
+          },
+        ],
+        internalType: "struct BatchSettlement.ChannelConfig",
+        name: "config",
+        type: "tuple",
+      },
+      {
+        internalType: "uint128",
+        name: "amount",
+        type: "uint128",
+      },
+    ],
+    name: "refund",
+    outputs: [],
+    stateMutability: "nonpayable",
+    type: "function",
+  },
+  {
+    inputs: [
+      {
+        internalType: "bytes32",
+        name: "channelId",
+        type: "bytes32",
+      },
+    ],
+    name: "refundNonce",
+    outputs: [
+      {
+        internalType: "uint256",
+        name: "",
+        type: "uint256",
+      },
+    ],
+    stateMutability: "view",
+    type: "function",
+  },
+  {
+    inputs: [
+      {
+        components: [
+          {
+            internalType: "address",
+            name: "payer",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "payerAuthorizer",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "receiver",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "receiverAuthorizer",
+            type: "address",
+          },
+          {
+            internalType: "address",
+            name: "token",
+            type: "address",
+          },
+          {
+            internalType: "uint40",
+            name: "withdrawDelay",
+            type: "uint40",
+          },
+          {
+            internalType: "bytes32",
+            name: "salt",
+            type: "bytes32",
+          },
+        ],
+        internalType: "struct BatchSettlement.ChannelConfig",
+        name: "config",
+        type: "tuple",
+      },
+      {
+        internalType: "uint128",
+        name: "amount",
+        type: "uint128",
+      },
+      {
+        internalType: "uint256",
+        name: "nonce",
+        type: "uint256",
+      },
+      {
+        internalType: "bytes",
+        name: "receiverAuthorizerSignature",
+        type: "bytes",
+      },
+    ],
+    name: "refundWithSignature",
+    outputs: [],
+    stateMutability: "nonpayable",
+    type: "function",
+  },
+  {
+    inputs: [
+      {
+        internalType: "address",
+        name: "receiver",
+        type: "address",
+      },
+      {
+        internalType: "address",
+        name: "token",
+        type: "address",
+      },
+    ],
+    name: "settle",
+    outputs: [],
+    stateMutability: "nonpayable",
+    type: "function",
+  },
+] as const;
+
+/** ABI of `Erc3009DepositCollector` (contracts/Erc3009DepositCollector.sol). */
+export const erc3009DepositCollectorAbi = [
+  {
+    inputs: [],
+    name: "OnlyBatchSettlement",
+    type: "error",
+  },
+  {
+    inputs: [
+      {
+        internalType: "address",
+        name: "token",
+        type: "address",
+      },
+    ],
+    name: "SafeERC20FailedOperation",
+    type: "error",
+  },
+  {
+    inputs: [],
+    name: "BATCH_SETTLEMENT",
+    outputs: [
+      {
+        internalType: "address",
+        name: "",
+        type: "address",
+      },
+    ],
+    stateMutability: "view",
+    type: "function",
+  },
+  {
+    inputs: [
+      {
+        internalType: "address",
+        name: "payer",
+        type: "address",
+      },
+      {
+        internalType: "address",
+        name: "token",
+        type: "address",
+      },
+      {
+        internalType: "uint256",
+        name: "amount",
+        type: "uint256",
+      },
+      {
+        internalType: "bytes32",
+        name: "channelId",
+        type: "bytes32",
+      },
+      {
+        internalType: "bytes",
+        name: "collectorData",
+        type: "bytes",
+      },
+    ],
+    name: "collect",
+    outputs: [],
+    stateMutability: "nonpayable",
+    type: "function",
+  },
+] as const;

@@ -112,6 +112,18 @@ export const USD_TOKEN_DECIMALS = 6;
 export const MULTICALL3_ADDRESS: Address = "0xcA11bde05977b3631167028862bE2a173976CA11";
 
 /* -------------------------------------------------------------------------- */
+/*                        x402 batch-settlement channels                      */
+/* -------------------------------------------------------------------------- */
+
+/** Canonical address of x402's batch-settlement contract (the devnet places `BatchSettlement`'s code there). */
+export const BATCH_SETTLEMENT_ADDRESS: Address = "0x4020074e9dF2ce1deE5A9C1b5c3f541D02a10003";
+/** Canonical address of the scheme's EIP-3009 deposit collector (`Erc3009DepositCollector` on the devnet). */
+export const ERC3009_DEPOSIT_COLLECTOR_ADDRESS: Address = "0x4020806089470a89826cB9fB1f4059150b550004";
+/** EIP-712 domain name and version of the batch-settlement contract (chain id and address complete the domain). */
+export const BATCH_SETTLEMENT_DOMAIN_NAME = "x402 Batch Settlement";
+export const BATCH_SETTLEMENT_DOMAIN_VERSION = "1";
+
+/* -------------------------------------------------------------------------- */
 /*                                     B20                                    */
 /* -------------------------------------------------------------------------- */
 

@@ -4,8 +4,10 @@
  */
 import {
   B20_FACTORY_ADDRESS,
+  BATCH_SETTLEMENT_ADDRESS,
   COLLECTION_SIZE,
   DEVNET_LAST_REVEALED,
+  ERC3009_DEPOSIT_COLLECTOR_ADDRESS,
   MULTICALL3_ADDRESS,
   USD_TOKEN_DECIMALS,
 } from "@agent-tools/contracts";
@@ -84,7 +86,13 @@ export const DEVNET_ADDRESSES = {
   b20Factory: B20_FACTORY_ADDRESS,
   /** Both chains, the canonical Multicall3 address. */
   multicall3: MULTICALL3_ADDRESS,
+  /** L2, x402 batch-settlement channels at the scheme's canonical address (`BatchSettlement`). */
+  batchSettlement: BATCH_SETTLEMENT_ADDRESS,
+  /** L2, the scheme's EIP-3009 deposit collector at its canonical address (`Erc3009DepositCollector`). */
+  erc3009DepositCollector: ERC3009_DEPOSIT_COLLECTOR_ADDRESS,
 } as const satisfies Record<string, Address>;
+
+export { BATCH_SETTLEMENT_ADDRESS, ERC3009_DEPOSIT_COLLECTOR_ADDRESS };
 
 export type DevnetAddresses = { [K in keyof typeof DEVNET_ADDRESSES]: Address };
 

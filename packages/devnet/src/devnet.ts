@@ -79,6 +79,8 @@ export function devnetDeployment(
       usdToken: l2.addresses.usdToken,
       b20Factory: l2.addresses.b20Factory,
       multicall3: l1.addresses.multicall3,
+      batchSettlement: l2.addresses.batchSettlement,
+      erc3009DepositCollector: l2.addresses.erc3009DepositCollector,
     },
     collectionBaseUri: l1.collectionBaseUri,
     agentUriBase: l1.agentUriBase,

@@ -1,16 +1,21 @@
 /**
  * L2 seeding: the EIP-3009 USD token (account 0's first deployment, so its address is the server's default
- * PAYMENT_ASSET), Multicall3, the B20 factory surface and the scheduled B20 tokens spread over ~720,000 blocks.
+ * PAYMENT_ASSET), Multicall3, x402's batch-settlement contract and its EIP-3009 deposit collector (at the scheme's
+ * canonical addresses), the B20 factory surface and the scheduled B20 tokens spread over ~720,000 blocks.
  */
 import {
   B20_FACTORY_ADDRESS,
+  BATCH_SETTLEMENT_ADDRESS,
   b20FactoryAbi,
   b20FactoryDeployedBytecode,
   b20StablecoinTokenDeployedBytecode,
   b20TokenAbi,
   b20TokenDeployedBytecode,
+  batchSettlementDeployedBytecode,
+  ERC3009_DEPOSIT_COLLECTOR_ADDRESS,
   encodeAssetCreateParams,
   encodeStablecoinCreateParams,
+  erc3009DepositCollectorDeployedBytecode,
   MULTICALL3_ADDRESS,
   multicall3DeployedBytecode,
   USD_TOKEN_DECIMALS,
@@ -47,7 +52,13 @@ export interface DevnetB20Token extends B20ScheduledToken {
 
 export interface L2SeedResult {
   chainId: number;
-  addresses: { usdToken: Address; b20Factory: Address; multicall3: Address };
+  addresses: {
+    usdToken: Address;
+    b20Factory: Address;
+    multicall3: Address;
+    batchSettlement: Address;
+    erc3009DepositCollector: Address;
+  };
   b20Tokens: DevnetB20Token[];
   /** L2 block number after seeding ({@link B20_SCHEDULE_TIP} on a fresh chain). */
   blockNumber: number;
@@ -104,6 +115,9 @@ export async function seedL2(client: Client, options: SeedOptions = {}): Promise
 
   await setCode(client, MULTICALL3_ADDRESS, multicall3DeployedBytecode);
   await setCode(client, B20_FACTORY_ADDRESS, b20FactoryDeployedBytecode);
+  // x402 batch-settlement channels: our contracts at the scheme's canonical addresses (no constructor state to set).
+  await setCode(client, BATCH_SETTLEMENT_ADDRESS, batchSettlementDeployedBytecode);
+  await setCode(client, ERC3009_DEPOSIT_COLLECTOR_ADDRESS, erc3009DepositCollectorDeployedBytecode);
 
   // Decide the spacing of the empty blocks: Base's 2 seconds when the chain's clock has room, else as much as fits.
   const startBlock = await getBlock(client, { blockTag: "latest" });
@@ -185,7 +199,13 @@ export async function seedL2(client: Client, options: SeedOptions = {}): Promise
   );
   return {
     chainId: tx.chainId,
-    addresses: { usdToken, b20Factory: B20_FACTORY_ADDRESS, multicall3: MULTICALL3_ADDRESS },
+    addresses: {
+      usdToken,
+      b20Factory: B20_FACTORY_ADDRESS,
+      multicall3: MULTICALL3_ADDRESS,
+      batchSettlement: BATCH_SETTLEMENT_ADDRESS,
+      erc3009DepositCollector: ERC3009_DEPOSIT_COLLECTOR_ADDRESS,
+    },
     b20Tokens,
     blockNumber: Number(tip.number),
     blockSeconds,
