@@ -52,6 +52,16 @@ export const DEVNET_ACCOUNTS: readonly DevnetAccount[] = [
   ["0xa0Ee7A142d267C1f36714E4a8F75612F20a79720", "0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6"],
 ].map(([address, privateKey], index) => ({ index, address: address as Address, privateKey: privateKey as Hex }));
 
+/**
+ * Account 10 of {@link DEVNET_MNEMONIC}: the service's channel key on the devnet (it authorizes the channels' claims
+ * and refunds and sends their transactions). Funded with ether, holds no token, owns nothing.
+ */
+export const DEVNET_CHANNEL_ACCOUNT: DevnetAccount = {
+  index: 10,
+  address: "0xBcd4042DE499D14e55001CcbB24a551F3b954096",
+  privateKey: "0xf214f2b2cd398c806f84e317254e0f0b801d0643303237d97a22a48e01628897",
+};
+
 /** The deployer and operator of every devnet contract (account 0). */
 export const DEVNET_OPERATOR: Address = DEVNET_ACCOUNTS[0]!.address;
 

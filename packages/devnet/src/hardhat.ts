@@ -9,7 +9,13 @@ import { fileURLToPath } from "node:url";
 import { createHardhatRuntimeEnvironment } from "hardhat/hre";
 import type { EdrNetworkUserConfig } from "hardhat/types/config";
 import type { HardhatRuntimeEnvironment } from "hardhat/types/hre";
-import { DEVNET_ACCOUNTS, DEVNET_BLOCK_GAS_LIMIT, DEVNET_L1_CHAIN_ID, DEVNET_L2_CHAIN_ID } from "./constants.js";
+import {
+  DEVNET_ACCOUNTS,
+  DEVNET_BLOCK_GAS_LIMIT,
+  DEVNET_CHANNEL_ACCOUNT,
+  DEVNET_L1_CHAIN_ID,
+  DEVNET_L2_CHAIN_ID,
+} from "./constants.js";
 
 /** The package directory (`src/..` or `dist/..`). */
 export const PACKAGE_ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -29,7 +35,11 @@ export function devnetNetworkConfig(chainId: number): EdrNetworkUserConfig {
     blockGasLimit: DEVNET_BLOCK_GAS_LIMIT,
     mining: { auto: true },
     // The mnemonic's first ten keys, given directly: deriving them costs Hardhat ~0.1 s per chain.
-    accounts: DEVNET_ACCOUNTS.map((a) => ({ privateKey: a.privateKey, balance: DEVNET_ACCOUNT_BALANCE })),
+    // Account 10, the service's channel key, is funded too (./constants.ts).
+    accounts: [...DEVNET_ACCOUNTS, DEVNET_CHANNEL_ACCOUNT].map((a) => ({
+      privateKey: a.privateKey,
+      balance: DEVNET_ACCOUNT_BALANCE,
+    })),
   };
 }
 

@@ -10,8 +10,10 @@ import {
   createInProcessDevnet,
   DEVNET_ACCOUNTS,
   DEVNET_ADDRESSES,
+  DEVNET_CHANNEL_ACCOUNT,
   DEVNET_MNEMONIC,
   DEVNET_OPERATOR,
+  devnetNetworkConfig,
   seedL1,
 } from "../src/index.js";
 
@@ -23,6 +25,14 @@ describe("devnet constants", () => {
       expect(mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: index }).address).toBe(account.address);
       expect(privateKeyToAccount(account.privateKey).address).toBe(account.address);
     });
+  });
+
+  it("takes the channel key from account 10 of the test mnemonic, funded on both chains", () => {
+    expect(mnemonicToAccount(DEVNET_MNEMONIC, { addressIndex: 10 }).address).toBe(DEVNET_CHANNEL_ACCOUNT.address);
+    expect(privateKeyToAccount(DEVNET_CHANNEL_ACCOUNT.privateKey).address).toBe(DEVNET_CHANNEL_ACCOUNT.address);
+    expect(devnetNetworkConfig(31338).accounts).toContainEqual(
+      expect.objectContaining({ privateKey: DEVNET_CHANNEL_ACCOUNT.privateKey }),
+    );
   });
 
   it("derives the deployed addresses from the operator's nonces", () => {

@@ -70,12 +70,7 @@ export function channelParts(
   };
   const facilitator =
     config.facilitator.kind === "local"
-      ? createChannelFacilitator({
-          network: config.payment.network,
-          rpcUrl: config.facilitator.rpcUrl,
-          privateKey: settings.key,
-          timeoutMs: config.rpcTimeoutMs,
-        })
+      ? createChannelFacilitator({ network: config.payment.network, chain: deps.chain, privateKey: settings.key })
       : deps.httpFacilitator;
   if (!facilitator) throw new Error("channels need a facilitator");
   const now = () => new Date();

@@ -1,6 +1,6 @@
 /**
  * The built-in facilitator's channel side: x402's own `batch-settlement` facilitator (`@x402/evm`), sending the
- * channels' deposits, claims, sweeps and refunds from the channel key over the payment chain's JSON-RPC. It verifies
+ * channels' deposits, claims, sweeps and refunds from the channel key over the payment chain's client. It verifies
  * deposits (the token authorization, the payer's balance) and reads channels first seen. The service signs its own
  * claim and refund authorizations, so this facilitator is given no authorizer key (docs/channels.md).
  */
@@ -8,16 +8,16 @@ import { x402Facilitator } from "@x402/core/facilitator";
 import type { Network } from "@x402/core/types";
 import { toFacilitatorEvmSigner } from "@x402/evm";
 import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/facilitator";
-import { createWalletClient, defineChain, http, publicActions } from "viem";
+import { createWalletClient, custom, defineChain, type PublicClient, publicActions } from "viem";
 import { nonceManager, privateKeyToAccount } from "viem/accounts";
 import type { Facilitator } from "../../settlement/facilitator.js";
 
 export interface ChannelFacilitatorParameters {
   network: string;
-  rpcUrl: string;
+  /** The payment chain: its client's transport carries the facilitator's reads and transactions. */
+  chain: Pick<PublicClient, "request">;
   /** The key that sends the channels' transactions (it pays their gas). */
   privateKey: `0x${string}`;
-  timeoutMs: number;
 }
 
 export function createChannelFacilitator(parameters: ChannelFacilitatorParameters): Facilitator {
@@ -29,9 +29,9 @@ export function createChannelFacilitator(parameters: ChannelFacilitatorParameter
       id: chainId,
       name: parameters.network,
       nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-      rpcUrls: { default: { http: [parameters.rpcUrl] } },
+      rpcUrls: { default: { http: [] } },
     }),
-    transport: http(parameters.rpcUrl, { timeout: parameters.timeoutMs, retryCount: 2 }),
+    transport: custom({ request: (args) => parameters.chain.request(args as never) }),
     pollingInterval: 100,
   }).extend(publicActions);
   const signer = toFacilitatorEvmSigner({
