@@ -522,7 +522,8 @@ describe.each(earlierBackends.filter(([name]) => name !== "Postgres" || !without
            VALUES ($1, 0, 'early-7', 3000, $2, 'refund:a'), ($3, 0, 'early-3000', 10000, $4, 'refund:b')`,
           [hex32(), new Date(FIRST_DAY + 2 * DAY_MS), hex32(), new Date(FIRST_DAY + 2 * DAY_MS + 1000)],
         );
-        expect(await migrate(db)).toEqual([11]);
+        // The totals' step (11) and every step after it run, once.
+        expect(await migrate(db)).toEqual(migrations.filter((m) => m.version >= 11).map((m) => m.version));
         const ledger = createSettlementLedger(db);
         const book = await readBook(ledger);
         expect(book.filter((row) => row.kind === "payment")).toHaveLength(3000);

@@ -56,7 +56,8 @@ describe("anonymous caller", () => {
     const header = decodePaymentRequiredHeader(res.headers.get("payment-required")!);
     expect(header).toEqual(json);
     const quoted = paymentRequiredSchema.parse(json);
-    expect(quoted.accepts).toHaveLength(1);
+    // exact first, then the same price over a payment channel (channels.test.ts).
+    expect(quoted.accepts.map((accept) => accept.scheme)).toEqual(["exact", "batch-settlement"]);
     expect(quoted.accepts[0]).toMatchObject({
       scheme: "exact",
       network: "eip155:31338",
@@ -679,7 +680,8 @@ describe("ANONYMOUS_ACCESS=false", () => {
       expect(anonymous.status).toBe(402);
       const body = await anonymous.json();
       expect(body.error).toMatch(/sign_in_required/);
-      expect(body.accepts.map((a: { amount: string }) => a.amount)).toEqual(["10000"]);
+      // Only the holder price is quoted, in each scheme.
+      expect(body.accepts.map((a: { amount: string }) => a.amount)).toEqual(["10000", "10000"]);
       // Paying the quote anonymously does not get around it.
       const paidAnonymously = await post({ "PAYMENT-SIGNATURE": await t.pay(3, body) });
       expect(paidAnonymously.status).toBe(402);

@@ -4,11 +4,15 @@ import { addressSchema, caip2Schema, uintStringSchema } from "./primitives.js";
 /**
  * One price point as an x402 v2 `accepts` entry. x402 v2 needs scheme, network, asset, amount, payTo,
  * maxTimeoutSeconds and extra {name, version} (the asset's EIP-712 domain); the spec adds currency, recipient,
- * mimeType and description, which mirror asset, payTo and the resource.
+ * mimeType and description, which mirror asset, payTo and the resource. The scheme is `exact`, or `batch-settlement`
+ * (a payment channel), whose `extra` adds the channel terms (`receiverAuthorizer`, `withdrawDelay`).
  */
 export const paymentRequirementsSchema = z
   .object({
-    scheme: z.literal("exact"),
+    scheme: z.enum(["exact", "batch-settlement"]).meta({
+      description:
+        "exact: one transfer per call; batch-settlement: a voucher over a payment channel (docs/channels.md).",
+    }),
     network: caip2Schema,
     asset: addressSchema,
     currency: addressSchema.meta({ description: "Same as asset." }),
