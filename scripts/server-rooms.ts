@@ -14,6 +14,7 @@ const SERVER_ROOMS = [
   "transports/mcp",
   "transports/a2a",
   "missions",
+  "schemes/batch-settlement",
   "schemes/exact",
   "paid-call",
   "settlement",
