@@ -23,7 +23,11 @@
  *   SDK, signed in as the operator, times the reports, a first and a middle page, the CSV export (with both sides'
  *   resident memory), and the store times one paid call's ledger write (claim, then settle).
  *
- *   --only=healthz,info,challenge,paid,mcp,batching,remote,market,ledger   run some lines only
+ * - Paid calls over x402 `batch-settlement` channels (bench/channels.ts) next to paid `exact` calls and
+ *   `@x402/express` in the same run; at 100 calls/s on a chain mining a block every second, next to `exact`; and the
+ *   gas of 1,000 calls over channels (deposits, claims and sweeps) next to `exact`'s, from the receipts.
+ *
+ *   --only=healthz,info,challenge,paid,channels,mcp,batching,remote,market,ledger   run some lines only
  *   --ledger-sizes=10000,1000000,10000000       the ledger line's book sizes on Postgres (payments, grown in turn)
  *   --ledger-pglite-sizes=10000,100000,1000000  and on PGlite (a size that would grow for over 5 minutes is left out)
  *   --cpu-prof[=dir]                                   write CPU profiles of our server (default ./bench-profiles)
@@ -34,13 +38,14 @@ import { join } from "node:path";
 import { spawnDevnetProcess } from "@agent-tools/devnet";
 import { toolRoutes } from "@agent-tools/schema";
 import { deploymentEnv } from "../test/helpers/deployment-env.js";
+import { type ChannelSide, channelCalls, channelGas, openChannels } from "./channels.js";
 import { benchLedger, type LedgerLine, printLedger } from "./ledger.js";
 import { alternate, combine, type LoadOptions, type LoadResult, load, type ServerCpu } from "./load.js";
 import { benchMarket, type MarketLine, printMarket } from "./market.js";
 import { benchPaid } from "./paid.js";
 import { createSigners, HOLDER_BODY, HOLDER_INDEX, INTEL_BODY } from "./payments.js";
 import { type OurServer, processCpuMicros, startOurServer, startReferenceHost } from "./processes.js";
-import { comparedSettlements, printSettlements, type SettlementRow } from "./settlements.js";
+import { comparedSettlements, printSettlements, type SettlementRow, settlementCost } from "./settlements.js";
 import { fmt, printTable, type Row } from "./table.js";
 
 const args = process.argv.slice(2);
@@ -60,7 +65,7 @@ const sizesOf = (flag: string) =>
 const ledgerSizes = sizesOf("--ledger-sizes");
 const pgliteSizes = sizesOf("--ledger-pglite-sizes");
 /** The lines that run against the devnet, ours next to the references (the others start what they need). */
-const CHAIN_LINES = ["healthz", "info", "challenge", "paid", "mcp", "batching", "remote"];
+const CHAIN_LINES = ["healthz", "info", "challenge", "paid", "channels", "mcp", "batching", "remote"];
 const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 /** Latency the proxy adds to every chain call in the remote lines. */
@@ -270,6 +275,10 @@ async function chainLines(out: {
       );
     }
 
+    if (wants("channels")) {
+      await channelLine({ rows, notes, ours, ourCpu, referenceCpu, ready, signers, deployment, network });
+    }
+
     if (wants("mcp")) {
       progress("paid intel over HTTP and over MCP, anonymous: ours, both");
       const mcp = await benchPaid({
@@ -428,6 +437,140 @@ async function chainLines(out: {
     await devnet.close();
     rmSync(temp, { recursive: true, force: true });
   }
+}
+
+/** Calls of each measured round over channels (a round takes a few seconds at thousands a second). */
+const CHANNEL_CALLS = 6000;
+
+/**
+ * Paid calls over channels next to paid `exact` calls and `@x402/express`, in alternating rounds of one run; then at
+ * 100 calls/s on a chain mining a block every second; then the gas of 1,000 calls over fresh channels.
+ */
+async function channelLine(c: {
+  rows: Row[];
+  notes: string[];
+  ours: OurServer;
+  ourCpu: ServerCpu;
+  referenceCpu: ServerCpu;
+  ready: { reference: string };
+  signers: ReturnType<typeof createSigners>;
+  deployment: Awaited<ReturnType<typeof spawnDevnetProcess>>["deployment"];
+  network: `${string}:${string}`;
+}): Promise<void> {
+  const { rows, notes, ours, ourCpu, deployment, network } = c;
+  const side = (payers: number[], channelsPerPayer: number, depositPrices: number): ChannelSide => ({
+    url: `${ours.url}/intel`,
+    body: INTEL_BODY,
+    rpcUrl: deployment.l2.rpcUrl,
+    network,
+    asset: deployment.addresses.usdToken,
+    privateKeys: deployment.accounts.map((a) => a.privateKey),
+    payers,
+    channelsPerPayer,
+    depositPrices,
+  });
+  progress("paid POST /intel over channels: opening 24 channels with x402's channel client");
+  const busy = side([2, 3, 4, 5, 6, 7], 4, 3000);
+  const opened = await openChannels(busy);
+  const used = new Map<`0x${string}`, number>();
+  await channelCalls(busy, opened.channels, used, 300, {});
+  progress("paid POST /intel: over channels, exact, @x402/express, in alternating rounds");
+  const exact = await benchPaid({
+    reference: { url: `${c.ready.reference}/intel`, body: INTEL_BODY, signers: c.signers, serverCpu: c.referenceCpu },
+    ours: { url: `${ours.url}/intel`, body: INTEL_BODY, signers: c.signers, serverCpu: ourCpu },
+  });
+  const channelRounds = await alternate(ROUNDS, {
+    channels: () => channelCalls(busy, opened.channels, used, CHANNEL_CALLS, { serverCpu: ourCpu }),
+  });
+  const overChannels = combine(channelRounds.channels.map((run) => run.result));
+  const channelFailures: Record<string, number> = {};
+  for (const run of channelRounds.channels) {
+    for (const [reason, n] of Object.entries(run.failures))
+      channelFailures[reason] = (channelFailures[reason] ?? 0) + n;
+  }
+  rows.push(
+    { line: "paid, anonymous: channels", app: "@x402/express", result: exact.reference.result },
+    {
+      line: "paid, anonymous: channels",
+      app: "ours, exact",
+      result: exact.ours.result,
+      versus: exact.reference.result,
+    },
+    {
+      line: "paid, anonymous: channels",
+      app: "ours, channel vs exact",
+      result: overChannels,
+      versus: exact.ours.result,
+      failures: channelFailures,
+    },
+    {
+      line: "paid, anonymous: channels",
+      app: "ours, channel vs x402",
+      result: overChannels,
+      versus: exact.reference.result,
+    },
+  );
+
+  progress(
+    `paid POST /intel at ${STEADY_RATE} calls/s on a chain mining a block every ${BLOCK_MS} ms: channels, exact`,
+  );
+  await rpc(deployment.l2.rpcUrl, "evm_setAutomine", [false]);
+  await rpc(deployment.l2.rpcUrl, "evm_setIntervalMining", [BLOCK_MS]);
+  try {
+    const slowExact = await benchPaid({
+      ours: {
+        url: `${ours.url}/intel`,
+        body: INTEL_BODY,
+        signers: c.signers,
+        serverCpu: ourCpu,
+        rate: STEADY_RATE,
+        seconds: 6,
+      },
+    });
+    const slowChannels = await channelCalls(busy, opened.channels, used, STEADY_RATE * 6, {
+      serverCpu: ourCpu,
+      rate: STEADY_RATE,
+    });
+    rows.push(
+      { line: `${STEADY_RATE}/s, ${BLOCK_MS} ms blocks`, app: "ours, exact", result: slowExact.ours.result },
+      {
+        line: `${STEADY_RATE}/s, ${BLOCK_MS} ms blocks`,
+        app: "ours, channel",
+        result: slowChannels.result,
+        versus: slowExact.ours.result,
+        failures: slowChannels.failures,
+      },
+    );
+  } finally {
+    await rpc(deployment.l2.rpcUrl, "evm_setIntervalMining", [0]);
+    await rpc(deployment.l2.rpcUrl, "evm_setAutomine", [true]);
+  }
+
+  progress("gas of 1,000 paid calls over 8 fresh channels (deposits, claims, sweeps) next to exact's");
+  // Fresh channels, of salts the busy ones do not use, each depositing 200 prices.
+  const gasSide = { ...side([2, 3, 4, 5, 6, 7, 8, 9], 1, 200), firstSalt: 100 };
+  const freshOpened = await openChannels(gasSide);
+  const freshUsed = new Map<`0x${string}`, number>();
+  await channelCalls(gasSide, freshOpened.channels, freshUsed, 1000 - freshOpened.channels.length, {});
+  const gas = await channelGas(
+    deployment.l2.rpcUrl,
+    freshOpened.channels,
+    freshUsed,
+    freshOpened.price,
+    freshOpened.fromBlock,
+    {
+      payTo: deployment.accounts[0]!.address,
+      asset: deployment.addresses.usdToken,
+    },
+  );
+  const exactCost = await settlementCost(deployment.l2.rpcUrl, exact.ours);
+  const perCall = Number(gas.gas) / 1000;
+  notes.push(
+    `Gas per paid call over channels: ${fmt(perCall)} (1,000 calls over 8 channels: ${gas.transactions} transactions ` +
+      `of deposits, claims and sweeps, ${fmt(Number(gas.gas))} gas), against ${fmt(exactCost.gasPerPayment)} per exact ` +
+      `payment (${fmt(exactCost.payments)} payments in ${fmt(exactCost.transactions)} transactions): ` +
+      `${fmt((100 * perCall) / exactCost.gasPerPayment, 1)}%.`,
+  );
 }
 
 async function main(): Promise<void> {

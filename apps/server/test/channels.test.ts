@@ -4,6 +4,7 @@
  * contract: a deposit once, a voucher per call, claims and sweeps in batches, the unspent money given back, and the
  * payments the scheme refuses (docs/channels.md).
  */
+import { batchSettlementAbi } from "@agent-tools/contracts";
 import { BATCH_SETTLEMENT_SCHEME, parsePaymentRefusal } from "@agent-tools/schema";
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
@@ -43,11 +44,14 @@ const network = () => `eip155:${t.devnet.l2.chainId}` as const;
 const asset = () => t.devnet.deployment.addresses.usdToken;
 const payTo = () => t.devnet.deployment.accounts[0]!.address;
 
-/** A payer that pays only over channels: x402's channel client on @x402/fetch, as its README builds it. */
-function channelPayer(index: number) {
+/**
+ * A payer that pays only over channels: x402's channel client on @x402/fetch, as its README builds it (a `salt` of
+ * its own opens another channel of the same payer).
+ */
+function channelPayer(index: number, salt?: Hex) {
   const account = privateKeyToAccount(t.devnet.deployment.accounts[index]!.privateKey);
   const signer = toClientEvmSigner(account, chain());
-  const scheme = new BatchSettlementEvmScheme(signer);
+  const scheme = new BatchSettlementEvmScheme(signer, salt ? { salt } : undefined);
   const client = new x402Client();
   client.register(network(), scheme);
   client.setSpendControls({ allowedAssets: [{ network: network(), asset: asset(), maxAmountPerPayment: "1000000" }] });
@@ -277,5 +281,58 @@ describe("vouchers the service refuses", () => {
       [c.channelId.toLowerCase()],
     );
     expect(row?.charged).toBe((2n * c.price).toString());
+  });
+});
+
+// Last in the file: it moves the payment chain's clock a day ahead.
+describe("a payer's timed withdrawal", () => {
+  it("started right after a burst of calls, still leaves every answered call claimed, and takes back the rest", async () => {
+    const payer = channelPayer(5, `0x${"77".repeat(32)}`);
+    for (let call = 0; call < 5; call += 1) expect((await payer.intel(call + 1)).status).toBe(200);
+    const accept = channelAccept(await quoteIntel());
+    const price = BigInt(accept.amount);
+    const config = payer.scheme.buildChannelConfig(accept);
+    const channelId = computeChannelId(config, network());
+    const { balance } = await onChain(channelId);
+    // The payer asks for everything back, before the service claimed anything.
+    const wallet = t.devnet.l2.walletClient(5);
+    const contractConfig = { ...config, withdrawDelay: Number(config.withdrawDelay) };
+    await chain().waitForTransactionReceipt({
+      hash: await wallet.writeContract({
+        address: CHANNEL_CONTRACT_ADDRESS,
+        abi: batchSettlementAbi,
+        functionName: "initiateWithdraw",
+        args: [contractConfig, balance],
+      }),
+    });
+
+    // The next claim pass sees the withdrawal, and claims the channel's five calls.
+    const pass = await t.channels!.claimer.claimNow();
+    expect(pass).toMatchObject({ withdrawals: 1 });
+    expect(await onChain(channelId)).toEqual({ balance, totalClaimed: 5n * price });
+    // The channel takes no more vouchers meanwhile.
+    const refused = await payer.intel(9);
+    expect(refused.status).toBe(402);
+    expect(parsePaymentRefusal(((await refused.json()) as PaymentRequired).error).reason).toBe(
+      "invalid_batch_settlement_evm_channel_busy",
+    );
+
+    // Once the delay has passed, the payer takes back what was not claimed; the service keeps what it charged.
+    await chain().request({
+      method: "evm_increaseTime",
+      params: [t.config.channels!.withdrawDelaySeconds + 1],
+    } as never);
+    await chain().request({ method: "evm_mine", params: [] } as never);
+    const before = await tokenBalance(payer.account.address);
+    await chain().waitForTransactionReceipt({
+      hash: await wallet.writeContract({
+        address: CHANNEL_CONTRACT_ADDRESS,
+        abi: batchSettlementAbi,
+        functionName: "finalizeWithdraw",
+        args: [contractConfig],
+      }),
+    });
+    expect(await tokenBalance(payer.account.address)).toBe(before + balance - 5n * price);
+    expect(await onChain(channelId)).toEqual({ balance: 5n * price, totalClaimed: 5n * price });
   });
 });

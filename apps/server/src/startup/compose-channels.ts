@@ -85,6 +85,7 @@ export function channelParts(
     ),
     chain: deps.chain,
     batchSize: settings.claimBatchSize,
+    maxLogRange: BigInt(config.rpcMaxLogRange),
     intervalMs: settings.claimIntervalMs,
     instance: deps.instance,
     holdMs: settings.holdMs,

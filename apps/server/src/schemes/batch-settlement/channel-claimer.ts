@@ -42,6 +42,8 @@ export interface ChannelClaimerParameters {
   chain: Pick<PublicClient, "getBlockNumber" | "getLogs" | "readContract">;
   /** Most channels claimed in one transaction. */
   batchSize: number;
+  /** Most blocks asked for in one `eth_getLogs` call (RPC_MAX_LOG_RANGE). */
+  maxLogRange: bigint;
   /** Time between passes. */
   intervalMs: number;
   /** This instance, as the lease names it. */
@@ -83,32 +85,44 @@ export function createChannelClaimer(parameters: ChannelClaimerParameters): Chan
   const envelope = (payload: Record<string, unknown>): PaymentPayload =>
     ({ x402Version: 2, accepted: requirements, payload }) as unknown as PaymentPayload;
 
-  /** Marks the channels whose payers started a timed withdrawal since the last pass. */
+  /**
+   * Marks the channels whose payers started a timed withdrawal since the last pass, reading the contract's logs in
+   * ranges the RPC takes. A store that never read any starts at the head: it holds no channel older than itself.
+   */
   async function readWithdrawals(): Promise<number> {
     const head = await chain.getBlockNumber();
-    const from = (await store.scannedBlock()) + 1n;
-    if (from > head) return 0;
-    const logs = await chain.getLogs({
-      address: CHANNEL_CONTRACT_ADDRESS,
-      event: WITHDRAW_INITIATED,
-      fromBlock: from,
-      toBlock: head,
-    });
-    let seen = 0;
-    for (const log of logs) {
-      const id = log.args.channelId?.toLowerCase();
-      const channel = id ? await store.get(id) : undefined;
-      if (!channel) continue;
-      seen += 1;
-      await store.mirror(channel.channelId, {
-        balance: channel.balance,
-        totalClaimed: channel.totalClaimed,
-        refundNonce: channel.refundNonce,
-        withdrawRequestedAt: Math.floor(parameters.now().getTime() / 1000),
-      });
-      logger?.warn({ channelId: channel.channelId }, "a payer started a timed withdrawal: its channel is claimed now");
+    const scanned = await store.scannedBlock();
+    if (scanned === 0n) {
+      await store.setScannedBlock(head);
+      return 0;
     }
-    await store.setScannedBlock(head);
+    let seen = 0;
+    for (let from = scanned + 1n; from <= head; from += parameters.maxLogRange) {
+      const to = from + parameters.maxLogRange - 1n < head ? from + parameters.maxLogRange - 1n : head;
+      const logs = await chain.getLogs({
+        address: CHANNEL_CONTRACT_ADDRESS,
+        event: WITHDRAW_INITIATED,
+        fromBlock: from,
+        toBlock: to,
+      });
+      for (const log of logs) {
+        const id = log.args.channelId?.toLowerCase();
+        const channel = id ? await store.get(id) : undefined;
+        if (!channel) continue;
+        seen += 1;
+        await store.mirror(channel.channelId, {
+          balance: channel.balance,
+          totalClaimed: channel.totalClaimed,
+          refundNonce: channel.refundNonce,
+          withdrawRequestedAt: Math.floor(parameters.now().getTime() / 1000),
+        });
+        logger?.warn(
+          { channelId: channel.channelId },
+          "a payer started a timed withdrawal: its channel is claimed now",
+        );
+      }
+      await store.setScannedBlock(to);
+    }
     return seen;
   }
 
