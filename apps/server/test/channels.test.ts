@@ -5,7 +5,7 @@
  * payments the scheme refuses (docs/channels.md).
  */
 import { batchSettlementAbi } from "@agent-tools/contracts";
-import { BATCH_SETTLEMENT_SCHEME, parsePaymentRefusal } from "@agent-tools/schema";
+import { BATCH_SETTLEMENT_SCHEME, formatUsd, parsePaymentRefusal } from "@agent-tools/schema";
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { toClientEvmSigner } from "@x402/evm";
@@ -16,6 +16,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ServiceError } from "../src/errors/service-error.js";
 import { CHANNEL_CONTRACT_ADDRESS } from "../src/schemes/batch-settlement/channel-typed-data.js";
+import { ledgerReport } from "../src/transports/http/routes/ledger-report.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
 
 const CHANNELS_ABI = parseAbi([
@@ -156,6 +157,18 @@ describe("x402's channel client, unmodified", () => {
     expect(refunded.success).toBe(true);
     expect(await tokenBalance(payer.account.address)).toBe(refundBefore + deposit - 4n * price);
     expect(await onChain(channelId)).toEqual({ balance: 4n * price, totalClaimed: 4n * price });
+
+    // The operator's report shows the channel's money: deposited, charged, claimed, swept, refunded, none owed.
+    const money = (amount: bigint) => ({ amount: amount.toString(), usd: formatUsd(amount.toString()) });
+    expect((await ledgerReport(t.payments, { limit: 10 })).channels).toEqual({
+      channels: 1,
+      deposited: money(deposit),
+      charged: money(4n * price),
+      claimed: money(4n * price),
+      swept: money(4n * price),
+      refunded: money(deposit - 4n * price),
+      unclaimed: money(0n),
+    });
   });
 
   it("a call whose tool fails leaves the channel as it was: the next voucher is the same amount", async () => {

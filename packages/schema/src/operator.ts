@@ -164,6 +164,25 @@ const totalSchema = z.object({
   netUsd: z.string().meta({ description: "`net` in USD, two decimals.", example: "1.01" }),
 });
 
+const usdAmount = (what: string) =>
+  z.object({
+    amount: uintStringSchema.meta({ description: `${what}, in the asset's smallest unit.` }),
+    usd: z.string().meta({ description: `${what}, in USD, two decimals.` }),
+  });
+
+/** Money on the payment channels (x402 `batch-settlement`; docs/channels.md). */
+export const channelTotalsSchema = z
+  .object({
+    channels: z.number().int().min(0).meta({ description: "Channels the service took vouchers on." }),
+    deposited: usdAmount("What payers deposited"),
+    charged: usdAmount("What the answered calls were charged"),
+    claimed: usdAmount("What the contract records as claimed"),
+    swept: usdAmount("What was swept from the contract to payTo"),
+    refunded: usdAmount("What cooperative refunds gave back to payers"),
+    unclaimed: usdAmount("Charged and not yet claimed: owed on open channels"),
+  })
+  .meta({ id: "ChannelTotals" });
+
 /** The answer of `GET /operator/ledger`: totals per route and per day, and the latest payments. */
 export const ledgerReportSchema = z
   .object({
@@ -191,6 +210,10 @@ export const ledgerReportSchema = z
     entries: z
       .array(ledgerEntrySchema)
       .meta({ description: "The latest entries (settled payments and refunds), newest first." }),
+    channels: channelTotalsSchema.optional().meta({
+      description:
+        "Money on the payment channels since they were opened (not the window's), when the service takes them.",
+    }),
     brief: briefField,
   })
   .meta({ id: "LedgerReport" });

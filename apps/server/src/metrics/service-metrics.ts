@@ -4,6 +4,7 @@
  * circuits, missions, and how far the collection snapshot trails the chain (docs/decisions.md, "Metrics").
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { ChannelTotals } from "../store/channels.js";
 import type { UpstreamObserver } from "../upstream/upstream-client.js";
 
 export interface ServiceMetrics {
@@ -36,6 +37,8 @@ export interface ScrapeReads {
   collectionLagBlocks(): Promise<number>;
   /** Pending claims younger and older than {@link PENDING_CLAIM_STALE_MS}. */
   pendingSettlements(): Promise<{ recent: number; older: number }>;
+  /** Money on the payment channels, when the service takes them (docs/channels.md). */
+  channelTotals?(): Promise<ChannelTotals>;
 }
 
 const PREFIX = "agent_tools_";
@@ -97,6 +100,31 @@ export function createServiceMetrics(reads: ScrapeReads): ServiceMetrics {
       this.set({ age: "over_10m" }, pending.older);
     },
   });
+  if (reads.channelTotals) {
+    const channelTotals = reads.channelTotals;
+    new Gauge({
+      name: `${PREFIX}channel_amount_usd`,
+      help: "Money on the payment channels, in USD: deposited, charged (calls answered), claimed on chain, swept to payTo, refunded to payers, and unclaimed (charged, still to claim before a withdrawal ends).",
+      labelNames: ["kind"] as const,
+      registers,
+      async collect() {
+        const totals = await channelTotals().catch(() => undefined);
+        if (!totals) return;
+        for (const kind of ["deposited", "charged", "claimed", "swept", "refunded", "unclaimed"] as const) {
+          this.set({ kind }, Number(totals[kind]) / 1e6);
+        }
+      },
+    });
+    new Gauge({
+      name: `${PREFIX}channels`,
+      help: "Payment channels the service has taken vouchers on.",
+      registers,
+      async collect() {
+        const totals = await channelTotals().catch(() => undefined);
+        if (totals) this.set(totals.channels);
+      },
+    });
+  }
   new Gauge({
     name: `${PREFIX}collection_lag_blocks`,
     help: "Blocks between the collection chain's head and the snapshot requests read.",

@@ -5,6 +5,7 @@ import type { CallLimiter } from "../limits/call-limiter.js";
 import type { FailureBudget } from "../limits/failure-budget.js";
 import type { Facilitator } from "../settlement/facilitator.js";
 import type { SettlementsAhead } from "../settlement/settlement-batcher.js";
+import type { ChannelStore } from "../store/channels.js";
 import type { SettlementLedger } from "../store/settlement-ledger.js";
 import type { SignInNonceStore } from "../store/sign-in-nonces.js";
 import type { PaymentSchemes } from "./payment-scheme.js";
@@ -41,6 +42,8 @@ export interface PaymentService {
    * batch waits for these, and leaves once none is left (../settlement/settlement-batcher.ts).
    */
   settlementsAhead: SettlementsAhead;
+  /** The payment channels' store, when the service takes channels (the report shows their money). */
+  channels?: ChannelStore;
   /** Signs each 402's offer and each settled call's receipt; absent when no signer key is configured. */
   receipts?: ReceiptIssuer;
   now: () => Date;

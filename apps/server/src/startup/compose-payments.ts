@@ -77,7 +77,7 @@ export async function paymentDeps(
     /** The facilitators over HTTP, checked already (default: built and checked here). */
     facilitators?: HttpFacilitator[];
     /** Payment channels, when the configuration offers them (./compose-channels.ts). */
-    channels?: Pick<ChannelParts, "terms" | "scheme">;
+    channels?: Pick<ChannelParts, "terms" | "scheme" | "store">;
   } = {},
 ): Promise<PaymentService> {
   let facilitator: Facilitator;
@@ -176,6 +176,7 @@ export async function paymentDeps(
     anonymousAccess: config.anonymousAccess,
     settlementsAhead,
     ...(receipts ? { receipts } : {}),
+    ...(options.channels ? { channels: options.channels.store } : {}),
     now: () => new Date(),
     ...(options.logger ? { logger: options.logger } : {}),
   };

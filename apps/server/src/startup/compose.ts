@@ -226,6 +226,7 @@ export async function composeService(config: Config, logger: Logger, clients: Se
   const a2aTasks = createA2aTaskStore(db);
   const operatorSessions = createOperatorSessionStore(db);
   const queue = createMissionQueue(db);
+  const channelStore = config.channels ? createChannelStore(db) : undefined;
   const upstreamHealth = createUpstreamHealthBoard();
   // Claims pending, by whether a call could still hold them: read at scrape time and by the operator console.
   const pendingSettlements = () => ledger.pendingByAge(new Date(Date.now() - PENDING_CLAIM_STALE_MS));
@@ -239,10 +240,11 @@ export async function composeService(config: Config, logger: Logger, clients: Se
           collectionLagBlocks: async () =>
             Number((await l1.getBlockNumber({ cacheTime: 0 })) - chain.collection.syncedBlock()),
           pendingSettlements,
+          ...(channelStore ? { channelTotals: () => channelStore.totals() } : {}),
         })
       : undefined;
   const channels = channelParts(config, {
-    store: createChannelStore(db),
+    store: channelStore ?? createChannelStore(db),
     ...(facilitators.length > 0 ? { httpFacilitator: createFailoverFacilitator(facilitators) } : {}),
     chain: l2,
     instance: `${hostname()}:${process.pid}:${randomUUID()}`,

@@ -5,6 +5,7 @@
 import { formatUsd, type LedgerReport } from "@agent-tools/schema";
 import { getAddress } from "viem";
 import type { PaymentService } from "../../../paid-call/payment-service.js";
+import type { ChannelTotals } from "../../../store/channels.js";
 import type { LedgerRange, LedgerTotals } from "../../../store/settlement-ledger.js";
 import { ledgerEntryOf } from "./ledger-book.js";
 
@@ -86,16 +87,31 @@ export function windowOf(query: { from?: string | undefined; to?: string | undef
   return { from, to, range };
 }
 
+/** The channels' money as the report gives it: each amount in base units and in USD. */
+function channelTotalsOf(totals: ChannelTotals): NonNullable<LedgerReport["channels"]> {
+  const money = (amount: bigint) => ({ amount: amount.toString(), usd: formatUsd(amount.toString()) });
+  return {
+    channels: totals.channels,
+    deposited: money(totals.deposited),
+    charged: money(totals.charged),
+    claimed: money(totals.claimed),
+    swept: money(totals.swept),
+    refunded: money(totals.refunded),
+    unclaimed: money(totals.unclaimed),
+  };
+}
+
 /** The report of a window: totals per route, day and price point, and the latest `limit` entries. */
 export async function ledgerReport(
   payments: PaymentService,
   query: { from?: string | undefined; to?: string | undefined; limit: number },
 ): Promise<LedgerReport> {
   const { from, to, range } = windowOf(query, payments);
-  const [rows, entries, unconfirmed] = await Promise.all([
+  const [rows, entries, unconfirmed, channels] = await Promise.all([
     payments.ledger.totals(range),
     payments.ledger.entries(range, query.limit),
     payments.ledger.pendingCount(),
+    payments.channels?.totals(),
   ]);
   const byRoute = groupBy(rows, ["route"]).sort((a, b) => b.payments - a.payments);
   const sum = total(rows);
@@ -113,6 +129,7 @@ export async function ledgerReport(
     byDayRouteAndPricePoint: groupBy(rows, ["day", "route", "pricePoint"]),
     unconfirmed,
     entries: entries.map(ledgerEntryOf),
+    ...(channels ? { channels: channelTotalsOf(channels) } : {}),
     brief: ledgerBrief(sum, byRoute[0], byDay, { from, to }, unconfirmed),
   };
 }
