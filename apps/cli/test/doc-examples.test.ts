@@ -524,7 +524,13 @@ describe("the MCP client set-ups of docs/api.md", () => {
       const unpaid = await intelOf(remote);
       expect(unpaid.isError).toBe(true);
       // x402's tool-result binding: the PaymentRequired as structuredContent, and the same as JSON in the text.
-      const quote = { accepts: [expect.objectContaining({ amount: "1000000" })] };
+      // The price, in each scheme the service takes: exact, and over a payment channel.
+      const quote = {
+        accepts: [
+          expect.objectContaining({ scheme: "exact", amount: "1000000" }),
+          expect.objectContaining({ scheme: "batch-settlement", amount: "1000000" }),
+        ],
+      };
       expect(unpaid.structuredContent).toMatchObject(quote);
       expect(JSON.parse((unpaid.content[0] as { text: string }).text)).toEqual(unpaid.structuredContent);
     } finally {
