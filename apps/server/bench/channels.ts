@@ -67,6 +67,7 @@ export async function openChannels(
       });
       const payer = new x402Client();
       payer.register(side.network, scheme);
+      payer.setSpendControls({ allowedAssets: [{ network: side.network, asset: side.asset }] });
       const res = await wrapFetchWithPayment(fetch, payer)(side.url, {
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -112,20 +113,24 @@ export async function channelCalls(
   channels: OpenedChannel[],
   used: Map<Hex, number>,
   count: number,
+  /** Each channel's charged total as its answers said it, updated as they come. */
+  charged: Map<Hex, bigint>,
   options: { serverCpu?: ServerCpu; rate?: number; connections?: number },
 ): Promise<ChannelRun> {
+  if ((options.connections ?? 10) >= channels.length) throw new Error("more channels than connections are needed");
   const perChannel = Math.ceil(count / channels.length) + 1;
   const signed = new Map<Hex, string[]>();
   for (const channel of channels) {
-    const from = used.get(channel.id) ?? 0;
+    const id = channel.id.toLowerCase() as Hex;
+    const from = used.get(id) ?? 0;
     const list: string[] = [];
     for (let n = from + 1; n <= from + perChannel; n++) list.push(await channel.voucher(n));
-    signed.set(channel.id, list);
+    signed.set(id, list);
   }
-  const free: Hex[] = channels.map((channel) => channel.id);
+  const free: Hex[] = channels.map((channel) => channel.id.toLowerCase() as Hex);
   const failures: Record<string, number> = {};
   const take = (): Record<string, string> => {
-    const id = free.shift() ?? channels[0]!.id;
+    const id = free.shift() ?? (channels[0]!.id.toLowerCase() as Hex);
     const list = signed.get(id)!;
     const header = list.shift();
     if (header) used.set(id, (used.get(id) ?? 0) + 1);
@@ -145,9 +150,14 @@ export async function channelCalls(
     onAnswer: (status, headers, answer) => {
       const settlement = Object.entries(headers).find(([key]) => key.toLowerCase() === "payment-response")?.[1];
       if (status === 200 && typeof settlement === "string") {
-        const { channelId } = (decodePaymentResponseHeader(settlement).extra as { channelState: { channelId: Hex } })
-          .channelState;
-        free.push(channelId.toLowerCase() as Hex);
+        const { channelId, chargedCumulativeAmount } = (
+          decodePaymentResponseHeader(settlement).extra as {
+            channelState: { channelId: Hex; chargedCumulativeAmount: string };
+          }
+        ).channelState;
+        const id = channelId.toLowerCase() as Hex;
+        charged.set(id, BigInt(chargedCumulativeAmount));
+        free.push(id);
         return;
       }
       const reason = `${status} ${/"error":"([a-z0-9_]+)/.exec(answer)?.[1] ?? "?"}`;
@@ -165,13 +175,12 @@ export async function channelCalls(
 export async function channelGas(
   rpcUrl: string,
   channels: OpenedChannel[],
-  used: Map<Hex, number>,
-  price: bigint,
+  charged: Map<Hex, bigint>,
   fromBlock: bigint,
   payee: { payTo: `0x${string}`; asset: `0x${string}` },
 ): Promise<{ transactions: number; gas: bigint }> {
   const client = createPublicClient({ transport: http(rpcUrl, { batch: { batchSize: 100 } }), pollingInterval: 200 });
-  const expected = new Map(channels.map((c) => [c.id, c.opened + BigInt(used.get(c.id) ?? 0) * price]));
+  const expected = new Map(channels.map((c) => [c.id, charged.get(c.id.toLowerCase() as Hex) ?? c.opened]));
   const claimed = async () => {
     const states = await Promise.all(
       channels.map((c) =>

@@ -473,14 +473,15 @@ async function channelLine(c: {
   const busy = side([2, 3, 4, 5, 6, 7], 4, 3000);
   const opened = await openChannels(busy);
   const used = new Map<`0x${string}`, number>();
-  await channelCalls(busy, opened.channels, used, 300, {});
+  const charged = new Map<`0x${string}`, bigint>();
+  await channelCalls(busy, opened.channels, used, 300, charged, {});
   progress("paid POST /intel: over channels, exact, @x402/express, in alternating rounds");
   const exact = await benchPaid({
     reference: { url: `${c.ready.reference}/intel`, body: INTEL_BODY, signers: c.signers, serverCpu: c.referenceCpu },
     ours: { url: `${ours.url}/intel`, body: INTEL_BODY, signers: c.signers, serverCpu: ourCpu },
   });
   const channelRounds = await alternate(ROUNDS, {
-    channels: () => channelCalls(busy, opened.channels, used, CHANNEL_CALLS, { serverCpu: ourCpu }),
+    channels: () => channelCalls(busy, opened.channels, used, CHANNEL_CALLS, charged, { serverCpu: ourCpu }),
   });
   const overChannels = combine(channelRounds.channels.map((run) => run.result));
   const channelFailures: Record<string, number> = {};
@@ -527,7 +528,7 @@ async function channelLine(c: {
         seconds: 6,
       },
     });
-    const slowChannels = await channelCalls(busy, opened.channels, used, STEADY_RATE * 6, {
+    const slowChannels = await channelCalls(busy, opened.channels, used, STEADY_RATE * 6, charged, {
       serverCpu: ourCpu,
       rate: STEADY_RATE,
     });
@@ -551,22 +552,24 @@ async function channelLine(c: {
   const gasSide = { ...side([2, 3, 4, 5, 6, 7, 8, 9], 1, 200), firstSalt: 100 };
   const freshOpened = await openChannels(gasSide);
   const freshUsed = new Map<`0x${string}`, number>();
-  await channelCalls(gasSide, freshOpened.channels, freshUsed, 1000 - freshOpened.channels.length, {});
-  const gas = await channelGas(
-    deployment.l2.rpcUrl,
+  const freshCharged = new Map<`0x${string}`, bigint>();
+  const gasRun = await channelCalls(
+    gasSide,
     freshOpened.channels,
     freshUsed,
-    freshOpened.price,
-    freshOpened.fromBlock,
-    {
-      payTo: deployment.accounts[0]!.address,
-      asset: deployment.addresses.usdToken,
-    },
+    1000 - freshOpened.channels.length,
+    freshCharged,
+    { connections: 4 },
   );
+  const gas = await channelGas(deployment.l2.rpcUrl, freshOpened.channels, freshCharged, freshOpened.fromBlock, {
+    payTo: deployment.accounts[0]!.address,
+    asset: deployment.addresses.usdToken,
+  });
   const exactCost = await settlementCost(deployment.l2.rpcUrl, exact.ours);
-  const perCall = Number(gas.gas) / 1000;
+  const calls = freshOpened.channels.length + gasRun.result.ok;
+  const perCall = Number(gas.gas) / calls;
   notes.push(
-    `Gas per paid call over channels: ${fmt(perCall)} (1,000 calls over 8 channels: ${gas.transactions} transactions ` +
+    `Gas per paid call over channels: ${fmt(perCall)} (${fmt(calls)} calls over 8 channels: ${gas.transactions} transactions ` +
       `of deposits, claims and sweeps, ${fmt(Number(gas.gas))} gas), against ${fmt(exactCost.gasPerPayment)} per exact ` +
       `payment (${fmt(exactCost.payments)} payments in ${fmt(exactCost.transactions)} transactions): ` +
       `${fmt((100 * perCall) / exactCost.gasPerPayment, 1)}%.`,

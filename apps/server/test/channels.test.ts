@@ -171,6 +171,25 @@ describe("x402's channel client, unmodified", () => {
     });
   });
 
+  it("a refund before any claim pass claims what was charged in the same transaction, and returns the rest", async () => {
+    const payer = channelPayer(6, `0x${"22".repeat(32)}`);
+    const first = await payer.intel(1);
+    expect(first.status).toBe(200);
+    const deposit = BigInt(decodePaymentResponseHeader(first.headers.get("payment-response")!).amount!);
+    const price = BigInt(channelAccept(await quoteIntel()).amount);
+    const before = await tokenBalance(payer.account.address);
+    const refunded = await payer.scheme.refund(`${t.server.url}/intel?tokenId=1`);
+    expect(refunded.success).toBe(true);
+    expect(await tokenBalance(payer.account.address)).toBe(before + deposit - price);
+    const channelId = computeChannelId(payer.scheme.buildChannelConfig(channelAccept(await quoteIntel())), network());
+    expect(await onChain(channelId)).toEqual({ balance: price, totalClaimed: price });
+    // The call's entry is booked under the refund's transaction, which claimed it.
+    const [entry] = await t.db.query<{ transaction: string }>("SELECT transaction FROM settlements WHERE channel_id = $1", [
+      channelId.toLowerCase(),
+    ]);
+    expect(entry?.transaction).toBe(refunded.transaction);
+  });
+
   it("a call whose tool fails leaves the channel as it was: the next voucher is the same amount", async () => {
     const payer = channelPayer(6);
     expect((await payer.intel(1)).status).toBe(200);
@@ -188,15 +207,25 @@ describe("x402's channel client, unmodified", () => {
 
 describe("vouchers the service refuses", () => {
   /** A payer's channel with one call paid, and a way to send hand-made payloads on it. */
-  async function openChannel(index: number) {
-    const payer = channelPayer(index);
+  async function openChannel(index: number, salt?: Hex) {
+    const payer = channelPayer(index, salt);
     expect((await payer.intel(1)).status).toBe(200);
     const required = await quoteIntel();
     const accept = channelAccept(required);
     const config = payer.scheme.buildChannelConfig(accept);
     const channelId = computeChannelId(config, network());
-    const send = async (payload: Record<string, unknown>, accepted: PaymentRequirements = accept) => {
-      const payment: PaymentPayload = { x402Version: 2, accepted, resource: required.resource, payload };
+    const send = async (
+      payload: Record<string, unknown>,
+      accepted: PaymentRequirements = accept,
+      extensions?: Record<string, unknown>,
+    ) => {
+      const payment: PaymentPayload = {
+        x402Version: 2,
+        accepted,
+        resource: required.resource,
+        payload,
+        ...(extensions ? { extensions } : {}),
+      };
       const res = await t.post(
         "/intel",
         { tokenId: 1 },
@@ -224,6 +253,21 @@ describe("vouchers the service refuses", () => {
     expect(first.status).toBe(200);
     const again = await c.send({ type: "voucher", channelConfig: c.config, voucher: next });
     expect((await reasonOf(again)).reason).toBe("payment_already_used");
+  });
+
+  it("a voucher naming a payment identifier, sent again, has its answer again and is charged once", async () => {
+    const c = await openChannel(7, `0x${"11".repeat(32)}`);
+    const next = await c.voucher(2n * c.price);
+    const extensions = { "payment-identifier": { info: { required: false, id: `channel-call-${Date.now()}` } } };
+    const first = await c.send({ type: "voucher", channelConfig: c.config, voucher: next }, c.accept, extensions);
+    expect(first.status).toBe(200);
+    const again = await c.send({ type: "voucher", channelConfig: c.config, voucher: next }, c.accept, extensions);
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual(await first.json());
+    const [row] = await t.db.query<{ charged: string }>("SELECT charged::text AS charged FROM channels WHERE channel_id = $1", [
+      c.channelId.toLowerCase(),
+    ]);
+    expect(row?.charged).toBe((2n * c.price).toString());
   });
 
   it("a stale voucher gets the corrective 402 with the channel's state and the payer's last voucher", async () => {

@@ -132,8 +132,11 @@ export const ledgerEntrySchema = z
         "The payer's EIP-3009 authorization nonce: with `payer` it names the payment, as `AuthorizationUsed(payer, " +
         "nonce)` does on chain. A refund carries the nonce of the payment it gives back.",
     }),
-    transaction: bytes32Schema.meta({
-      description: "The settlement transaction; for a refund, the transaction that gave the money back.",
+    transaction: bytes32Schema.or(z.literal("")).meta({
+      description:
+        "The settlement transaction; for a refund, the transaction that gave the money back. For a call paid over a " +
+        "payment channel (then `nonce` is the channel's id), the claim that took its money, or its deposit's, and " +
+        "empty until one of them is sent (docs/channels.md).",
     }),
     settledAt: isoDateTimeSchema.meta({
       description: "When the payment was settled; for a refund, when its transaction was mined (the block's time).",

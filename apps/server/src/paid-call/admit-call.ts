@@ -126,6 +126,8 @@ async function identify(
 async function recallOrPay(payments: PaymentService, priced: Priced): Promise<Admission> {
   const { request, params, caller, fields, refused } = priced;
   const decoded = request.payment === undefined ? undefined : decodePayment(request.payment);
+  // The requirement the payment names, of those quoted for this price point (`exact`, and channels when offered).
+  priced.price = { point: priced.price.point, requirements: quotedFor(payments, priced, decoded) };
   const recalled: Recall = request.paymentInVersion1Header
     ? { kind: "new" }
     : await recall(payments, decoded, {
@@ -180,10 +182,7 @@ async function pay(
   identifier: AdmittedCall["identifier"],
 ): Promise<Admission> {
   const { request, caller, fields, step, refused } = priced;
-  const { point } = priced.price;
-  // The requirement the payment names, of those quoted for this price point (`exact`, and channels when offered).
-  const requirements = quotedFor(payments, priced, decoded);
-  priced.price = { point, requirements };
+  const { point, requirements } = priced.price;
   const scheme = schemeOf(payments.schemes, requirements);
   const read = readDecodedPayment(decoded, requirements, payments.now(), scheme, {
     paymentField: fields.payment,

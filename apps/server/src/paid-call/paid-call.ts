@@ -24,7 +24,8 @@ export function createPaidCalls(deps: PaidCallDeps): PaidCalls {
 
 /**
  * A paid request is a settlement on its way from the moment it comes: a forming batch waits for it while it is
- * checked and its tool runs (../settlement/settlement-batcher.ts). Refused, or run again at no charge, it is not.
+ * checked and its tool runs (../settlement/settlement-batcher.ts). Refused, run again at no charge, or held by its
+ * scheme (a channel), it is not.
  */
 async function admitExpectingSettlement(
   context: PaidCallContext,
@@ -33,7 +34,8 @@ async function admitExpectingSettlement(
   const settlementAsked = request.payment === undefined ? undefined : context.payments.settlementsAhead.expect();
   try {
     const admission = await admitCall(context, request);
-    if (admission.admitted && !admission.call.paidBefore && settlementAsked) {
+    // A payment the scheme holds itself (a channel's voucher) is no settlement of the batcher's.
+    if (admission.admitted && !admission.call.paidBefore && !admission.call.payment.hold && settlementAsked) {
       admission.call.settlementAsked = settlementAsked;
     } else settlementAsked?.();
     return admission;

@@ -20,6 +20,7 @@ import { createChannelFacilitator } from "../schemes/batch-settlement/channel-fa
 import { createChannelScheme } from "../schemes/batch-settlement/channel-scheme.js";
 import { CHANNEL_CONTRACT_ADDRESS } from "../schemes/batch-settlement/channel-typed-data.js";
 import type { Facilitator } from "../settlement/facilitator.js";
+import type { HttpFacilitator } from "../settlement/http-facilitators.js";
 import type { ChannelStore } from "../store/channels.js";
 
 /** What the service is composed with when it takes channels. */
@@ -48,6 +49,33 @@ export async function checkChannelContract(config: Config, client: Pick<PublicCl
       `no batch-settlement channel contract at ${CHANNEL_CONTRACT_ADDRESS} on ${config.payment.network}, which payment channels need: set CHANNELS=off to take exact payments only`,
     );
   }
+}
+
+/**
+ * Channels over facilitators over HTTP need one of them to list x402 v2's `batch-settlement` on the payment network
+ * (deposits, claims, sweeps and refunds go through it). When none does, the service takes `exact` alone and says so
+ * once in its log: a configuration that worked before channels existed keeps working.
+ */
+export async function withChannelFacilitator(
+  config: Config,
+  facilitators: readonly HttpFacilitator[],
+  logger?: Logger,
+): Promise<Config> {
+  if (!config.channels || facilitators.length === 0) return config;
+  for (const facilitator of facilitators) {
+    const supported = await facilitator.supported().catch(() => undefined);
+    const lists = supported?.kinds.some(
+      (kind) =>
+        kind.x402Version === 2 && kind.scheme === BATCH_SETTLEMENT_SCHEME && kind.network === config.payment.network,
+    );
+    if (lists) return config;
+  }
+  logger?.warn(
+    { network: config.payment.network },
+    "no facilitator lists batch-settlement on the payment network: payment channels are off, exact payments only",
+  );
+  const { channels: _, ...withoutChannels } = config;
+  return withoutChannels;
 }
 
 export function channelParts(

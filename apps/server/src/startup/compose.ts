@@ -39,7 +39,7 @@ import { createMarketDataClient } from "../upstream/market-data-client.js";
 import { createMarketplaceClient } from "../upstream/marketplace-client.js";
 import { createUpstreamHealthBoard, type UpstreamHealthBoard } from "../upstream/upstream-health.js";
 import { type AppDeps, createApp } from "./app.js";
-import { type ChannelParts, channelParts, checkChannelContract } from "./compose-channels.js";
+import { type ChannelParts, channelParts, checkChannelContract, withChannelFacilitator } from "./compose-channels.js";
 import { checkBatchContract, checkedHttpFacilitators, paymentDeps } from "./compose-payments.js";
 import { expectChain } from "./startup-checks.js";
 
@@ -180,7 +180,9 @@ export interface Service {
 }
 
 /** The whole service from validated configuration and the clients the caller made (none in production). */
-export async function composeService(config: Config, logger: Logger, clients: ServiceClients = {}): Promise<Service> {
+export async function composeService(loaded: Config, logger: Logger, clients: ServiceClients = {}): Promise<Service> {
+  // The configuration as loaded, less the channels when no facilitator over HTTP can carry them (below).
+  let config = loaded;
   const l1 = clients.l1 ?? rpcClient(config.l1.rpcUrl, config.rpcTimeoutMs);
   const l2 = clients.l2 ?? rpcClient(config.l2.rpcUrl, config.rpcTimeoutMs);
   const progress = clients.progress ?? (() => {});
@@ -202,6 +204,7 @@ export async function composeService(config: Config, logger: Logger, clients: Se
   });
   const paymentsLogger = logger.child({ component: "payments" });
   const facilitators = await checkedHttpFacilitators(config, paymentsLogger);
+  config = await withChannelFacilitator(config, facilitators, paymentsLogger);
   await checkBatchContract(config, l2);
   await checkChannelContract(config, l2);
   progress("reading the collection from the collection chain (every token's owner and traits)");
