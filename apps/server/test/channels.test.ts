@@ -184,9 +184,10 @@ describe("x402's channel client, unmodified", () => {
     const channelId = computeChannelId(payer.scheme.buildChannelConfig(channelAccept(await quoteIntel())), network());
     expect(await onChain(channelId)).toEqual({ balance: price, totalClaimed: price });
     // The call's entry is booked under the refund's transaction, which claimed it.
-    const [entry] = await t.db.query<{ transaction: string }>("SELECT transaction FROM settlements WHERE channel_id = $1", [
-      channelId.toLowerCase(),
-    ]);
+    const [entry] = await t.db.query<{ transaction: string }>(
+      "SELECT transaction FROM settlements WHERE channel_id = $1",
+      [channelId.toLowerCase()],
+    );
     expect(entry?.transaction).toBe(refunded.transaction);
   });
 
@@ -264,9 +265,10 @@ describe("vouchers the service refuses", () => {
     const again = await c.send({ type: "voucher", channelConfig: c.config, voucher: next }, c.accept, extensions);
     expect(again.status).toBe(200);
     expect(await again.json()).toEqual(await first.json());
-    const [row] = await t.db.query<{ charged: string }>("SELECT charged::text AS charged FROM channels WHERE channel_id = $1", [
-      c.channelId.toLowerCase(),
-    ]);
+    const [row] = await t.db.query<{ charged: string }>(
+      "SELECT charged::text AS charged FROM channels WHERE channel_id = $1",
+      [c.channelId.toLowerCase()],
+    );
     expect(row?.charged).toBe((2n * c.price).toString());
   });
 

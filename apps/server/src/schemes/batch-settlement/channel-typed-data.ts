@@ -3,7 +3,9 @@
  * the typed hash of its terms, a payer signs cumulative `Voucher`s, the receiver authorizer signs `ClaimBatch`es and
  * `Refund`s. All are bound to the chain and to the channel contract's address (docs/channels.md).
  */
-import { type Address, getAddress, type Hex, hashTypedData, type LocalAccount, recoverTypedDataAddress } from "viem";
+import type { Address, Hex, LocalAccount } from "viem";
+import { recoverTypedDataSigner } from "../../signatures/recover-signer.js";
+import { hashTypedDataOfKnownDomain } from "../../signatures/typed-data-hash.js";
 
 /** Where x402's channel contract lives, the same address on every chain. */
 export const CHANNEL_CONTRACT_ADDRESS: Address = "0x4020074e9dF2ce1deE5A9C1b5c3f541D02a10003";
@@ -64,7 +66,7 @@ function domainOf(chainId: number) {
 
 /** The id of the channel with these terms on `chainId`. */
 export function channelIdOf(config: ChannelConfig, chainId: number): Hex {
-  return hashTypedData({
+  return hashTypedDataOfKnownDomain({
     domain: domainOf(chainId),
     types: CHANNEL_CONFIG_TYPES,
     primaryType: "ChannelConfig",
@@ -72,22 +74,23 @@ export function channelIdOf(config: ChannelConfig, chainId: number): Hex {
   });
 }
 
-/** Who signed a voucher of `channelId` for `maxClaimableAmount` (an ECDSA recovery; no chain read). */
-export async function voucherSigner(
+/**
+ * Who signed a voucher of `channelId` for `maxClaimableAmount`: one ECDSA recovery, native where it loads
+ * (signatures/recover-signer.ts), and no chain read.
+ */
+export function voucherSigner(
   chainId: number,
   channelId: Hex,
   maxClaimableAmount: bigint,
   signature: Hex,
 ): Promise<Address> {
-  return getAddress(
-    await recoverTypedDataAddress({
-      domain: domainOf(chainId),
-      types: VOUCHER_TYPES,
-      primaryType: "Voucher",
-      message: { channelId, maxClaimableAmount },
-      signature,
-    }),
-  );
+  return recoverTypedDataSigner({
+    domain: domainOf(chainId),
+    types: VOUCHER_TYPES,
+    primaryType: "Voucher",
+    message: { channelId, maxClaimableAmount },
+    signature,
+  });
 }
 
 /** One row of a claim: the channel, the voucher's ceiling, and the total the receiver takes of it. */
