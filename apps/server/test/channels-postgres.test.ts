@@ -71,7 +71,7 @@ describe.skipIf(withoutPostgres)("one channel, two instances, one Postgres", () 
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ tokenId: 1 }),
     });
-    expect(opened.status).toBe(200);
+    expect(opened.status, opened.status === 200 ? "" : await opened.clone().text()).toBe(200);
     const quoted = (await (await t.post("/intel", { tokenId: 1 })).json()) as PaymentRequired;
     const accept = quoted.accepts.find((a) => a.scheme === "batch-settlement") as PaymentRequirements;
     const price = BigInt(accept.amount);

@@ -86,6 +86,10 @@ async function quoteIntel(): Promise<PaymentRequired> {
   return (await res.json()) as PaymentRequired;
 }
 
+/** What a refused call's 402 says, for an assertion's message. */
+const refusalOf = async (res: Response) =>
+  res.status === 200 ? "" : `${res.status}: ${((await res.clone().json()) as { error?: string }).error ?? ""}`;
+
 const channelAccept = (required: PaymentRequired) =>
   required.accepts.find((accept) => accept.scheme === BATCH_SETTLEMENT_SCHEME) as PaymentRequirements;
 
@@ -114,7 +118,7 @@ describe("x402's channel client, unmodified", () => {
     const settlements = [];
     for (let call = 0; call < 4; call += 1) {
       const res = await payer.intel(10 + call);
-      expect(res.status).toBe(200);
+      expect(res.status, await refusalOf(res)).toBe(200);
       expect((await res.json()).name).toBe(`Agent #${10 + call}`);
       settlements.push(decodePaymentResponseHeader(res.headers.get("payment-response")!));
     }
@@ -210,7 +214,8 @@ describe("vouchers the service refuses", () => {
   /** A payer's channel with one call paid, and a way to send hand-made payloads on it. */
   async function openChannel(index: number, salt?: Hex) {
     const payer = channelPayer(index, salt);
-    expect((await payer.intel(1)).status).toBe(200);
+    const opened = await payer.intel(1);
+    expect(opened.status, await refusalOf(opened)).toBe(200);
     const required = await quoteIntel();
     const accept = channelAccept(required);
     const config = payer.scheme.buildChannelConfig(accept);

@@ -351,6 +351,7 @@ export async function composeService(loaded: Config, logger: Logger, clients: Se
       const reconciled = await reconciler.reconcile({ graceMs: 0 });
       if (reconciled.settled + reconciled.dropped > 0) logger.warn(reconciled, "reconciled cut-short settlements");
       reconciler.start(60_000);
+      await channels?.claimer.prepare();
       channels?.claimer.start();
       // Spent sign-in nonces are kept past their messages' validity window, then dropped; A2A tasks a day.
       sweeper = setInterval(() => {

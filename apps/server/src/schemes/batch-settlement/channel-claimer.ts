@@ -68,6 +68,11 @@ export interface ClaimPass {
 }
 
 export interface ChannelClaimer {
+  /**
+   * Marks where withdrawals are read from, once for a store that never read any: the head at the service's first
+   * start (no channel of the service is older).
+   */
+  prepare(): Promise<void>;
   /** One pass now (a pass under way is awaited instead); undefined when another instance holds the lease. */
   claimNow(): Promise<ClaimPass | undefined>;
   start(): void;
@@ -85,17 +90,18 @@ export function createChannelClaimer(parameters: ChannelClaimerParameters): Chan
   const envelope = (payload: Record<string, unknown>): PaymentPayload =>
     ({ x402Version: 2, accepted: requirements, payload }) as unknown as PaymentPayload;
 
+  async function prepare(): Promise<void> {
+    if ((await store.scannedBlock()) === 0n) await store.setScannedBlock(await chain.getBlockNumber());
+  }
+
   /**
    * Marks the channels whose payers started a timed withdrawal since the last pass, reading the contract's logs in
-   * ranges the RPC takes. A store that never read any starts at the head: it holds no channel older than itself.
+   * ranges the RPC takes (from where `prepare` marked, at the first).
    */
   async function readWithdrawals(): Promise<number> {
+    await prepare();
     const head = await chain.getBlockNumber();
     const scanned = await store.scannedBlock();
-    if (scanned === 0n) {
-      await store.setScannedBlock(head);
-      return 0;
-    }
     let seen = 0;
     for (let from = scanned + 1n; from <= head; from += parameters.maxLogRange) {
       const to = from + parameters.maxLogRange - 1n < head ? from + parameters.maxLogRange - 1n : head;
@@ -212,6 +218,7 @@ export function createChannelClaimer(parameters: ChannelClaimerParameters): Chan
   }
 
   return {
+    prepare,
     claimNow,
     start: () => {
       stopped = false;

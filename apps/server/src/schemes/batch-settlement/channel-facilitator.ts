@@ -8,8 +8,9 @@ import { x402Facilitator } from "@x402/core/facilitator";
 import type { Network } from "@x402/core/types";
 import { toFacilitatorEvmSigner } from "@x402/evm";
 import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/facilitator";
-import { createWalletClient, custom, defineChain, type PublicClient, publicActions } from "viem";
-import { nonceManager, privateKeyToAccount } from "viem/accounts";
+import { createNonceManager, createWalletClient, custom, defineChain, type PublicClient, publicActions } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { jsonRpc } from "viem/nonce";
 import type { Facilitator } from "../../settlement/facilitator.js";
 
 export interface ChannelFacilitatorParameters {
@@ -23,8 +24,9 @@ export interface ChannelFacilitatorParameters {
 export function createChannelFacilitator(parameters: ChannelFacilitatorParameters): Facilitator {
   const chainId = Number(parameters.network.split(":")[1]);
   const wallet = createWalletClient({
-    // Transactions sent at once take consecutive nonces.
-    account: privateKeyToAccount(parameters.privateKey, { nonceManager }),
+    // Transactions sent at once take consecutive nonces; the manager is this facilitator's own (viem's shared one
+    // keeps a nonce per address and chain id, which outlives a chain restarted under the same id).
+    account: privateKeyToAccount(parameters.privateKey, { nonceManager: createNonceManager({ source: jsonRpc() }) }),
     chain: defineChain({
       id: chainId,
       name: parameters.network,
