@@ -10,7 +10,7 @@ const BARE = [
 describe("payment refusal reasons", () => {
   it("reads back every reason written with its sentence, which ends as a sentence does", () => {
     for (const reason of Object.keys(PAYMENT_REFUSAL_REASONS) as (keyof typeof PAYMENT_REFUSAL_REASONS)[]) {
-      if (BARE.includes(reason)) continue;
+      if ((BARE as readonly string[]).includes(reason)) continue;
       expect(parsePaymentRefusal(paymentRefusal(reason, "what happened: and more"))).toEqual({
         reason,
         message: "what happened: and more.",
