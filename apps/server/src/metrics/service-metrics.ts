@@ -101,7 +101,13 @@ export function createServiceMetrics(reads: ScrapeReads): ServiceMetrics {
     },
   });
   if (reads.channelTotals) {
-    const channelTotals = reads.channelTotals;
+    // Both gauges of one scrape read the store once.
+    const read = reads.channelTotals;
+    let last: { at: number; totals: Promise<ChannelTotals> } | undefined;
+    const channelTotals = () => {
+      if (!last || Date.now() - last.at > 1000) last = { at: Date.now(), totals: read() };
+      return last.totals;
+    };
     new Gauge({
       name: `${PREFIX}channel_amount_usd`,
       help: "Money on the payment channels, in USD: deposited, charged (calls answered), claimed on chain, swept to payTo, refunded to payers, and unclaimed (charged, still to claim before a withdrawal ends).",

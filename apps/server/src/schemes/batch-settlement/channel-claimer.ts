@@ -5,33 +5,17 @@
  * `payTo`. A pass runs at most `intervalMs` apart, far inside the shortest withdrawal delay, so no answered call's
  * money is left unclaimed when a withdrawal ends. A claim sent twice is a no-op on chain: nothing is claimed twice.
  */
+
+import { BATCH_SETTLEMENT_ADDRESS, batchSettlementAbi } from "@agent-tools/contracts";
 import type { PaymentRequirements } from "@agent-tools/schema";
 import type { PaymentPayload, SettleResponse } from "@x402/core/types";
 import type { Logger } from "pino";
-import { type Address, type Hex, type LocalAccount, type PublicClient, parseAbiItem } from "viem";
+import { type Address, getAbiItem, type Hex, type LocalAccount, type PublicClient } from "viem";
 import type { Facilitator } from "../../settlement/facilitator.js";
 import type { ChannelRecord, ChannelStore } from "../../store/channels.js";
-import { CHANNEL_CONTRACT_ADDRESS, signClaimBatch } from "./channel-typed-data.js";
+import { signClaimBatch } from "./channel-typed-data.js";
 
-const WITHDRAW_INITIATED = parseAbiItem(
-  "event WithdrawInitiated(bytes32 indexed channelId, uint128 amount, uint40 finalizeAfter)",
-);
-
-const RECEIVERS_ABI = [
-  {
-    type: "function",
-    name: "receivers",
-    stateMutability: "view",
-    inputs: [
-      { name: "receiver", type: "address" },
-      { name: "token", type: "address" },
-    ],
-    outputs: [
-      { name: "totalClaimed", type: "uint128" },
-      { name: "totalSettled", type: "uint128" },
-    ],
-  },
-] as const;
+const WITHDRAW_INITIATED = getAbiItem({ abi: batchSettlementAbi, name: "WithdrawInitiated" });
 
 export interface ChannelClaimerParameters {
   store: ChannelStore;
@@ -106,7 +90,7 @@ export function createChannelClaimer(parameters: ChannelClaimerParameters): Chan
     for (let from = scanned + 1n; from <= head; from += parameters.maxLogRange) {
       const to = from + parameters.maxLogRange - 1n < head ? from + parameters.maxLogRange - 1n : head;
       const logs = await chain.getLogs({
-        address: CHANNEL_CONTRACT_ADDRESS,
+        address: BATCH_SETTLEMENT_ADDRESS,
         event: WITHDRAW_INITIATED,
         fromBlock: from,
         toBlock: to,
@@ -157,8 +141,8 @@ export function createChannelClaimer(parameters: ChannelClaimerParameters): Chan
   /** Moves what was claimed and not yet settled to `payTo`; the amount. */
   async function sweep(): Promise<bigint> {
     const [claimed, settledSoFar] = await chain.readContract({
-      address: CHANNEL_CONTRACT_ADDRESS,
-      abi: RECEIVERS_ABI,
+      address: BATCH_SETTLEMENT_ADDRESS,
+      abi: batchSettlementAbi,
       functionName: "receivers",
       args: [requirements.payTo as Address, requirements.asset as Address],
     });

@@ -150,6 +150,12 @@ function facilitatorRefusal(invalidReason: string | undefined): SchemeRefusal {
 
 export function createChannelScheme(parameters: ChannelSchemeParameters): PaymentScheme {
   const { store, facilitator, authorizer, holdMs, now } = parameters;
+  // A paid call asks for its payload several times (read, signer, hold): it is parsed once per payment.
+  const parsed = new WeakMap<PaymentPayload, ChannelPayload | undefined>();
+  const payloadOf = (payment: PaymentPayload): ChannelPayload | undefined => {
+    if (!parsed.has(payment)) parsed.set(payment, readChannelPayload(payment.payload));
+    return parsed.get(payment);
+  };
 
   /**
    * The channel's row. A deposit or a refund is always verified by the facilitator, which reads the chain; so is a
@@ -178,7 +184,7 @@ export function createChannelScheme(parameters: ChannelSchemeParameters): Paymen
   return {
     scheme: "batch-settlement",
     read(payment, quoted, at) {
-      const payload = readChannelPayload(payment.payload);
+      const payload = payloadOf(payment);
       if (!payload) {
         return {
           ok: false,
@@ -201,13 +207,13 @@ export function createChannelScheme(parameters: ChannelSchemeParameters): Paymen
         ...(payload.type === "refund" ? {} : { channel: { id: channelId, cumulative: maxClaimableAmount.toString() } }),
       };
     },
-    payerOf: (payment) => readChannelPayload(payment.payload)?.channelConfig.payer,
+    payerOf: (payment) => payloadOf(payment)?.channelConfig.payer,
     keyOf(payment) {
-      const payload = readChannelPayload(payment.payload);
+      const payload = payloadOf(payment);
       return payload ? channelPaymentKey(payload.voucher.channelId, payload.voucher.maxClaimableAmount) : "";
     },
     async signer(payment, requirements) {
-      const payload = readChannelPayload(payment.payload);
+      const payload = payloadOf(payment);
       if (!payload) return undefined;
       const { voucher, channelConfig: config } = payload;
       let recovered: Address;
@@ -227,7 +233,7 @@ export function createChannelScheme(parameters: ChannelSchemeParameters): Paymen
     },
 
     async hold(payment, requirements, call) {
-      const payload = readChannelPayload(payment.payload)!;
+      const payload = payloadOf(payment)!;
       const price = BigInt(requirements.amount);
       const opened = await channelOf(payment, requirements, payload);
       if ("refusal" in opened) return { held: false, ...opened.refusal };
@@ -297,7 +303,7 @@ export function createChannelScheme(parameters: ChannelSchemeParameters): Paymen
     },
 
     async operation(payment, requirements, call) {
-      const payload = readChannelPayload(payment.payload);
+      const payload = payloadOf(payment);
       if (payload?.type !== "refund") return undefined;
       return refund(payment, requirements, payload, call.requestId);
     },

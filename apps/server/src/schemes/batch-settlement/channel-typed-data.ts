@@ -3,12 +3,13 @@
  * the typed hash of its terms, a payer signs cumulative `Voucher`s, the receiver authorizer signs `ClaimBatch`es and
  * `Refund`s. All are bound to the chain and to the channel contract's address (docs/channels.md).
  */
+import { BATCH_SETTLEMENT_ADDRESS } from "@agent-tools/contracts";
 import type { Address, Hex, LocalAccount } from "viem";
 import { recoverTypedDataSigner } from "../../signatures/recover-signer.js";
 import { hashTypedDataOfKnownDomain } from "../../signatures/typed-data-hash.js";
 
-/** Where x402's channel contract lives, the same address on every chain. */
-export const CHANNEL_CONTRACT_ADDRESS: Address = "0x4020074e9dF2ce1deE5A9C1b5c3f541D02a10003";
+/** Where x402's channel contract lives, the same address on every chain (the contracts package's constant). */
+export const CHANNEL_CONTRACT_ADDRESS: Address = BATCH_SETTLEMENT_ADDRESS;
 
 /** The bounds of a channel's withdrawal delay, in seconds (15 minutes to 30 days). */
 export const WITHDRAW_DELAY_BOUNDS = { min: 900, max: 2_592_000 } as const;
