@@ -210,6 +210,35 @@ describe("x402's channel client, unmodified", () => {
   });
 });
 
+describe("calls bound to their ledger entry", () => {
+  it("a mission queued over a channel is bound to its call's entry, settled with the voucher's charge", async () => {
+    const payer = channelPayer(5, `0x${"d1".repeat(32)}`);
+    const ids: string[] = [];
+    // The first call deposits, the second pays with a voucher alone.
+    for (let i = 0; i < 2; i++) {
+      const res = await payer.post("/dispatch", {
+        tokenId: 1,
+        mission: { tool: "intel", params: {} },
+        runAt: new Date(Date.now() + 3_600_000).toISOString(),
+      });
+      expect(res.status, await refusalOf(res)).toBe(202);
+      ids.push(((await res.json()) as { mission: { id: string } }).mission.id);
+    }
+    const rows = await t.db.query<{ status: string; channel_id: string; cumulative: string; amount: string }>(
+      `SELECT s.status, s.channel_id, s.cumulative::text AS cumulative, s.amount::text AS amount
+         FROM settlements s JOIN missions m USING (payment_key) WHERE m.id = ANY($1::uuid[]) ORDER BY s.cumulative`,
+      [ids],
+    );
+    expect(rows).toHaveLength(2);
+    const price = BigInt(rows[0]!.amount);
+    expect(rows.map((row) => [row.status, BigInt(row.cumulative)])).toEqual([
+      ["settled", price],
+      ["settled", 2n * price],
+    ]);
+    expect(rows[0]!.channel_id).toBe(rows[1]!.channel_id);
+  });
+});
+
 describe("vouchers the service refuses", () => {
   /** A payer's channel with one call paid, and a way to send hand-made payloads on it. */
   async function openChannel(index: number, salt?: Hex) {

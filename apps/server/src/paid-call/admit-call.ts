@@ -8,6 +8,7 @@ import {
   type PaymentRefusalReason,
   type PaymentRequirements,
   type PricePoint,
+  paidRoutes,
   routeAccepts,
   routePaymentRequirements,
 } from "@agent-tools/schema";
@@ -15,6 +16,7 @@ import type { Address } from "viem";
 import type { Slot } from "../limits/call-limiter.js";
 import { AUTHORIZATION_USED } from "../settlement/facilitator.js";
 import { verifyRefusal } from "../settlement/facilitator-refusals.js";
+import type { SettlementClaim } from "../store/settlement-ledger.js";
 import { releaseSignIn, signInExpiry, takePayerSlot, unverifiable } from "./call-bookkeeping.js";
 import { checkTokenPolicy, validateCall } from "./call-checks.js";
 import { paymentFields, signInPath } from "./challenge.js";
@@ -211,17 +213,24 @@ async function pay(
   if (!guards.ok) return refused(point, guards.reason, guards.sentence);
   const { slot, giveBack } = guards;
 
-  const claimed = await claimInLedger(payments, priced, read, payer, identifier, giveBack);
+  // A payment its scheme holds and settles itself (a channel's voucher) is never in flight on chain: its ledger entry
+  // is written once, settled with the charge, unless the call needs it before (an identifier's answer to keep, a
+  // mission bound to it).
+  const booking =
+    scheme.hold && !identifier && request.route !== paidRoutes.dispatch
+      ? ledgerClaimOf(priced, read, payer, identifier)
+      : undefined;
+  const claimed = booking ? { inFlight: 0n } : await claimInLedger(payments, priced, read, payer, identifier, giveBack);
   if ("admitted" in claimed) return claimed;
   const giveAllBack = async () => {
-    await payments.ledger.release(key);
+    if (!booking) await payments.ledger.release(key);
     await giveBack();
   };
 
   let hold: SchemeHold | undefined;
   if (scheme.hold) {
     // The scheme checks and holds the payment itself (a channel's voucher): no facilitator, no balance to read.
-    const held = await holdByScheme(payments, priced, scheme, read.payload, { key, payer }, giveAllBack);
+    const held = await holdByScheme(payments, priced, scheme, read.payload, { key, payer, booking }, giveAllBack);
     if (!held.held) return held.admission;
     hold = held.hold;
   } else {
@@ -242,6 +251,44 @@ async function pay(
   };
 }
 
+/** What was paid, by whom, for what: the call's entry of the ledger. */
+function ledgerClaimOf(
+  priced: Priced,
+  read: PaymentRead,
+  payer: Address,
+  identifier: AdmittedCall["identifier"],
+): SettlementClaim {
+  const { request, caller } = priced;
+  const { point, requirements } = priced.price;
+  return {
+    paymentKey: read.key,
+    route: request.route.path,
+    method: request.method,
+    tokenId: priced.params.tokenId,
+    payer,
+    nonce: read.nonce,
+    caller: caller ?? null,
+    pricePoint: point,
+    amount: requirements.amount,
+    asset: requirements.asset,
+    network: requirements.network,
+    payTo: requirements.payTo,
+    validBefore: read.validBefore,
+    requestId: request.requestId,
+    ...(identifier ? { identifier } : {}),
+    ...(read.channel ? { channel: read.channel } : {}),
+  };
+}
+
+/** A payment as read, for the ledger. */
+interface PaymentRead {
+  payload: AdmittedCall["payment"]["payload"];
+  key: string;
+  nonce: string;
+  validBefore: Date;
+  channel?: { id: string; cumulative: string };
+}
+
 /**
  * The durable claim, before the facilitator is asked: shared by every instance and kept across restarts, it is the
  * ledger's row, and it tells what the payer already has in flight (docs/architecture.md, "A paid call"). A claim
@@ -250,40 +297,17 @@ async function pay(
 async function claimInLedger(
   payments: PaymentService,
   priced: Priced,
-  read: {
-    payload: AdmittedCall["payment"]["payload"];
-    key: string;
-    nonce: string;
-    validBefore: Date;
-    channel?: { id: string; cumulative: string };
-  },
+  read: PaymentRead,
   payer: Address,
   identifier: AdmittedCall["identifier"],
   giveBack: () => Promise<void>,
 ): Promise<{ inFlight: bigint } | Admission> {
-  const { request, caller, step, refused } = priced;
-  const { point, requirements } = priced.price;
+  const { step, refused } = priced;
+  const { point } = priced.price;
   const { key } = read;
   let claimed: Awaited<ReturnType<typeof payments.ledger.claim>>;
   try {
-    claimed = await payments.ledger.claim({
-      paymentKey: key,
-      route: request.route.path,
-      method: request.method,
-      tokenId: priced.params.tokenId,
-      payer,
-      nonce: read.nonce,
-      caller: caller ?? null,
-      pricePoint: point,
-      amount: requirements.amount,
-      asset: requirements.asset,
-      network: requirements.network,
-      payTo: requirements.payTo,
-      validBefore: read.validBefore,
-      requestId: request.requestId,
-      ...(identifier ? { identifier } : {}),
-      ...(read.channel ? { channel: read.channel } : {}),
-    });
+    claimed = await payments.ledger.claim(ledgerClaimOf(priced, read, payer, identifier));
   } catch (error) {
     await giveBack();
     throw error;
@@ -387,13 +411,18 @@ async function holdByScheme(
   priced: Priced,
   scheme: PaymentScheme,
   payload: AdmittedCall["payment"]["payload"],
-  payment: { key: string; payer: Address },
+  payment: { key: string; payer: Address; booking: SettlementClaim | undefined },
   giveAllBack: () => Promise<void>,
 ): Promise<{ held: true; hold: SchemeHold } | { held: false; admission: Admission }> {
   const { requirements, point } = priced.price;
   let held: Awaited<ReturnType<NonNullable<PaymentScheme["hold"]>>>;
   try {
-    held = await scheme.hold!(payload, requirements, { ...payment, requestId: priced.request.requestId });
+    const { booking, ...call } = payment;
+    held = await scheme.hold!(payload, requirements, {
+      ...call,
+      requestId: priced.request.requestId,
+      ...(booking ? { booking } : {}),
+    });
   } catch (error) {
     await giveAllBack();
     throw unverifiable(payments, priced.request.requestId, error);

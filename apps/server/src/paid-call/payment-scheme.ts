@@ -7,6 +7,7 @@
 import type { PaymentRefusalReason, PaymentRequirements } from "@agent-tools/schema";
 import type { PaymentPayload, SettleResponse } from "@x402/core/types";
 import type { Address } from "viem";
+import type { SettlementClaim } from "../store/settlement-ledger.js";
 
 /** What of a payment requirement a signature is checked against: the chain, the asset and its EIP-712 domain. */
 export interface SignedRequirement {
@@ -38,6 +39,8 @@ export interface SchemeRefusal {
 
 /** A payment held for one call by the scheme itself, until the call answered (settle) or failed (release). */
 export interface SchemeHold {
+  /** True when `settle` writes the call's ledger entry with the charge (the call was given a `booking`). */
+  books?: boolean;
   /** Takes the payment of the call that answered: what the caller's `PAYMENT-RESPONSE` says. */
   settle(): Promise<SettleResponse>;
   /** Gives the payment back: the call failed and costs nothing. */
@@ -71,7 +74,16 @@ export interface PaymentScheme {
   hold?(
     payment: PaymentPayload,
     requirements: PaymentRequirements,
-    call: { key: string; payer: Address; requestId: string },
+    call: {
+      key: string;
+      payer: Address;
+      requestId: string;
+      /**
+       * The call's ledger entry, not claimed beforehand: the scheme writes it, settled, with the charge (a call
+       * whose payment cannot be in flight on chain needs no pending entry; docs/architecture.md, "A paid call").
+       */
+      booking?: SettlementClaim;
+    },
   ): Promise<({ held: true } & SchemeHold) | ({ held: false } & SchemeRefusal)>;
   /**
    * A payment that is an operation of the scheme rather than the price of a call (a channel's refund): done here,

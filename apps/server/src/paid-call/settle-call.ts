@@ -56,12 +56,15 @@ export async function settleCall(
   if (settlement.success) settlement = await withReceipt(context, call, settlement);
   call.timings.push(["settle", performance.now() - started]);
   if (!settlement.success) return settlementFailed(context, call, settlement);
-  await recordSettlement(
-    payments,
-    call.payment.key,
-    settlement.transaction,
-    call.identifier ? keptAnswer(answer, settlement) : undefined,
-  );
+  // A scheme that booked the call with its charge (a channel's voucher) left nothing pending to record.
+  if (!call.payment.hold?.books) {
+    await recordSettlement(
+      payments,
+      call.payment.key,
+      settlement.transaction,
+      call.identifier ? keptAnswer(answer, settlement) : undefined,
+    );
+  }
   payments.payments.consume(call.payment.key);
   call.slot.release();
   if (call.caller && call.signInNonce) await spendSignIn(payments, call.caller, call.signInNonce);
@@ -123,7 +126,7 @@ export async function releaseCall(context: PaidCallContext, call: AdmittedCall):
   call.settlementAsked?.();
   await call.payment.hold?.release();
   await releaseGuards(context, call);
-  await context.payments.ledger.release(call.payment.key);
+  if (!call.payment.hold?.books) await context.payments.ledger.release(call.payment.key);
   context.metrics?.paidCalls.inc({ route: call.route.path, price_point: call.price.point, outcome: "released" });
 }
 

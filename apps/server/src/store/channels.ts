@@ -4,6 +4,8 @@
  * one call that holds it at a time. A charge is committed only when its call answered (docs/channels.md).
  */
 import type { Database, Queryable } from "./database.js";
+import { groupWrites } from "./group-writes.js";
+import type { SettlementClaim } from "./ledger/types.js";
 
 /** A channel as the service keeps it; amounts in the asset's base units. */
 export interface ChannelRecord {
@@ -25,6 +27,20 @@ export interface ChannelRecord {
   withdrawRequestedAt: number;
   /** The call holding the channel, while it runs. */
   heldBy: string | undefined;
+}
+
+/** The charge of one call that answered (`ChannelStore.charge`). */
+export interface ChannelCharge {
+  channelId: string;
+  /** The channel's charged total the call's voucher was checked against. */
+  expected: bigint;
+  /** The voucher's cumulative amount: the channel's charged total once the call is charged. */
+  charged: bigint;
+  signature: string;
+  /** The channel's balance after a deposit the call came with. */
+  balance?: bigint;
+  /** The call's ledger entry, written settled with the charge (its transaction the deposit's, or ''). */
+  booking?: { claim: SettlementClaim; transaction: string };
 }
 
 /** What the chain says of a channel (x402's `channelState`, as a facilitator answers it). */
@@ -67,19 +83,16 @@ export interface ChannelStore {
     holder: string,
     until: Date,
   ): Promise<{ held: true; channel: ChannelRecord } | HoldRefusal>;
-  /**
-   * Commits the charge of the call that held the channel: its charged total becomes the voucher's cumulative amount
-   * (`charged`), the voucher is kept for the claim, and the hold ends. False when the hold was lost (it expired and
-   * another call took the channel): nothing is charged then.
-   */
-  commit(
-    channelId: string,
-    holder: string,
-    voucher: { charged: bigint; signedMax: bigint; signature: string },
-    balance?: bigint,
-  ): Promise<boolean>;
   /** Ends a hold without a charge: the call failed. */
   release(channelId: string, holder: string): Promise<void>;
+  /**
+   * Charges a call that answered, when the channel is as the call found it: its charged total still `expected`, no
+   * withdrawal under way, no refund holding it, and the balance covering the new total. The charged total becomes the
+   * voucher's cumulative amount and the voucher is kept for the claim; with `booking`, the call's ledger entry is
+   * written settled in the same statement. The channel as it is now, or undefined when it was not as found (nothing
+   * is charged then). Calls that come while a charge is being written are written together (./channel-charges.ts).
+   */
+  charge(request: ChannelCharge): Promise<ChannelRecord | undefined>;
   /** Channels with charges not claimed yet, the oldest first, with their latest voucher. */
   unclaimed(limit: number): Promise<ChannelRecord[]>;
   /**
@@ -118,7 +131,7 @@ export interface ChannelTotals {
   unclaimed: bigint;
 }
 
-interface ChannelRow {
+export interface ChannelRow {
   channel_id: string;
   config: Record<string, unknown> | string;
   payer: string;
@@ -132,11 +145,11 @@ interface ChannelRow {
   held_by: string | null;
 }
 
-const COLUMNS = `channel_id, config, payer, balance::text AS balance, total_claimed::text AS total_claimed,
+export const CHANNEL_COLUMNS = `channel_id, config, payer, balance::text AS balance, total_claimed::text AS total_claimed,
   charged::text AS charged, signed_max::text AS signed_max, signature, refund_nonce::text AS refund_nonce,
   withdraw_requested_at, held_by`;
 
-function recordOf(row: ChannelRow): ChannelRecord {
+export function recordOf(row: ChannelRow): ChannelRecord {
   return {
     channelId: row.channel_id,
     config: typeof row.config === "string" ? JSON.parse(row.config) : row.config,
@@ -154,7 +167,9 @@ function recordOf(row: ChannelRow): ChannelRecord {
 
 export function createChannelStore(db: Database): ChannelStore {
   const get = async (q: Queryable, channelId: string) => {
-    const [row] = await q.query<ChannelRow>(`SELECT ${COLUMNS} FROM channels WHERE channel_id = $1`, [channelId]);
+    const [row] = await q.query<ChannelRow>(`SELECT ${CHANNEL_COLUMNS} FROM channels WHERE channel_id = $1`, [
+      channelId,
+    ]);
     return row ? recordOf(row) : undefined;
   };
   return {
@@ -195,7 +210,7 @@ export function createChannelStore(db: Database): ChannelStore {
       const [row] = await db.query<ChannelRow>(
         `UPDATE channels SET held_by = $3, held_until = $4, updated_at = now()
          WHERE channel_id = $1 AND charged = $2 AND (held_by IS NULL OR held_until < now())
-         RETURNING ${COLUMNS}`,
+         RETURNING ${CHANNEL_COLUMNS}`,
         [channelId, charged.toString(), holder, until],
       );
       if (row) return { held: true, channel: recordOf(row) };
@@ -203,22 +218,7 @@ export function createChannelStore(db: Database): ChannelStore {
       if (!channel) return { held: false, why: "unknown" };
       return { held: false, why: channel.charged !== charged ? "out_of_step" : "busy", channel };
     },
-    async commit(channelId, holder, voucher, balance) {
-      const rows = await db.query(
-        `UPDATE channels SET charged = $3, signed_max = $4, signature = $5, balance = COALESCE($6, balance),
-           held_by = NULL, held_until = NULL, updated_at = now()
-         WHERE channel_id = $1 AND held_by = $2 AND charged < $3 RETURNING channel_id`,
-        [
-          channelId,
-          holder,
-          voucher.charged.toString(),
-          voucher.signedMax.toString(),
-          voucher.signature,
-          balance?.toString() ?? null,
-        ],
-      );
-      return rows.length === 1;
-    },
+    charge: groupWrites({ write: (group) => chargeGroup(db, group), keyOf: (c) => c.channelId, maxGroup: 500 }),
     async release(channelId, holder) {
       await db.query("UPDATE channels SET held_by = NULL, held_until = NULL WHERE channel_id = $1 AND held_by = $2", [
         channelId,
@@ -228,7 +228,7 @@ export function createChannelStore(db: Database): ChannelStore {
     async unclaimed(limit) {
       // A channel with a withdrawal under way first: its vouchers must be claimed before the withdrawal ends.
       const rows = await db.query<ChannelRow>(
-        `SELECT ${COLUMNS} FROM channels WHERE charged > total_claimed AND signature IS NOT NULL
+        `SELECT ${CHANNEL_COLUMNS} FROM channels WHERE charged > total_claimed AND signature IS NOT NULL
          ORDER BY (withdraw_requested_at > 0) DESC, updated_at LIMIT $1`,
         [limit],
       );
@@ -324,5 +324,70 @@ export function createChannelStore(db: Database): ChannelStore {
       );
       return { settled: settled.length, released: released.length };
     },
+  };
+}
+
+/**
+ * Charges a group of calls on distinct channels in one statement: each channel whose state is still the one its call
+ * was checked against takes its voucher, and the calls that had a booking get their ledger entries, settled. A call's
+ * entry left pending by a call of the same voucher that named a payment identifier becomes this one's.
+ */
+async function chargeGroup(db: Database, group: ChannelCharge[]): Promise<(ChannelRecord | undefined)[]> {
+  const rows = group.map((c) => ({
+    channel_id: c.channelId,
+    expected: c.expected.toString(),
+    charged: c.charged.toString(),
+    signature: c.signature,
+    balance: c.balance?.toString() ?? null,
+    ...(c.booking ? bookingRow(c.booking.claim, c.booking.transaction) : {}),
+  }));
+  const charged = await db.query<ChannelRow>(
+    `WITH v AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(channel_id text, expected numeric, charged numeric,
+         signature text, balance numeric, payment_key text, route text, method text, token_id integer, payer text,
+         caller text, price_point text, amount numeric, asset text, network text, pay_to text,
+         valid_before timestamptz, request_id text, transaction text)
+     ), charged AS (
+       UPDATE channels c SET charged = v.charged, signed_max = v.charged, signature = v.signature,
+         balance = COALESCE(v.balance, c.balance), updated_at = now()
+       FROM v
+       WHERE c.channel_id = v.channel_id AND c.charged = v.expected AND c.withdraw_requested_at = 0
+         AND COALESCE(v.balance, c.balance) >= v.charged AND (c.held_by IS NULL OR c.held_until < now())
+       RETURNING c.*
+     ), booked AS (
+       INSERT INTO settlements AS s (payment_key, status, route, method, token_id, payer, nonce, caller, price_point,
+         amount, asset, network, pay_to, valid_before, request_id, transaction, settled_at, channel_id, cumulative)
+       SELECT v.payment_key, 'settled', v.route, v.method, v.token_id, v.payer, v.channel_id, v.caller, v.price_point,
+         v.amount, v.asset, v.network, v.pay_to, v.valid_before, v.request_id, v.transaction, now(), v.channel_id,
+         v.charged
+       FROM v JOIN charged USING (channel_id) WHERE v.payment_key IS NOT NULL
+       ON CONFLICT (payment_key) DO UPDATE SET status = 'settled', transaction = excluded.transaction,
+         settled_at = excluded.settled_at
+       WHERE s.status = 'pending'
+     )
+     SELECT ${CHANNEL_COLUMNS} FROM charged`,
+    [JSON.stringify(rows)],
+  );
+  const byId = new Map(charged.map((row) => [row.channel_id, recordOf(row)]));
+  return group.map((c) => byId.get(c.channelId));
+}
+
+/** A call's ledger entry as `chargeGroup` reads it. */
+function bookingRow(claim: SettlementClaim, transaction: string) {
+  return {
+    payment_key: claim.paymentKey,
+    route: claim.route,
+    method: claim.method,
+    token_id: claim.tokenId,
+    payer: claim.payer,
+    caller: claim.caller,
+    price_point: claim.pricePoint,
+    amount: claim.amount,
+    asset: claim.asset,
+    network: claim.network,
+    pay_to: claim.payTo,
+    valid_before: claim.validBefore.toISOString(),
+    request_id: claim.requestId,
+    transaction,
   };
 }

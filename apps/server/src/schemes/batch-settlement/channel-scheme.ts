@@ -11,6 +11,7 @@ import { type Address, getAddress, type Hex, type LocalAccount, zeroAddress } fr
 import type { PaymentScheme, SchemeOperation, SchemeRefusal } from "../../paid-call/payment-scheme.js";
 import type { Facilitator } from "../../settlement/facilitator.js";
 import type { ChainChannelState, ChannelRecord, ChannelStore } from "../../store/channels.js";
+import type { SettlementClaim } from "../../store/ledger/types.js";
 import { type ChannelPayload, readChannelPayload } from "./channel-payload.js";
 import { channelIdOf, signClaimBatch, signRefund, voucherSigner } from "./channel-typed-data.js";
 
@@ -26,6 +27,8 @@ export interface ChannelSchemeParameters {
 }
 
 const CHANNEL_KEY_PREFIX = "channel:";
+/** Most channels an instance keeps in memory (the least recently used go first). */
+const KNOWN_CHANNELS = 10_000;
 
 /** The ledger's key of a call paid over a channel: the channel and the cumulative amount its voucher signs. */
 export function channelPaymentKey(channelId: string, cumulative: bigint): string {
@@ -156,6 +159,18 @@ export function createChannelScheme(parameters: ChannelSchemeParameters): Paymen
     if (!parsed.has(payment)) parsed.set(payment, readChannelPayload(payment.payload));
     return parsed.get(payment);
   };
+  // The channels as this instance last wrote or read them (a voucher is checked against this, with no read), and
+  // the call holding each channel here now.
+  const channels = new Map<string, ChannelRecord>();
+  const holders = new Map<string, string>();
+  const remember = (channel: ChannelRecord) => {
+    channels.delete(channel.channelId);
+    channels.set(channel.channelId, channel);
+    if (channels.size > KNOWN_CHANNELS) channels.delete(channels.keys().next().value!);
+  };
+  const letGo = (id: string, holder: string) => {
+    if (holders.get(id) === holder) holders.delete(id);
+  };
 
   /**
    * The channel's row. A deposit or a refund is always verified by the facilitator, which reads the chain; so is a
@@ -168,7 +183,10 @@ export function createChannelScheme(parameters: ChannelSchemeParameters): Paymen
   ): Promise<{ channel: ChannelRecord } | { refusal: SchemeRefusal }> {
     const id = payload.voucher.channelId;
     const known = await store.get(id);
-    if (known && payload.type === "voucher") return { channel: known };
+    if (known && payload.type === "voucher") {
+      remember(known);
+      return { channel: known };
+    }
     const verified = await facilitator.verify(payment, requirements as never);
     if (!verified.isValid) return { refusal: facilitatorRefusal(verified.invalidReason) };
     const state = chainStateOf(verified.extra);
@@ -178,7 +196,46 @@ export function createChannelScheme(parameters: ChannelSchemeParameters): Paymen
       await store.open({ channelId: id, config: payload.channelConfig, payer: payload.channelConfig.payer, ...state });
     const channel = await store.get(id);
     if (!channel) throw new Error(`channel ${id} was not recorded`);
+    remember(channel);
     return { channel };
+  }
+
+  /**
+   * Why a voucher cannot pay this call on the channel as known: a withdrawal under way, a cumulative amount out of
+   * step with the charged total, or above the balance (with the deposit it comes with). Undefined when it can.
+   */
+  function voucherRefusal(channel: ChannelRecord, payload: ChannelPayload, price: bigint): SchemeRefusal | undefined {
+    const max = payload.voucher.maxClaimableAmount;
+    const deposit = payload.type === "deposit" ? payload.deposit.amount : 0n;
+    if (channel.withdrawRequestedAt > 0) {
+      return {
+        reason: "invalid_batch_settlement_evm_channel_busy",
+        sentence:
+          "the payer started a timed withdrawal of this channel: the service takes no more vouchers on it; " +
+          "open a new channel (another salt) or wait for the withdrawal to end",
+      };
+    }
+    if (max <= channel.totalClaimed) {
+      return outOfStep(
+        channel,
+        "invalid_batch_settlement_evm_cumulative_below_claimed",
+        `the voucher's ${max} is not above the ${channel.totalClaimed} already claimed`,
+      );
+    }
+    if (max !== channel.charged + price) {
+      return outOfStep(
+        channel,
+        "invalid_batch_settlement_evm_cumulative_amount_mismatch",
+        `the voucher's cumulative amount is ${max}; the channel's charged total is ${channel.charged} and this call costs ${price}`,
+      );
+    }
+    if (max > channel.balance + deposit) {
+      return {
+        reason: "invalid_batch_settlement_evm_cumulative_exceeds_balance",
+        sentence: `the voucher's ${max} is above the channel's balance of ${channel.balance + deposit}: deposit more`,
+      };
+    }
+    return undefined;
   }
 
   return {
@@ -235,71 +292,49 @@ export function createChannelScheme(parameters: ChannelSchemeParameters): Paymen
     async hold(payment, requirements, call) {
       const payload = payloadOf(payment)!;
       const price = BigInt(requirements.amount);
-      const opened = await channelOf(payment, requirements, payload);
-      if ("refusal" in opened) return { held: false, ...opened.refusal };
-      const { channel } = opened;
-      const { channelId: id, maxClaimableAmount: max, signature } = payload.voucher;
-      const deposit = payload.type === "deposit" ? payload.deposit.amount : 0n;
-      if (channel.withdrawRequestedAt > 0) {
-        return {
-          held: false,
-          reason: "invalid_batch_settlement_evm_channel_busy",
-          sentence:
-            "the payer started a timed withdrawal of this channel: the service takes no more vouchers on it; " +
-            "open a new channel (another salt) or wait for the withdrawal to end",
-        };
-      }
-      if (max <= channel.totalClaimed) {
-        return {
-          held: false,
-          ...outOfStep(
-            channel,
-            "invalid_batch_settlement_evm_cumulative_below_claimed",
-            `the voucher's ${max} is not above the ${channel.totalClaimed} already claimed`,
-          ),
-        };
-      }
-      if (max !== channel.charged + price) {
-        return {
-          held: false,
-          ...outOfStep(
-            channel,
-            "invalid_batch_settlement_evm_cumulative_amount_mismatch",
-            `the voucher's cumulative amount is ${max}; the channel's charged total is ${channel.charged} and this call costs ${price}`,
-          ),
-        };
-      }
-      if (max > channel.balance + deposit) {
-        return {
-          held: false,
-          reason: "invalid_batch_settlement_evm_cumulative_exceeds_balance",
-          sentence: `the voucher's ${max} is above the channel's balance of ${channel.balance + deposit}: deposit more`,
-        };
-      }
-      const holder = `${call.requestId}:${call.key}`;
-      const held = await store.hold(id, channel.charged, holder, new Date(now().getTime() + holdMs));
-      if (!held.held) {
-        if (held.why === "out_of_step" && held.channel) {
-          return {
-            held: false,
-            ...outOfStep(
-              held.channel,
-              "invalid_batch_settlement_evm_cumulative_amount_mismatch",
-              "another call was charged on the channel meanwhile",
-            ),
-          };
-        }
+      const id = payload.voucher.channelId;
+      // One call per channel at a time on this instance; across instances, the charge is written only if the
+      // channel is still as this call found it (`store.charge`).
+      if (holders.has(id)) {
         return {
           held: false,
           reason: "invalid_batch_settlement_evm_channel_busy",
           sentence: "another call holds this channel: send the next voucher once it has answered",
         };
       }
-      return {
-        held: true,
-        settle: () => commit(payment, requirements, payload, held.channel, holder, price, signature),
-        release: () => store.release(id, holder),
-      };
+      const holder = `${call.requestId}:${call.key}`;
+      holders.set(id, holder);
+      try {
+        // A voucher is checked against the channel as this instance last knew it; a refusal is checked again
+        // against the store, which another instance, a deposit or the claimer may have moved on.
+        const cached = payload.type === "voucher" ? channels.get(id) : undefined;
+        let refusal = cached ? voucherRefusal(cached, payload, price) : undefined;
+        let channel = cached;
+        if (!cached || refusal) {
+          if (cached) channels.delete(id);
+          const opened = await channelOf(payment, requirements, payload);
+          if ("refusal" in opened) refusal = opened.refusal;
+          else {
+            channel = opened.channel;
+            refusal = voucherRefusal(channel, payload, price);
+          }
+        }
+        if (refusal || !channel) {
+          holders.delete(id);
+          return { held: false, ...refusal! };
+        }
+        const found = channel;
+        return {
+          held: true,
+          books: call.booking !== undefined,
+          settle: () =>
+            commit(payment, requirements, payload, found, price, call.booking).finally(() => letGo(id, holder)),
+          release: async () => letGo(id, holder),
+        };
+      } catch (error) {
+        holders.delete(id);
+        throw error;
+      }
     },
 
     async operation(payment, requirements, call) {
@@ -315,30 +350,20 @@ export function createChannelScheme(parameters: ChannelSchemeParameters): Paymen
     requirements: PaymentRequirements,
     payload: ChannelPayload,
     channel: ChannelRecord,
-    holder: string,
     price: bigint,
-    signature: Hex,
+    booking: SettlementClaim | undefined,
   ): Promise<SettleResponse> {
     const id = channel.channelId;
     const max = payload.voucher.maxClaimableAmount;
     const network = requirements.network as SettleResponse["network"];
-    let state: ChainChannelState = channel;
+    let balance: bigint | undefined;
     let transaction = "";
     let deposited = "";
     if (payload.type === "deposit") {
-      let settled: SettleResponse;
-      try {
-        settled = await facilitator.settle(payment, requirements as never);
-      } catch (error) {
-        await store.release(id, holder);
-        throw error;
-      }
-      if (!settled.success) {
-        await store.release(id, holder);
-        return settled;
-      }
-      state = chainStateOf(settled.extra?.channelState) ?? {
-        ...state,
+      const settled = await facilitator.settle(payment, requirements as never);
+      if (!settled.success) return settled;
+      const state = chainStateOf(settled.extra?.channelState) ?? {
+        ...channel,
         balance: channel.balance + payload.deposit.amount,
       };
       transaction = settled.transaction;
@@ -352,22 +377,30 @@ export function createChannelScheme(parameters: ChannelSchemeParameters): Paymen
         network: requirements.network,
       });
       await store.mirror(id, state);
+      balance = state.balance;
     }
-    const committed = await store.commit(id, holder, { charged: max, signedMax: max, signature }, state.balance);
-    if (!committed) {
-      // The hold ran out and another call took the channel: this call is not charged, and its answer is withheld.
+    const charged = await store.charge({
+      channelId: id,
+      expected: channel.charged,
+      charged: max,
+      signature: payload.voucher.signature,
+      ...(balance !== undefined ? { balance } : {}),
+      ...(booking ? { booking: { claim: booking, transaction } } : {}),
+    });
+    if (!charged) {
+      // Another instance charged the channel, a refund or a withdrawal began meanwhile: this call is not charged,
+      // and its answer is withheld.
+      channels.delete(id);
       return { success: false, errorReason: "invalid_batch_settlement_evm_channel_busy", transaction: "", network };
     }
+    remember(charged);
     return {
       success: true,
       transaction,
       network,
       payer: payload.channelConfig.payer,
       amount: deposited,
-      extra: {
-        chargedAmount: price.toString(),
-        channelState: channelStateOf({ ...channel, ...state, charged: max, signedMax: max, signature }),
-      },
+      extra: { chargedAmount: price.toString(), channelState: channelStateOf(charged) },
     } as SettleResponse;
   }
 
@@ -412,7 +445,10 @@ export function createChannelScheme(parameters: ChannelSchemeParameters): Paymen
       };
     }
     const holder = `${requestId}:refund`;
-    const held = await store.hold(id, channel.charged, holder, new Date(now().getTime() + holdMs));
+    // Held here (no call of this instance is charged meanwhile) and in the store (nor of any other).
+    const held = holders.has(id)
+      ? { held: false as const }
+      : await store.hold(id, channel.charged, holder, new Date(now().getTime() + holdMs));
     if (!held.held) {
       return {
         done: false,
@@ -420,6 +456,7 @@ export function createChannelScheme(parameters: ChannelSchemeParameters): Paymen
         sentence: "a call holds this channel: ask for the refund once it has answered",
       };
     }
+    holders.set(id, holder);
     try {
       const chainId = chainIdOf(requirements.network);
       // What was charged and not claimed yet is claimed first, with the refund's own voucher (it signs that total).
@@ -489,6 +526,8 @@ export function createChannelScheme(parameters: ChannelSchemeParameters): Paymen
         settlement: { ...settled, extra: { ...settled.extra, channelState: channelStateOf(after) } } as SettleResponse,
       };
     } finally {
+      channels.delete(id);
+      letGo(id, holder);
       await store.release(id, holder);
     }
   }

@@ -1,0 +1,65 @@
+/**
+ * Group commit: writes asked for while one statement runs are sent together in the next one, so that calls answering
+ * at once share a round trip (and, on PGlite, one statement's planning and commit) instead of queueing one by one.
+ * The first write of a quiet moment goes at once, alone: nothing waits for a timer (docs/decisions.md, "Channel
+ * charges written in groups").
+ */
+export interface GroupWritesOptions<Request, Result> {
+  /** Writes one group; a result per request, in order. */
+  write(group: Request[]): Promise<Result[]>;
+  /** Requests of one key never share a group (a channel is charged once per statement). */
+  keyOf(request: Request): string;
+  /** Most requests in one group. */
+  maxGroup: number;
+}
+
+export function groupWrites<Request, Result>(
+  options: GroupWritesOptions<Request, Result>,
+): (request: Request) => Promise<Result> {
+  interface Waiting {
+    request: Request;
+    resolve: (result: Result) => void;
+    reject: (error: unknown) => void;
+  }
+  let waiting: Waiting[] = [];
+  let writing = false;
+
+  /** The next group: the oldest request of each key, up to `maxGroup`; the rest wait for the group after. */
+  function nextGroup(): Waiting[] {
+    const keys = new Set<string>();
+    const group: Waiting[] = [];
+    const later: Waiting[] = [];
+    for (const entry of waiting) {
+      const key = options.keyOf(entry.request);
+      if (group.length < options.maxGroup && !keys.has(key)) {
+        keys.add(key);
+        group.push(entry);
+      } else later.push(entry);
+    }
+    waiting = later;
+    return group;
+  }
+
+  async function drain(): Promise<void> {
+    writing = true;
+    try {
+      while (waiting.length > 0) {
+        const group = nextGroup();
+        try {
+          const results = await options.write(group.map((entry) => entry.request));
+          group.forEach((entry, i) => entry.resolve(results[i] as Result));
+        } catch (error) {
+          for (const entry of group) entry.reject(error);
+        }
+      }
+    } finally {
+      writing = false;
+    }
+  }
+
+  return (request) =>
+    new Promise<Result>((resolve, reject) => {
+      waiting.push({ request, resolve, reject });
+      if (!writing) void drain();
+    });
+}
