@@ -47,7 +47,7 @@ export function groupWrites<Request, Result>(
         const group = nextGroup();
         try {
           const results = await options.write(group.map((entry) => entry.request));
-          group.forEach((entry, i) => entry.resolve(results[i] as Result));
+          for (const [i, entry] of group.entries()) entry.resolve(results[i] as Result);
         } catch (error) {
           for (const entry of group) entry.reject(error);
         }
