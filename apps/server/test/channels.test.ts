@@ -377,6 +377,50 @@ describe("vouchers the service refuses", () => {
   });
 });
 
+describe("the claim policy", () => {
+  it("a channel whose claim the chain refuses holds up no other: the others are claimed, it is set aside", async () => {
+    // What earlier calls left unclaimed is claimed first.
+    await t.channels!.claimer.claimNow();
+    const good = channelPayer(6, `0x${"a1".repeat(32)}`);
+    const bad = channelPayer(6, `0x${"a2".repeat(32)}`);
+    expect((await good.intel(1)).status).toBe(200);
+    expect((await bad.intel(1)).status).toBe(200);
+    const accept = channelAccept(await quoteIntel());
+    const price = BigInt(accept.amount);
+    const idOf = (payer: ReturnType<typeof channelPayer>) =>
+      computeChannelId(payer.scheme.buildChannelConfig(accept), network());
+    // The kept voucher of one channel no longer matches it (as a store restored from another service would):
+    // the contract refuses any claim that carries it.
+    const otherVoucher = await signVoucher(good.signer, idOf(good), price.toString(), network());
+    const [kept] = await t.db.query<{ signature: string }>("SELECT signature FROM channels WHERE channel_id = $1", [
+      idOf(bad).toLowerCase(),
+    ]);
+    await t.db.query("UPDATE channels SET signature = $2 WHERE channel_id = $1", [
+      idOf(bad).toLowerCase(),
+      otherVoucher.signature,
+    ]);
+    // The batch of both is refused; claimed one at a time, the good one goes through.
+    const pass = await t.channels!.claimer.claimNow();
+    expect(pass).toMatchObject({ channels: 1, claims: 1 });
+    expect(await onChain(idOf(good))).toMatchObject({ totalClaimed: price });
+    expect(await onChain(idOf(bad))).toMatchObject({ totalClaimed: 0n });
+    // Set aside: the next pass does not try it again, and claims nothing.
+    expect(await t.channels!.claimer.claimNow()).toMatchObject({ channels: 0, claims: 0 });
+    // Its voucher back, it is claimed when it is tried again, within ten passes.
+    await t.db.query("UPDATE channels SET signature = $2 WHERE channel_id = $1", [
+      idOf(bad).toLowerCase(),
+      kept!.signature,
+    ]);
+    let passes = 1;
+    while ((await onChain(idOf(bad))).totalClaimed === 0n && passes < 10) {
+      await t.channels!.claimer.claimNow();
+      passes += 1;
+    }
+    expect(await onChain(idOf(bad))).toMatchObject({ totalClaimed: price });
+    expect(passes).toBeGreaterThan(2);
+  });
+});
+
 // Last in the file: it moves the payment chain's clock a day ahead.
 describe("a payer's timed withdrawal", () => {
   it("started right after a burst of calls, still leaves every answered call claimed, and takes back the rest", async () => {
@@ -427,5 +471,31 @@ describe("a payer's timed withdrawal", () => {
     });
     expect(await tokenBalance(payer.account.address)).toBe(before + balance - 5n * price);
     expect(await onChain(channelId)).toEqual({ balance: 5n * price, totalClaimed: 5n * price });
+
+    // The next pass sees the withdrawal ended: the channel is as the chain says, and a voucher is refused for the
+    // balance it is above, no longer for a withdrawal.
+    await t.channels!.claimer.claimNow();
+    const [row] = await t.db.query<{ balance: string; withdraw_requested_at: string }>(
+      "SELECT balance::text AS balance, withdraw_requested_at::text AS withdraw_requested_at FROM channels WHERE channel_id = $1",
+      [channelId.toLowerCase()],
+    );
+    expect(row).toEqual({ balance: (5n * price).toString(), withdraw_requested_at: "0" });
+    const required = await quoteIntel();
+    const voucher = await signVoucher(payer.signer, channelId, (6n * price).toString(), network());
+    const payment: PaymentPayload = {
+      x402Version: 2,
+      accepted: accept,
+      resource: required.resource,
+      payload: { type: "voucher", channelConfig: config, voucher },
+    };
+    const after = await t.post(
+      "/intel",
+      { tokenId: 1 },
+      { "PAYMENT-SIGNATURE": Buffer.from(JSON.stringify(payment)).toString("base64") },
+    );
+    expect(after.status).toBe(402);
+    expect(parsePaymentRefusal(((await after.json()) as PaymentRequired).error).reason).toBe(
+      "invalid_batch_settlement_evm_cumulative_exceeds_balance",
+    );
   });
 });

@@ -93,8 +93,13 @@ export interface ChannelStore {
    * is charged then). Calls that come while a charge is being written are written together (./channel-charges.ts).
    */
   charge(request: ChannelCharge): Promise<ChannelRecord | undefined>;
-  /** Channels with charges not claimed yet, the oldest first, with their latest voucher. */
-  unclaimed(limit: number): Promise<ChannelRecord[]>;
+  /**
+   * Channels with charges not claimed yet and balance left to claim them from, the oldest first, with their latest
+   * voucher; those of `except` left out.
+   */
+  unclaimed(limit: number, except?: string[]): Promise<ChannelRecord[]>;
+  /** Channels whose payer started a timed withdrawal, as last known. */
+  withdrawing(): Promise<ChannelRecord[]>;
   /**
    * Records that a claim took the channels up to these totals, and books the calls whose money it took under its
    * transaction (a call's entry names '' or its deposit's transaction until then).
@@ -225,12 +230,20 @@ export function createChannelStore(db: Database): ChannelStore {
         holder,
       ]);
     },
-    async unclaimed(limit) {
+    async unclaimed(limit, except = []) {
       // A channel with a withdrawal under way first: its vouchers must be claimed before the withdrawal ends.
       const rows = await db.query<ChannelRow>(
-        `SELECT ${CHANNEL_COLUMNS} FROM channels WHERE charged > total_claimed AND signature IS NOT NULL
+        `SELECT ${CHANNEL_COLUMNS} FROM channels
+         WHERE charged > total_claimed AND balance > total_claimed AND signature IS NOT NULL
+           AND NOT (channel_id = ANY($2::text[]))
          ORDER BY (withdraw_requested_at > 0) DESC, updated_at LIMIT $1`,
-        [limit],
+        [limit, except],
+      );
+      return rows.map(recordOf);
+    },
+    async withdrawing() {
+      const rows = await db.query<ChannelRow>(
+        `SELECT ${CHANNEL_COLUMNS} FROM channels WHERE withdraw_requested_at > 0 ORDER BY channel_id`,
       );
       return rows.map(recordOf);
     },

@@ -12,7 +12,7 @@ import type { PaymentPayload, SettleResponse } from "@x402/core/types";
 import type { Logger } from "pino";
 import { type Address, getAbiItem, type Hex, type LocalAccount, type PublicClient } from "viem";
 import type { Facilitator } from "../../settlement/facilitator.js";
-import type { ChannelRecord, ChannelStore } from "../../store/channels.js";
+import type { ChainChannelState, ChannelRecord, ChannelStore } from "../../store/channels.js";
 import { signClaimBatch } from "./channel-typed-data.js";
 
 const WITHDRAW_INITIATED = getAbiItem({ abi: batchSettlementAbi, name: "WithdrawInitiated" });
@@ -23,7 +23,7 @@ export interface ChannelClaimerParameters {
   authorizer: LocalAccount;
   /** The service's channel requirement (its network, asset and payTo name what is claimed and swept). */
   requirements: PaymentRequirements;
-  chain: Pick<PublicClient, "getBlockNumber" | "getLogs" | "readContract">;
+  chain: Pick<PublicClient, "getBlock" | "getBlockNumber" | "getLogs" | "readContract">;
   /** Most channels claimed in one transaction. */
   batchSize: number;
   /** Most blocks asked for in one `eth_getLogs` call (RPC_MAX_LOG_RANGE). */
@@ -70,6 +70,9 @@ export function createChannelClaimer(parameters: ChannelClaimerParameters): Chan
   let running: Promise<ClaimPass | undefined> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  // Channels whose claim was refused on its own, and the pass they are tried again at.
+  const setAside = new Map<string, number>();
+  let passes = 0;
 
   const envelope = (payload: Record<string, unknown>): PaymentPayload =>
     ({ x402Version: 2, accepted: requirements, payload }) as unknown as PaymentPayload;
@@ -100,11 +103,13 @@ export function createChannelClaimer(parameters: ChannelClaimerParameters): Chan
         const channel = id ? await store.get(id) : undefined;
         if (!channel) continue;
         seen += 1;
+        // When it started, on the chain's clock (the log says when it may end).
+        const started = Number(log.args.finalizeAfter ?? 0) - Number(channel.config.withdrawDelay ?? 0);
         await store.mirror(channel.channelId, {
           balance: channel.balance,
           totalClaimed: channel.totalClaimed,
           refundNonce: channel.refundNonce,
-          withdrawRequestedAt: Math.floor(parameters.now().getTime() / 1000),
+          withdrawRequestedAt: started > 0 ? started : Math.floor(parameters.now().getTime() / 1000),
         });
         logger?.warn(
           { channelId: channel.channelId },
@@ -116,26 +121,98 @@ export function createChannelClaimer(parameters: ChannelClaimerParameters): Chan
     return seen;
   }
 
-  /** Claims one batch of channels; the number claimed (0 when none is left). */
-  async function claimBatch(): Promise<number> {
-    const channels = await store.unclaimed(parameters.batchSize);
-    if (channels.length === 0) return 0;
+  /** What the chain says of a channel now, mirrored into the store. */
+  async function resync(channel: ChannelRecord): Promise<ChainChannelState> {
+    const id = channel.channelId as Hex;
+    const contract = { address: BATCH_SETTLEMENT_ADDRESS, abi: batchSettlementAbi, args: [id] } as const;
+    const [[balance, totalClaimed], [, initiatedAt], refundNonce] = await Promise.all([
+      chain.readContract({ ...contract, functionName: "channels" }),
+      chain.readContract({ ...contract, functionName: "pendingWithdrawals" }),
+      chain.readContract({ ...contract, functionName: "refundNonce" }),
+    ]);
+    const state = { balance, totalClaimed, refundNonce, withdrawRequestedAt: Number(initiatedAt) };
+    await store.mirror(channel.channelId, state);
+    return state;
+  }
+
+  /** Sends one claim of `channels`; false when the facilitator refused it (nothing was claimed). */
+  async function claim(channels: ChannelRecord[]): Promise<boolean> {
     const entries = channels.map((channel) => ({
       channelId: channel.channelId as Hex,
       maxClaimableAmount: channel.signedMax,
-      totalClaimed: channel.charged,
+      totalClaimed: claimable(channel),
     }));
     const claimAuthorizerSignature = await signClaimBatch(authorizer, chainId, entries);
     const settled = await facilitator.settle(
       envelope({ type: "claim", claims: channels.map(claimOf), claimAuthorizerSignature }),
       requirements as never,
     );
-    if (!settled.success) throw new ClaimFailed(settled);
+    if (!settled.success) {
+      logger?.warn(
+        { channels: channels.length, reason: settled.errorReason, message: settled.errorMessage },
+        "the facilitator refused a channel claim",
+      );
+      return false;
+    }
     await store.claimed(
       { transaction: settled.transaction, asset: requirements.asset, network: requirements.network },
-      channels.map((channel) => ({ channelId: channel.channelId, totalClaimed: channel.charged })),
+      channels.map((channel) => ({ channelId: channel.channelId, totalClaimed: claimable(channel) })),
     );
-    return channels.length;
+    return true;
+  }
+
+  /**
+   * Claims one batch of channels; the number claimed and whether any was looked at. A batch refused is claimed one
+   * channel at a time, so that one channel the chain will not let be claimed (its balance withdrawn, say) holds up
+   * no other: that one is read again from the chain and set aside for `SET_ASIDE_PASSES` passes.
+   */
+  async function claimBatch(): Promise<{ claimed: number; claims: number; looked: number }> {
+    const channels = await store.unclaimed(parameters.batchSize, [...setAside.keys()]);
+    if (channels.length === 0) return { claimed: 0, claims: 0, looked: 0 };
+    if (await claim(channels)) return { claimed: channels.length, claims: 1, looked: channels.length };
+    let claimed = 0;
+    for (const channel of channels) {
+      if (channels.length > 1 && (await claim([channel]))) {
+        claimed += 1;
+        continue;
+      }
+      const state = await resync(channel);
+      setAside.set(channel.channelId, passes + SET_ASIDE_PASSES);
+      const lost = channel.charged > state.balance ? channel.charged - state.balance : 0n;
+      logger?.error(
+        {
+          channelId: channel.channelId,
+          charged: channel.charged.toString(),
+          ...stateFields(state),
+          lost: lost.toString(),
+        },
+        lost > 0n
+          ? "a channel's balance no longer covers what was charged on it: what is left is claimed at the next try"
+          : "a channel's claim was refused: it is set aside and tried again later",
+      );
+    }
+    return { claimed, claims: claimed, looked: channels.length };
+  }
+
+  /**
+   * Withdrawals that ended (finalized, or a deposit or refund since) give their channels back to the vouchers: each
+   * channel being withdrawn from is read again from the chain.
+   */
+  async function readEndedWithdrawals(): Promise<void> {
+    const withdrawing = await store.withdrawing();
+    if (withdrawing.length === 0) return;
+    // The chain's clock, which the contract's delay is counted on.
+    const now = Number((await chain.getBlock()).timestamp);
+    for (const channel of withdrawing) {
+      const delay = Number(channel.config.withdrawDelay ?? 0);
+      // Until its delay has passed, a withdrawal cannot have been finalized: only a deposit or refund ends it sooner,
+      // and those are seen by the calls that bring them.
+      if (channel.withdrawRequestedAt + delay > now) continue;
+      const state = await resync(channel);
+      if (state.withdrawRequestedAt === 0) {
+        logger?.info({ channelId: channel.channelId, ...stateFields(state) }, "a channel's timed withdrawal ended");
+      }
+    }
   }
 
   /** Moves what was claimed and not yet settled to `payTo`; the amount. */
@@ -166,14 +243,16 @@ export function createChannelClaimer(parameters: ChannelClaimerParameters): Chan
 
   async function pass(): Promise<ClaimPass | undefined> {
     if (!(await store.lease(parameters.instance, Math.max(parameters.intervalMs * 3, 30_000)))) return undefined;
+    passes += 1;
+    for (const [id, until] of setAside) if (until <= passes) setAside.delete(id);
     const result: ClaimPass = { channels: 0, claims: 0, swept: 0n, withdrawals: 0 };
     result.withdrawals = await readWithdrawals();
+    await readEndedWithdrawals();
     for (;;) {
-      const claimed = await claimBatch();
-      if (claimed === 0) break;
-      result.channels += claimed;
-      result.claims += 1;
-      if (claimed < parameters.batchSize) break;
+      const batch = await claimBatch();
+      result.channels += batch.claimed;
+      result.claims += batch.claims;
+      if (batch.looked < parameters.batchSize) break;
     }
     result.swept = await sweep();
     const leftovers = await store.settleLeftovers(new Date(parameters.now().getTime() - parameters.holdMs));
@@ -216,14 +295,27 @@ export function createChannelClaimer(parameters: ChannelClaimerParameters): Chan
   };
 }
 
+/** Passes a channel whose claim was refused is left out of. */
+const SET_ASIDE_PASSES = 10;
+
+/** What can be claimed of a channel: what was charged, or its whole balance when a withdrawal left less. */
+const claimable = (channel: ChannelRecord) => (channel.charged < channel.balance ? channel.charged : channel.balance);
+
 /** One row of a claim: the channel's terms, the payer's latest voucher, and the total the service takes of it. */
 function claimOf(channel: ChannelRecord) {
   return {
     voucher: { channel: channel.config, maxClaimableAmount: channel.signedMax.toString() },
     signature: channel.signature,
-    totalClaimed: channel.charged.toString(),
+    totalClaimed: claimable(channel).toString(),
   };
 }
+
+/** A channel's chain state for the log. */
+const stateFields = (state: ChainChannelState) => ({
+  balance: state.balance.toString(),
+  totalClaimed: state.totalClaimed.toString(),
+  withdrawRequestedAt: state.withdrawRequestedAt,
+});
 
 /** A claim or sweep the facilitator refused. */
 export class ClaimFailed extends Error {
