@@ -118,7 +118,9 @@ export async function channelCalls(
   options: { serverCpu?: ServerCpu; rate?: number; connections?: number },
 ): Promise<ChannelRun> {
   if ((options.connections ?? 10) >= channels.length) throw new Error("more channels than connections are needed");
-  const perChannel = Math.ceil(count / channels.length) + 1;
+  // Channels are taken in turn, so each is used about count / channels times; a margin for an uneven turn (a channel
+  // whose call was refused is not put back, and the others take its share).
+  const perChannel = Math.ceil((2 * count) / channels.length) + 2;
   const signed = new Map<Hex, string[]>();
   for (const channel of channels) {
     const id = channel.id.toLowerCase() as Hex;
