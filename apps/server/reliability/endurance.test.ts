@@ -8,7 +8,13 @@
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { BATCH_SETTLEMENT_ADDRESS, batchSettlementAbi } from "@agent-tools/contracts";
 import { errorBodySchema, paymentRequiredSchema } from "@agent-tools/schema";
+import { decodePaymentResponseHeader } from "@x402/core/http";
+import { toClientEvmSigner } from "@x402/evm";
+import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/client";
+import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
+import { decodeFunctionData, formatUnits, getAbiItem, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPace } from "../test/helpers/pace.js";
 import { bookOfLedger, settlementsSince } from "../test/helpers/settlements-since.js";
@@ -27,7 +33,9 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(async () => {
   await env?.close();
-  const line = ["fuzz", "crash", "soak", "a2a"].map((phase) => summary[phase] ?? `${phase} not run`).join(", ");
+  const line = ["fuzz", "channels", "crash", "soak", "a2a"]
+    .map((phase) => summary[phase] ?? `${phase} not run`)
+    .join(", ");
   console.log(`reliability: ${line}`);
 });
 
@@ -94,6 +102,65 @@ describe("fuzz", () => {
   });
 });
 
+describe("channels", () => {
+  it(`SIGKILLed ${SCALE.kills} times as claims are in flight, loses no answered call's money and claims none twice`, async () => {
+    // A claim pass every second (the shortest the configuration takes), so that kills meet claims under way. The crash
+    // test after this one starts the server on settings of its own.
+    const claimingOften = { CHANNEL_CLAIM_INTERVAL_MS: "1000" };
+    await env.stop();
+    await env.start(claimingOften);
+    const startBlock = await env.l2.getBlockNumber({ cacheTime: 0 });
+    const load = channelLoad([1, 9]);
+    for (let kill = 0; kill < SCALE.kills; kill++) {
+      await load.answeredMore(10);
+      // Killed right as a claim transaction is mined: the server is then waiting for its receipt, before it books it.
+      await nextClaimTransaction();
+      await env.kill();
+      await env.start(claimingOften);
+    }
+    await load.answeredMore(10);
+    await load.stop();
+
+    // Every channel claimed up to what was charged on it, after the restarts.
+    const report = await until(async () => {
+      const r = await env.ledger();
+      return r.channels && r.channels.unclaimed.amount === "0" ? r : undefined;
+    });
+    const claims = (await env.l2.getLogs({
+      address: BATCH_SETTLEMENT_ADDRESS,
+      event: getAbiItem({ abi: batchSettlementAbi, name: "Claimed" }),
+      fromBlock: startBlock,
+    })) as unknown[];
+    const book = await env.ledgerEntries();
+    let claimedOnChain = 0n;
+    for (const [channelId, answered] of load.answered) {
+      const [, totalClaimed] = await env.l2.readContract({
+        address: BATCH_SETTLEMENT_ADDRESS,
+        abi: batchSettlementAbi,
+        functionName: "channels",
+        args: [channelId],
+      });
+      claimedOnChain += totalClaimed;
+      // No answered call's money is lost: the chain claimed at least the last total an answer said was charged.
+      expect(totalClaimed, `${channelId} claimed up to its last answer`).toBeGreaterThanOrEqual(answered);
+      // The book has one entry per charge: what it lists for the channel is what the chain claimed, none twice.
+      const entries = book.filter((entry) => entry.nonce.toLowerCase() === channelId.toLowerCase());
+      const booked = entries.reduce((sum, entry) => sum + BigInt(entry.amount), 0n);
+      expect(booked, `${channelId}: the book's entries add up to what the chain claimed`).toBe(totalClaimed);
+    }
+    // The service's totals are the chain's.
+    expect(BigInt(report.channels!.claimed.amount)).toBe(claimedOnChain);
+    expect(BigInt(report.channels!.charged.amount)).toBe(claimedOnChain);
+    const wrong = load.outcomes.filter((o) => o.status !== 0 && o.status !== 200 && o.status !== 402);
+    expect(wrong.map((o) => JSON.stringify(o)).slice(0, 10), "answers other than 200 or 402 under load").toEqual([]);
+    const answeredCalls = load.outcomes.filter((o) => o.status === 200).length;
+    const cut = load.outcomes.filter((o) => o.status === 0).length;
+    summary.channels =
+      `channels ${SCALE.kills} kills in claims: ${answeredCalls} answered over ${load.answered.size} channels, ${cut} cut, ` +
+      `${claims.length} channel claims, ${formatUnits(claimedOnChain, 6)} USD claimed = the book`;
+  });
+});
+
 describe("crash", () => {
   it(`SIGKILLed ${SCALE.kills} times under paid load, loses no settlement and records none twice`, async () => {
     // Settlements gather into batches for up to 200 ms: the kills fall between a batch's send and its receipt.
@@ -157,6 +224,101 @@ describe("crash", () => {
       `same payment, ${held.length} held until it expires)`;
   });
 });
+
+/** Resolves once the next claim transaction of the service's channels is mined. */
+async function nextClaimTransaction(): Promise<void> {
+  let seen = await env.l2.getBlockNumber({ cacheTime: 0 });
+  for (;;) {
+    const head = await env.l2.getBlockNumber({ cacheTime: 0 });
+    for (let n = seen + 1n; n <= head; n++) {
+      const block = await env.l2.getBlock({ blockNumber: n, includeTransactions: true });
+      for (const tx of block.transactions) {
+        if (tx.to?.toLowerCase() !== BATCH_SETTLEMENT_ADDRESS.toLowerCase()) continue;
+        const { functionName } = decodeFunctionData({ abi: batchSettlementAbi, data: tx.input });
+        if (functionName === "claimWithSignature") return;
+      }
+    }
+    seen = head;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** `read` again until it gives a value (a minute at most). */
+async function until<T>(read: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error("the condition did not come within a minute");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * Paid calls over channels, one payer after another answer each, paid by x402's own channel client (its deposits,
+ * vouchers and recovery from a corrective 402); a call cut by a kill is not sent again (the next voucher recovers).
+ */
+function channelLoad(accounts: number[]) {
+  const outcomes: { status: number; reason?: string }[] = [];
+  /** The last charged total each channel's answers said. */
+  const answered = new Map<Hex, bigint>();
+  const waiters: { count: number; resolve: () => void }[] = [];
+  let stopped = false;
+  let served = 0;
+  const salt = `0x${Date.now().toString(16).padStart(64, "0")}` as Hex;
+  const run = async (index: number) => {
+    const signer = toClientEvmSigner(env.account(index), env.l2);
+    const client = new x402Client();
+    client.register(env.network as `${string}:${string}`, new BatchSettlementEvmScheme(signer, { salt }));
+    client.setSpendControls({
+      allowedAssets: [
+        { network: env.network as `${string}:${string}`, asset: env.asset, maxAmountPerPayment: "1000000" },
+      ],
+    });
+    const paidFetch = wrapFetchWithPayment(fetch, client);
+    while (!stopped) {
+      await env.serverUp();
+      let res: Response;
+      try {
+        res = await paidFetch(`${env.server.url}/intel`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ tokenId: 1 }),
+        });
+      } catch {
+        outcomes.push({ status: 0 });
+        continue;
+      }
+      const body = await res.text();
+      if (res.status !== 200) {
+        outcomes.push({ status: res.status, reason: /"error":"([a-z0-9_]+)/.exec(body)?.[1] ?? "" });
+        continue;
+      }
+      const { channelState } = decodePaymentResponseHeader(res.headers.get("payment-response")!).extra as {
+        channelState: { channelId: Hex; chargedCumulativeAmount: string };
+      };
+      const charged = BigInt(channelState.chargedCumulativeAmount);
+      const id = channelState.channelId.toLowerCase() as Hex;
+      if (charged > (answered.get(id) ?? 0n)) answered.set(id, charged);
+      outcomes.push({ status: 200 });
+      served += 1;
+      for (const waiter of waiters.filter((w) => served >= w.count)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    }
+  };
+  const running = accounts.map(run);
+  return {
+    outcomes,
+    answered,
+    answeredMore: (count: number) => new Promise<void>((resolve) => waiters.push({ count: served + count, resolve })),
+    async stop() {
+      stopped = true;
+      await Promise.all(running);
+    },
+  };
+}
 
 /** How often the soak reads the server's memory, in its warm-up and after: the same, so both see the same GCs. */
 const MEMORY_READ_MS = 2500;

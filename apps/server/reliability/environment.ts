@@ -10,7 +10,13 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { usdTokenAbi } from "@agent-tools/contracts";
 import { type DevnetProcess, spawnDevnetProcess } from "@agent-tools/devnet";
-import { type LedgerReport, ledgerReportSchema } from "@agent-tools/schema";
+import {
+  LEDGER_ENTRIES_PATH,
+  type LedgerPage,
+  type LedgerReport,
+  ledgerPageSchema,
+  ledgerReportSchema,
+} from "@agent-tools/schema";
 import { type FaultProxy, startFaultProxy, startUpstreamSims, type UpstreamSims } from "@agent-tools/upstream-sim";
 import type { PaymentRequired } from "@x402/core/types";
 import { type Address, createPublicClient, http, type PrivateKeyAccount, type PublicClient } from "viem";
@@ -73,6 +79,8 @@ export interface Environment {
   balance(address: Address): Promise<bigint>;
   /** The operator's ledger, read as the operator. */
   ledger(): Promise<LedgerReport>;
+  /** Every entry of the operator's book (today's window), page by page. */
+  ledgerEntries(): Promise<LedgerPage["entries"]>;
   /** The server process's memory after a full garbage collection (reliability/memory-probe.mjs). */
   memory(): Promise<MemoryFigures>;
   close(): Promise<void>;
@@ -167,6 +175,20 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
       const res = await fetch(url, { headers: { "SIGN-IN-WITH-X": signIn } });
       if (res.status !== 200) throw new Error(`the operator ledger answered ${res.status}: ${await res.text()}`);
       return ledgerReportSchema.parse(await res.json());
+    },
+    async ledgerEntries() {
+      const entries: LedgerPage["entries"] = [];
+      let after: string | null = null;
+      do {
+        const url = `${env.server.url}${LEDGER_ENTRIES_PATH}?limit=1000${after ? `&after=${after}` : ""}`;
+        const signIn = await signInHeader(account(0), url, `eip155:${deployment.l1.chainId}`);
+        const res = await fetch(url, { headers: { "SIGN-IN-WITH-X": signIn } });
+        if (res.status !== 200) throw new Error(`the operator's book answered ${res.status}: ${await res.text()}`);
+        const page = ledgerPageSchema.parse(await res.json());
+        entries.push(...page.entries);
+        after = page.next;
+      } while (after);
+      return entries;
     },
     async memory() {
       // Only what the process prints after the signal is looked at: the answer to this request.

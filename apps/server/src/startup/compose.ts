@@ -250,7 +250,9 @@ export async function composeService(loaded: Config, logger: Logger, clients: Se
     store: channelStore ?? createChannelStore(db),
     ...(facilitators.length > 0 ? { httpFacilitator: createFailoverFacilitator(facilitators) } : {}),
     chain: l2,
-    instance: `${hostname()}:${process.pid}:${randomUUID()}`,
+    // On PGlite the data directory serves one process at a time: a process restarted on it is the same claimer and
+    // takes its lease back at once. On Postgres each process is one of several.
+    instance: db.kind === "pglite" ? "pglite" : `${hostname()}:${process.pid}:${randomUUID()}`,
     logger: logger.child({ component: "channels" }),
   });
   const payments = await paymentDeps(
