@@ -5,7 +5,17 @@
  * payments the scheme refuses (docs/channels.md).
  */
 import { batchSettlementAbi } from "@agent-tools/contracts";
-import { BATCH_SETTLEMENT_SCHEME, formatUsd, parsePaymentRefusal } from "@agent-tools/schema";
+import {
+  BATCH_SETTLEMENT_SCHEME,
+  formatUsd,
+  MCP_PAYMENT_META,
+  MCP_PAYMENT_RESPONSE_META,
+  parsePaymentRefusal,
+  settlementResponseSchema,
+} from "@agent-tools/schema";
+import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { toClientEvmSigner } from "@x402/evm";
@@ -17,6 +27,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ServiceError } from "../src/errors/service-error.js";
 import { CHANNEL_CONTRACT_ADDRESS } from "../src/schemes/batch-settlement/channel-typed-data.js";
 import { ledgerReport } from "../src/transports/http/routes/ledger-report.js";
+import { paymentRequiredIn } from "./helpers/mcp-results.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
 
 const CHANNELS_ABI = parseAbi([
@@ -207,6 +218,57 @@ describe("x402's channel client, unmodified", () => {
     expect(
       (settlement.extra as { channelState: { chargedCumulativeAmount: string } }).channelState.chargedCumulativeAmount,
     ).toBe((2n * price).toString());
+  });
+});
+
+describe("over MCP", () => {
+  it("a voucher in _meta pays a tool call of a stock MCP client; the settlement in _meta carries the channel's state", async () => {
+    // The channel is opened over HTTP by x402's client; its next voucher pays over MCP.
+    const payer = channelPayer(4, `0x${"c1".repeat(32)}`);
+    expect((await payer.intel(1)).status).toBe(200);
+    const client = new McpClient({ name: "channels-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${t.server.url}/mcp`)));
+    try {
+      const call = (meta?: Record<string, unknown>) =>
+        client.callTool({
+          name: "intel",
+          arguments: { tokenId: 1 },
+          ...(meta ? { _meta: meta } : {}),
+        }) as Promise<CallToolResult>;
+      const quote = paymentRequiredIn(await call());
+      const accept = channelAccept(quote);
+      expect(accept).toBeDefined();
+      const price = BigInt(accept.amount);
+      const config = payer.scheme.buildChannelConfig(accept);
+      const channelId = computeChannelId(config, network());
+      const voucher = await signVoucher(payer.signer, channelId, (2n * price).toString(), network());
+      const payment = {
+        x402Version: 2,
+        accepted: accept,
+        resource: quote.resource,
+        payload: { type: "voucher", channelConfig: config, voucher },
+      };
+      const paid = await call({ [MCP_PAYMENT_META]: payment });
+      expect(paid.isError).toBeFalsy();
+      expect(paid.structuredContent).toMatchObject({ tokenId: 1 });
+      // As x402's channel client reads it: the charged total it signs the next voucher on.
+      const settlement = paid._meta?.[MCP_PAYMENT_RESPONSE_META];
+      expect(settlementResponseSchema.safeParse(settlement).success).toBe(true);
+      expect(settlement).toMatchObject({
+        success: true,
+        extra: { channelState: { channelId, chargedCumulativeAmount: (2n * price).toString() } },
+      });
+      // Sent again, the same voucher is refused: the channel was charged once.
+      const again = paymentRequiredIn(await call({ [MCP_PAYMENT_META]: payment }));
+      expect(parsePaymentRefusal(again.error).reason).toBe("payment_already_used");
+      const [entry] = await t.db.query<{ method: string; status: string }>(
+        "SELECT method, status FROM settlements WHERE channel_id = $1 AND cumulative = $2",
+        [channelId.toLowerCase(), (2n * price).toString()],
+      );
+      expect(entry).toEqual({ method: "MCP", status: "settled" });
+    } finally {
+      await client.close();
+    }
   });
 });
 
