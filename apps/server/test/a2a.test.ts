@@ -16,6 +16,10 @@ import {
 import { ledgerReportSchema } from "@agent-tools/schema";
 import { PaymentRequiredV2Schema } from "@x402/core/schemas";
 import type { PaymentRequired } from "@x402/core/types";
+import { toClientEvmSigner } from "@x402/evm";
+import { BatchSettlementEvmScheme, computeChannelId, signVoucher } from "@x402/evm/batch-settlement/client";
+import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
+import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createA2aTaskStore } from "../src/store/a2a-tasks.js";
 import { createPortfolioTool } from "../src/tools/portfolio.js";
@@ -221,6 +225,58 @@ describe("the A2A agent", () => {
     expect(statusOf(done).metadata[STATUS]).toBe("payment-completed");
     expect(dataOf(done.artifacts[0]!.parts)).toMatchObject({ tokenId: 5 });
     expect(before - (await t.balance(payer))).toBe(BigInt(required.accepts[0]!.amount));
+  });
+
+  it("runs a skill paid by a channel's voucher: the receipt carries the channel's charged total, charged once", async () => {
+    // The channel is opened over HTTP by x402's own channel client; its next voucher pays an A2A task.
+    const account = privateKeyToAccount(t.devnet.deployment.accounts[6]!.privateKey);
+    const network = `eip155:${t.devnet.l2.chainId}` as const;
+    const signer = toClientEvmSigner(account, t.devnet.l2.publicClient as never);
+    const scheme = new BatchSettlementEvmScheme(signer, { salt: `0x${"a2".repeat(32)}` });
+    const payer = new x402Client();
+    payer.register(network, scheme);
+    payer.setSpendControls({
+      allowedAssets: [{ network, asset: t.devnet.deployment.addresses.usdToken, maxAmountPerPayment: "1000000" }],
+    });
+    const opened = await wrapFetchWithPayment(fetch, payer)(`${t.server.url}/intel`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ tokenId: 1 }),
+    });
+    expect(opened.status).toBe(200);
+
+    const waiting = await send({ data: { skill: "intel", input: { tokenId: 4 } } });
+    const required = requiredOf(waiting);
+    const accept = required.accepts.find((a) => a.scheme === "batch-settlement")!;
+    const price = BigInt(accept.amount);
+    const config = scheme.buildChannelConfig(accept);
+    const channelId = computeChannelId(config, network);
+    const voucher = await signVoucher(signer, channelId, (2n * price).toString(), network);
+    const payment = {
+      x402Version: 2,
+      accepted: accept,
+      resource: required.resource,
+      payload: { type: "voucher", channelConfig: config, voucher },
+    };
+    const done = await send({ taskId: waiting.id, metadata: { [STATUS]: "payment-submitted", [PAYLOAD]: payment } });
+    const { state, metadata } = statusOf(done);
+    expect(state, JSON.stringify(done.status)).toBe(TaskState.TASK_STATE_COMPLETED);
+    const [receipt] = metadata[RECEIPTS] as Record<string, unknown>[];
+    expect(receipt).toMatchObject({
+      success: true,
+      extra: { channelState: { channelId, chargedCumulativeAmount: (2n * price).toString() } },
+    });
+    expect(dataOf(done.artifacts[0]!.parts)).toMatchObject({ tokenId: 4 });
+
+    // The same voucher on a new task is refused: the channel was charged once, as an A2A call.
+    const again = await send({ data: { skill: "intel", input: { tokenId: 4 } } });
+    const refused = await send({ taskId: again.id, metadata: { [STATUS]: "payment-submitted", [PAYLOAD]: payment } });
+    expect(statusOf(refused).metadata[STATUS]).not.toBe("payment-completed");
+    const rows = await t.db.query<{ method: string }>(
+      "SELECT method FROM settlements WHERE channel_id = $1 AND cumulative = $2",
+      [channelId.toLowerCase(), (2n * price).toString()],
+    );
+    expect(rows).toEqual([{ method: "A2A" }]);
   });
 
   it("asks for payment, then runs the skill paid by the next message: the payer pays exactly the price", async () => {
