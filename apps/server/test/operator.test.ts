@@ -36,6 +36,9 @@ import {
   recordedRefundSchema,
 } from "@agent-tools/schema";
 import { decodePaymentResponseHeader } from "@x402/core/http";
+import { toClientEvmSigner } from "@x402/evm";
+import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/client";
+import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { parse } from "csv-parse/sync";
 import { type Browser, chromium, type Page } from "playwright-core";
 import type { Address, Hex } from "viem";
@@ -668,6 +671,47 @@ describe("the operator console in a real browser", () => {
     expect(await page.isHidden("#console")).toBe(true);
     expect(await page.evaluate(async () => (await fetch("/operator/overview")).status)).toBe(401);
     await page.screenshot({ path: `${SCREENSHOTS}not-operator.png` });
+    await page.context().close();
+  });
+
+  it("shows the payment channels' money: deposited, charged, and owed until the claim pass", async () => {
+    // Two calls over a channel of x402's own client: a deposit with the first, a voucher with the second.
+    const network = `eip155:${t.devnet.l2.chainId}` as const;
+    const signer = toClientEvmSigner(
+      privateKeyToAccount(t.devnet.deployment.accounts[8]!.privateKey),
+      t.devnet.l2.publicClient as never,
+    );
+    const payer = new x402Client();
+    payer.register(network, new BatchSettlementEvmScheme(signer, { depositPolicy: { depositMultiplier: 3 } }));
+    payer.setSpendControls({
+      allowedAssets: [{ network, asset: t.devnet.deployment.addresses.usdToken, maxAmountPerPayment: "1000000" }],
+    });
+    const paidFetch = wrapFetchWithPayment(fetch, payer);
+    for (let call = 0; call < 2; call++) {
+      const res = await paidFetch(`${t.server.url}/intel`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ tokenId: 1 }),
+      });
+      expect(res.status).toBe(200);
+    }
+    const page = await pageWithWallet(0, []);
+    await page.click("#connect");
+    await page.waitForSelector('body[data-ready="console"]');
+    const rows = await page.locator('[data-table="channels"] tbody tr').allTextContents();
+    expect(rows).toEqual([
+      "channels1",
+      "deposited by payers3.00",
+      "charged for answered calls2.00",
+      "claimed on chain0.00",
+      "swept to the payee0.00",
+      "refunded to payers0.00",
+      "charged, not yet claimed2.00",
+    ]);
+    expect(await page.locator('[data-table="channels"] .warn').textContent()).toBe("2.00");
+    // The voucher's call is listed with the payments, its transaction the claim to come.
+    expect(await page.locator('[data-transaction=""]').first().textContent()).toBe("channel, not yet claimed");
+    await page.screenshot({ path: `${SCREENSHOTS}channels.png`, fullPage: true });
     await page.context().close();
   });
 });

@@ -206,9 +206,12 @@ function table(head: string[], rows: string[][], name: string): string {
 }
 
 function paymentRow(entry: LedgerEntry, transactionUrl: string | null): string[] {
-  const tx = transactionUrl
-    ? `<a href="${html(transactionUrl.replace("{hash}", entry.transaction))}" rel="noreferrer" target="_blank">${short(entry.transaction)}</a>`
-    : `<span title="${html(entry.transaction)}">${short(entry.transaction)}</span>`;
+  // A call paid over a channel is booked under the claim that takes its money: none yet until the claim pass.
+  const tx = !entry.transaction
+    ? '<span title="paid over a channel: its transaction is the claim that takes its money">channel, not yet claimed</span>'
+    : transactionUrl
+      ? `<a href="${html(transactionUrl.replace("{hash}", entry.transaction))}" rel="noreferrer" target="_blank">${short(entry.transaction)}</a>`
+      : `<span title="${html(entry.transaction)}">${short(entry.transaction)}</span>`;
   return [
     html(entry.settledAt.replace("T", " ").slice(0, 19)),
     html(`${entry.method} ${entry.route}`),
@@ -231,6 +234,27 @@ function daysOf(report: OperatorOverview["report"]): { label: string; value: num
     days.push({ label: day, value: settled.get(day) ?? 0 });
   }
   return days;
+}
+
+/** The money on the payment channels since they were opened (docs/channels.md, "What the operator sees"). */
+function channelsSection(channels: NonNullable<OperatorOverview["report"]["channels"]>): string {
+  const owed = Number(channels.unclaimed.amount) > 0;
+  return `<section><h2>Payment channels</h2>${table(
+    ["", "USD"],
+    [
+      ["channels", String(channels.channels)],
+      ["deposited by payers", html(channels.deposited.usd)],
+      ["charged for answered calls", html(channels.charged.usd)],
+      ["claimed on chain", html(channels.claimed.usd)],
+      ["swept to the payee", html(channels.swept.usd)],
+      ["refunded to payers", html(channels.refunded.usd)],
+      [
+        "charged, not yet claimed",
+        owed ? `<span class="warn">${html(channels.unclaimed.usd)}</span>` : html(channels.unclaimed.usd),
+      ],
+    ],
+    "channels",
+  )}</section>`;
 }
 
 function render(overview: OperatorOverview): string {
@@ -285,6 +309,7 @@ ${table(
           "refusals",
         )
   }</section>
+  ${report.channels ? channelsSection(report.channels) : ""}
   <section><h2>Settlement</h2>${table(
     ["", ""],
     [
