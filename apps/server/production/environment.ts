@@ -5,11 +5,15 @@
  *   a quarter of the real 12 s and 2 s), each behind a JSON-RPC proxy that adds latency, throttles in bursts and caps
  *   `eth_getLogs` ranges, as hosted providers do.
  * - x402's reference facilitator over HTTP in a process of its own, behind a bearer key, listed second after a
- *   facilitator that cannot be reached.
+ *   facilitator that cannot be reached. It carries `exact` payments and `batch-settlement` channels, so the server
+ *   offers channels through it, with a channel key of the rehearsal's own.
  * - The upstream simulators, the marketplace enforcing its API key's budget per minute.
  * - Postgres, and accounts of the rehearsal's own (the public test accounts are refused on these chain ids).
  * - The server built (`dist/main.js`), configured from `deploy/agent-tools.env.example` with only the rehearsal's
  *   URLs, addresses and keys filled in, and started with the systemd unit's own command (`deploy/agent-tools.service`).
+ *   One setting is given outside that file, in the process's environment (as a systemd drop-in would):
+ *   {@link REHEARSAL_OVERRIDES}, the channel claim pass every 2 s instead of every minute, so that the rehearsal sees
+ *   the service claim its channel's calls within seconds.
  */
 import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
@@ -41,6 +45,11 @@ export const BLOCK_MS = { l1: 3000, l2: 500 };
 export const MARKETPLACE_BUDGET = 240;
 /** Most blocks one eth_getLogs may span at the rehearsal's "provider" (and RPC_MAX_LOG_RANGE says so). */
 export const RPC_LOG_RANGE = 2000;
+/**
+ * The server's settings that differ from the example configuration's, given in its process's environment: only the
+ * claim pass's interval (the example keeps the default, a minute; the rehearsal would otherwise wait for it).
+ */
+export const REHEARSAL_OVERRIDES: Readonly<Record<string, string>> = { CHANNEL_CLAIM_INTERVAL_MS: "2000" };
 
 /** A participant of the session: its key (for the command line's key file) and its account. */
 export interface Wallet {
@@ -65,12 +74,18 @@ export interface Production {
   payTo: Address;
   /** The address of RECEIPT_SIGNER_PRIVATE_KEY: offers and receipts are signed by it. */
   receiptSigner: Address;
+  /** The address of CHANNEL_PRIVATE_KEY: the channels' receiver authorizer, published in every 402. */
+  channelAuthorizer: Address;
+  /** The reference facilitator's account: it sends the settlements and the channels' transactions. */
+  facilitator: Address;
   /** Reads the ledger. */
   operator: Wallet;
   /** Devnet account `index`: accounts 1-9 hold the tokens (account i holds token i) and USD. */
   holder(index: number): Wallet;
   /** Payers of the rehearsal's own, funded with USD. */
   payers: Wallet[];
+  /** A payer of the rehearsal's own, funded with USD, that pays over a payment channel only. */
+  channelPayer: Wallet;
   /** The configuration file the server runs with, and the example's variables it changed. */
   configFile: string;
   filledIn: string[];
@@ -154,6 +169,7 @@ export async function startProduction(): Promise<Production> {
     const payTo = privateKeyToAccount(generatePrivateKey()).address;
     const facilitatorKey = generatePrivateKey();
     const payers = Array.from({ length: 7 }, () => walletOf(generatePrivateKey()));
+    const channelPayer = walletOf(generatePrivateKey());
     const funder = createWalletClient({
       account: privateKeyToAccount(deployment.accounts[0]!.privateKey),
       transport: http(l2Url),
@@ -169,7 +185,7 @@ export async function startProduction(): Promise<Production> {
         address: asset,
         abi: usdTokenAbi,
         functionName: "mintBatch",
-        args: [payers.map((p) => p.account.address), 1_000n * 10n ** 6n],
+        args: [[...payers, channelPayer].map((p) => p.account.address), 1_000n * 10n ** 6n],
       }),
     ];
     for (const hash of funded) await l2.waitForTransactionReceipt({ hash });
@@ -222,6 +238,9 @@ export async function startProduction(): Promise<Production> {
     );
 
     const receiptSignerKey = generatePrivateKey();
+    // The channels' receiver authorizer: it signs the service's claims and refunds, which the reference facilitator
+    // sends. A key of its own (the devnet's channel account is of the public test mnemonic, refused on chain 8453).
+    const channelKey = generatePrivateKey();
     const port = await freePort();
     const metricsPort = await freePort();
     const url = `http://127.0.0.1:${port}`;
@@ -238,6 +257,7 @@ export async function startProduction(): Promise<Production> {
       CDP_API_KEY_ID: "",
       CDP_API_KEY_SECRET: "",
       RECEIPT_SIGNER_PRIVATE_KEY: receiptSignerKey,
+      CHANNEL_PRIVATE_KEY: channelKey,
       L1_RPC_URL: rpcProxies.l1.url,
       COLLECTION_ADDRESS: deployment.addresses.collection,
       IDENTITY_REGISTRY_ADDRESS: deployment.addresses.identityRegistry,
@@ -271,13 +291,16 @@ export async function startProduction(): Promise<Production> {
       asset,
       payTo,
       receiptSigner: privateKeyToAccount(receiptSignerKey).address,
+      channelAuthorizer: privateKeyToAccount(channelKey).address,
+      facilitator: privateKeyToAccount(facilitatorKey).address,
       operator,
       holder: (index) => walletOf(deployment.accounts[index]!.privateKey),
       payers,
+      channelPayer,
       configFile,
       filledIn: changed,
       async start() {
-        server = spawnCollected(node, command, {}, repo);
+        server = spawnCollected(node, command, { ...REHEARSAL_OVERRIDES }, repo);
         await waitForOutput(server, /Agent Tools API on /, 120_000, "the server");
       },
       async stop() {

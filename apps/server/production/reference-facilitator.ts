@@ -1,7 +1,7 @@
 /**
- * x402's reference facilitator (`x402Facilitator` with `@x402/evm`'s `exact` scheme) served over HTTP as hosted
- * facilitators serve it, `POST /verify`, `POST /settle`, `GET /supported`, each behind a bearer key: the
- * facilitator the production rehearsal pays through, in a process of its own.
+ * x402's reference facilitator (`x402Facilitator` with `@x402/evm`'s `exact` and `batch-settlement` schemes) served
+ * over HTTP as hosted facilitators serve it, `POST /verify`, `POST /settle`, `GET /supported`, each behind a bearer
+ * key: the facilitator the production rehearsal pays through, in a process of its own.
  *
  * Environment: `RPC_URL` (the payment chain), `PRIVATE_KEY` (the key it settles with), `NETWORK` (CAIP-2),
  * `API_KEY` (the bearer key callers must send). Prints `reference facilitator on <url>` once it listens.

@@ -1,16 +1,22 @@
 /**
  * `pnpm test:production`: the deployment an operator runs, rehearsed end to end (production/environment.ts). A
  * client session with the `agent-tools` command line: every tool paid anonymously and as a holder, a mission, the
- * ledger, a restart, a token changing hands on chain; then the server's memory at rest and under load. One line of
- * figures at the end.
+ * ledger, a restart, a token changing hands on chain; then calls paid over a payment channel by x402's own channel
+ * client, claimed and given back through the reference facilitator over HTTP; then the server's memory at rest and
+ * under load. One line of figures at the end.
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { agentCollectionAbi, usdTokenAbi } from "@agent-tools/contracts";
-import { createWalletClient, http } from "viem";
+import { agentCollectionAbi, BATCH_SETTLEMENT_ADDRESS, batchSettlementAbi, usdTokenAbi } from "@agent-tools/contracts";
+import { decodePaymentResponseHeader } from "@x402/core/http";
+import type { PaymentRequired } from "@x402/core/types";
+import { toClientEvmSigner } from "@x402/evm";
+import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/client";
+import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
+import { type Address, createWalletClient, type Hex, http } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitForOutput } from "../src/startup/embedded-process.js";
 import { createPace } from "../test/helpers/pace.js";
@@ -19,6 +25,7 @@ import {
   BLOCK_MS,
   MARKETPLACE_BUDGET,
   type Production,
+  REHEARSAL_OVERRIDES,
   RPC_LOG_RANGE,
   startProduction,
   type Wallet,
@@ -94,6 +101,7 @@ describe("the production configuration", () => {
       "CDP_API_KEY_ID",
       "CDP_API_KEY_SECRET",
       "RECEIPT_SIGNER_PRIVATE_KEY",
+      "CHANNEL_PRIVATE_KEY",
       "L1_RPC_URL",
       "COLLECTION_ADDRESS",
       "IDENTITY_REGISTRY_ADDRESS",
@@ -105,6 +113,16 @@ describe("the production configuration", () => {
       "DATABASE_URL",
     ]);
     expect(production.filledIn.filter((name) => !allowed.has(name))).toEqual([]);
+  });
+
+  it("is all the server is given, but for the claim pass's interval in its environment", () => {
+    // What the server process was started with (its environment as exec gave it, before --env-file read the file).
+    const names = readFileSync(`/proc/${production.server.child.pid}/environ`, "utf8")
+      .split("\0")
+      .filter(Boolean)
+      .map((entry) => entry.slice(0, entry.indexOf("=")));
+    expect(names.filter((name) => name !== "PATH").sort()).toEqual(Object.keys(REHEARSAL_OVERRIDES).sort());
+    expect(REHEARSAL_OVERRIDES).toEqual({ CHANNEL_CLAIM_INTERVAL_MS: "2000" });
   });
 });
 
@@ -236,6 +254,189 @@ describe("a client session", () => {
     expect(sum("logRangeRefused"), "an eth_getLogs wider than the provider's cap").toBe(0);
     figures.rpc = `RPC: ${sum("logs")} eth_getLogs within the ${RPC_LOG_RANGE}-block cap (0 refused), ${sum("throttled")} answers 429 retried`;
   });
+});
+
+/** The rehearsal's payment token balance of `address`, in base units. */
+const usdBalance = (address: Address) =>
+  production.l2.readContract({
+    address: production.asset,
+    abi: usdTokenAbi,
+    functionName: "balanceOf",
+    args: [address],
+  });
+
+/** A channel as the channel contract holds it. */
+async function channelOnChain(channelId: Hex): Promise<{ balance: bigint; totalClaimed: bigint }> {
+  const [balance, totalClaimed] = await production.l2.readContract({
+    address: BATCH_SETTLEMENT_ADDRESS,
+    abi: batchSettlementAbi,
+    functionName: "channels",
+    args: [channelId],
+  });
+  return { balance, totalClaimed };
+}
+
+/**
+ * Resolves once `done` holds on the payment chain, checking it at every new block (a moment something may have
+ * landed in); rejects, saying `what`, if it does not within `timeoutMs`.
+ */
+function untilChain(what: string, done: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let checking = false;
+    const timer = setTimeout(() => {
+      stop();
+      reject(new Error(`${what}: not seen on chain within ${timeoutMs / 1000} s`));
+    }, timeoutMs);
+    const stop = production.l2.watchBlockNumber({
+      emitOnBegin: true,
+      pollingInterval: BLOCK_MS.l2 / 2,
+      onBlockNumber: () => {
+        if (checking) return;
+        checking = true;
+        done().then(
+          (yes) => {
+            checking = false;
+            if (!yes) return;
+            clearTimeout(timer);
+            stop();
+            resolve();
+          },
+          (error: unknown) => {
+            clearTimeout(timer);
+            stop();
+            reject(error);
+          },
+        );
+      },
+    });
+  });
+}
+
+describe("a payment channel", () => {
+  it("x402's channel client deposits and pays five calls; the service's claim pass claims them and the rest goes back, through the reference facilitator over HTTP", async () => {
+    const network = "eip155:8453" as const;
+    const payer = production.channelPayer.account;
+    // x402's channel client on @x402/fetch, unmodified, paying over channels only. It deposits eight calls' worth
+    // (its default is five), so that something is left to give back after five.
+    const scheme = new BatchSettlementEvmScheme(toClientEvmSigner(payer, production.l2 as never), {
+      depositPolicy: { depositMultiplier: 8 },
+    });
+    const client = new x402Client();
+    client.register(network, scheme);
+    client.setSpendControls({ allowedAssets: [{ network, asset: production.asset, maxAmountPerPayment: "1000000" }] });
+    const paidFetch = wrapFetchWithPayment(fetch, client);
+    const intel = () =>
+      paidFetch(`${production.url}/intel`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ tokenId: 5 }),
+      });
+
+    // The 402 offers the channel beside exact, with the service's channel key as its receiver authorizer.
+    const quote = await fetch(`${production.url}/intel`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ tokenId: 5 }),
+    });
+    expect(quote.status).toBe(402);
+    const accepts = ((await quote.json()) as PaymentRequired).accepts;
+    expect(accepts.map((accept) => accept.scheme)).toEqual(["exact", "batch-settlement"]);
+    const offer = accepts[1]!;
+    expect(offer.extra).toMatchObject({ receiverAuthorizer: production.channelAuthorizer });
+    const price = BigInt(offer.amount);
+
+    const before = await usdBalance(payer.address);
+    const startBlock = await production.l2.getBlockNumber();
+    const settlements: ReturnType<typeof decodePaymentResponseHeader>[] = [];
+    const times: number[] = [];
+    for (let call = 0; call < 5; call += 1) {
+      const started = performance.now();
+      const res = await intel();
+      times.push(performance.now() - started);
+      expect(res.status, await res.clone().text()).toBe(200);
+      expect(((await res.json()) as { brief: string }).brief.length).toBeGreaterThan(0);
+      settlements.push(decodePaymentResponseHeader(res.headers.get("payment-response")!));
+    }
+    const lastCall = performance.now();
+    // The first call deposited, in a transaction the reference facilitator sent; the next four moved nothing on chain.
+    const deposit = BigInt(settlements[0]!.amount!);
+    expect(deposit).toBe(8n * price);
+    expect(settlements[0]!.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(settlements.slice(1).map((s) => s.transaction)).toEqual(["", "", "", ""]);
+    expect((await production.l2.getTransaction({ hash: settlements[0]!.transaction as Hex })).from.toLowerCase()).toBe(
+      production.facilitator.toLowerCase(),
+    );
+    expect(await usdBalance(payer.address)).toBe(before - deposit);
+    const states = settlements.map(
+      (s) => (s.extra as { channelState: { channelId: Hex; chargedCumulativeAmount: string } }).channelState,
+    );
+    const channelId = states[0]!.channelId;
+    expect(states.map((state) => state.channelId)).toEqual(Array(5).fill(channelId));
+    expect(states.map((state) => BigInt(state.chargedCumulativeAmount))).toEqual(
+      [1n, 2n, 3n, 4n, 5n].map((n) => n * price),
+    );
+
+    // The service's claim pass (every 2 s here) claims what the five calls were charged through the reference
+    // facilitator, then sweeps it to payTo in the same pass. On Postgres the instance stopped for the restart above
+    // keeps the claimer's lease up to 30 s after its last pass: the first pass of this one may wait for it.
+    await untilChain(
+      "the five calls claimed and swept",
+      async () => {
+        const { totalClaimed } = await channelOnChain(channelId);
+        const [, totalSettled] = await production.l2.readContract({
+          address: BATCH_SETTLEMENT_ADDRESS,
+          abi: batchSettlementAbi,
+          functionName: "receivers",
+          args: [production.payTo, production.asset],
+        });
+        return totalClaimed === 5n * price && totalSettled === 5n * price;
+      },
+      120_000,
+    );
+    const claimSeconds = (performance.now() - lastCall) / 1000;
+    expect(await channelOnChain(channelId)).toEqual({ balance: deposit, totalClaimed: 5n * price });
+    const events = async (eventName: "Claimed" | "Settled" | "Refunded") =>
+      production.l2.getContractEvents({
+        address: BATCH_SETTLEMENT_ADDRESS,
+        abi: batchSettlementAbi,
+        eventName,
+        fromBlock: startBlock,
+      });
+    const claims = await events("Claimed");
+    expect(claims.reduce((sum, log) => sum + (log.args as { claimAmount: bigint }).claimAmount, 0n)).toBe(5n * price);
+    const sweeps = await events("Settled");
+    for (const log of [...claims, ...sweeps]) {
+      expect((log.args as { sender: Address }).sender.toLowerCase()).toBe(production.facilitator.toLowerCase());
+    }
+
+    // The payer takes back what is left: a cooperative refund through the service, sent by the reference facilitator.
+    const refundBefore = await usdBalance(payer.address);
+    const refunded = await scheme.refund(`${production.url}/intel?tokenId=5`);
+    expect(refunded.success).toBe(true);
+    expect(await usdBalance(payer.address)).toBe(refundBefore + deposit - 5n * price);
+    expect(await channelOnChain(channelId)).toEqual({ balance: 5n * price, totalClaimed: 5n * price });
+    const refunds = await events("Refunded");
+    expect(refunds.map((log) => (log.args as { amount: bigint }).amount)).toEqual([deposit - 5n * price]);
+    expect((refunds[0]!.args as { sender: Address }).sender.toLowerCase()).toBe(production.facilitator.toLowerCase());
+
+    // The operator's report says the same.
+    const report = await cli(["ledger", "--limit", "0"], production.operator);
+    expect(report.code, report.out).toBe(0);
+    const amount = (value: bigint) => expect.objectContaining({ amount: value.toString() });
+    expect((report.json as { channels?: unknown }).channels).toEqual({
+      channels: 1,
+      deposited: amount(deposit),
+      charged: amount(5n * price),
+      claimed: amount(5n * price),
+      swept: amount(5n * price),
+      refunded: amount(deposit - 5n * price),
+      unclaimed: amount(0n),
+    });
+    figures.channel =
+      `a channel: 5 calls over one deposit (p50 ${Math.round(p50(times))} ms, the first with its deposit ${Math.round(times[0]!)} ms), ` +
+      `claimed and swept by the service's pass ${claimSeconds.toFixed(1)} s after the last, the rest refunded, ` +
+      "each transaction sent by the reference facilitator over HTTP";
+  }, 240_000);
 });
 
 describe("memory", () => {

@@ -1,12 +1,16 @@
 /**
- * x402's own facilitator, as hosted facilitators run it: `x402Facilitator` of `@x402/core` with the `exact` EVM
- * scheme of `@x402/evm`, settling over a viem wallet on the payment chain's JSON-RPC. The bench compares ours with it
- * in process; the production rehearsal serves it over HTTP in a process of its own (production/reference-facilitator.ts).
+ * x402's own facilitator, as hosted facilitators run it: `x402Facilitator` of `@x402/core` with two EVM schemes of
+ * `@x402/evm`, `exact` and `batch-settlement` (payment channels: deposits, claims, sweeps and refunds), settling over
+ * a viem wallet on the payment chain's JSON-RPC. The channel scheme is given no authorizer key, as the service's
+ * built-in one (src/schemes/batch-settlement/channel-facilitator.ts): the service signs its own claims and refunds.
+ * The bench compares ours with it in process; the production rehearsal serves it over HTTP in a process of its own
+ * (production/reference-facilitator.ts).
  */
 import { x402Facilitator } from "@x402/core/facilitator";
 import type { FacilitatorClient } from "@x402/core/server";
 import type { Network, SupportedResponse } from "@x402/core/types";
 import { toFacilitatorEvmSigner } from "@x402/evm";
+import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/facilitator";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { createWalletClient, defineChain, http, publicActions } from "viem";
 import { nonceManager, privateKeyToAccount } from "viem/accounts";
@@ -42,9 +46,14 @@ export function x402FacilitatorClient(terms: ReferenceFacilitatorTerms): Facilit
     waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args as never),
     getCode: (args) => wallet.getCode(args as never),
   });
-  const facilitator = new x402Facilitator().register(terms.network, new ExactEvmScheme(signer));
+  const facilitator = new x402Facilitator()
+    .register(terms.network, new ExactEvmScheme(signer))
+    .register(terms.network, new BatchSettlementEvmScheme(signer));
   const supported: SupportedResponse = {
-    kinds: [{ x402Version: 2, scheme: "exact", network: terms.network }],
+    kinds: [
+      { x402Version: 2, scheme: "exact", network: terms.network },
+      { x402Version: 2, scheme: "batch-settlement", network: terms.network },
+    ],
     extensions: [],
     signers: { "eip155:*": [wallet.account.address] },
   };
