@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCallLimiter, postgresRateCounter } from "../src/limits/call-limiter.js";
 import { createRequestBudget } from "../src/limits/request-budget.js";
+import { createChannelStore } from "../src/store/channels.js";
 import type { Database } from "../src/store/database.js";
 import { FacilitatorKeyInUseError, lockFacilitatorKeys } from "../src/store/facilitator-key-locks.js";
 import { DatabaseTooNewError, LATEST_MIGRATION, migrate, migrations } from "../src/store/migrations.js";
@@ -241,6 +242,18 @@ describe.each(backends.filter(([name]) => name !== "Postgres" || !withoutPostgre
       await db.query("UPDATE missions SET lease_until = now() - interval '1 second' WHERE id = $1", [mission.id]);
       expect(await queue.claimDue("worker-b", 10, 60_000)).toMatchObject([{ id: mission.id, attempt: 2 }]);
       expect(await queue.renew(mission.id, "worker-a", 1, 600_000)).toBe(false);
+    });
+
+    it("lends the channel claimer's lease to one instance at a time, and takes it back when its holder gives it up", async () => {
+      const channels = createChannelStore(db);
+      expect(await channels.lease("instance-a", 60_000)).toBe(true);
+      expect(await channels.lease("instance-b", 60_000)).toBe(false);
+      // Only its holder gives it up.
+      await channels.releaseLease("instance-b");
+      expect(await channels.lease("instance-b", 60_000)).toBe(false);
+      await channels.releaseLease("instance-a");
+      expect(await channels.lease("instance-b", 60_000)).toBe(true);
+      await channels.releaseLease("instance-b");
     });
 
     // One PGlite serves one process; Postgres is where instances race for missions.

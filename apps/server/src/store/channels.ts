@@ -112,6 +112,8 @@ export interface ChannelStore {
   record(event: ChannelEvent): Promise<void>;
   /** Takes or keeps the claimer's lease for `ms`; false when another instance holds it. */
   lease(holder: string, ms: number): Promise<boolean>;
+  /** Gives the lease up, if `holder` has it: an instance stopping leaves the next pass to another at once. */
+  releaseLease(holder: string): Promise<void>;
   /** The last payment-chain block whose withdrawals were read, and its update. */
   scannedBlock(): Promise<bigint>;
   setScannedBlock(block: bigint): Promise<void>;
@@ -289,6 +291,11 @@ export function createChannelStore(db: Database): ChannelStore {
         [holder, String(ms)],
       );
       return rows.length === 1;
+    },
+    async releaseLease(holder) {
+      await db.query("UPDATE channel_claimer SET holder = NULL, held_until = NULL WHERE id = 1 AND holder = $1", [
+        holder,
+      ]);
     },
     async scannedBlock() {
       const [row] = await db.query<{ scanned_block: string | number }>(

@@ -291,6 +291,12 @@ export function createChannelClaimer(parameters: ChannelClaimerParameters): Chan
       stopped = true;
       if (timer) clearTimeout(timer);
       await running?.catch(() => undefined);
+      // Another instance may claim at once, not only once this lease has run out.
+      await store
+        .releaseLease(parameters.instance)
+        .catch((error: unknown) =>
+          logger?.warn({ err: error }, "the channel claimer's lease was not given up; it runs out on its own"),
+        );
     },
   };
 }
