@@ -13,13 +13,11 @@ import { fileURLToPath } from "node:url";
 import { agentCollectionAbi, BATCH_SETTLEMENT_ADDRESS, batchSettlementAbi, usdTokenAbi } from "@agent-tools/contracts";
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
-import { toClientEvmSigner } from "@x402/evm";
-import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/client";
-import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { type Address, createWalletClient, type Hex, http } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitForOutput } from "../src/startup/embedded-process.js";
 import { createPace } from "../test/helpers/pace.js";
+import { x402ChannelPayer } from "../test/helpers/x402-channel-payer.js";
 import { paymentHeader } from "../test/helpers/x402-client.js";
 import {
   BLOCK_MS,
@@ -314,23 +312,17 @@ function untilChain(what: string, done: () => Promise<boolean>, timeoutMs: numbe
 
 describe("a payment channel", () => {
   it("x402's channel client deposits and pays five calls; the service's claim pass claims them and the rest goes back, through the reference facilitator over HTTP", async () => {
-    const network = "eip155:8453" as const;
     const payer = production.channelPayer.account;
     // x402's channel client on @x402/fetch, unmodified, paying over channels only. It deposits eight calls' worth
     // (its default is five), so that something is left to give back after five.
-    const scheme = new BatchSettlementEvmScheme(toClientEvmSigner(payer, production.l2 as never), {
-      depositPolicy: { depositMultiplier: 8 },
+    const { scheme, post } = x402ChannelPayer({
+      account: payer,
+      chain: production.l2,
+      network: "eip155:8453",
+      asset: production.asset,
+      options: { depositPolicy: { depositMultiplier: 8 } },
     });
-    const client = new x402Client();
-    client.register(network, scheme);
-    client.setSpendControls({ allowedAssets: [{ network, asset: production.asset, maxAmountPerPayment: "1000000" }] });
-    const paidFetch = wrapFetchWithPayment(fetch, client);
-    const intel = () =>
-      paidFetch(`${production.url}/intel`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ tokenId: 5 }),
-      });
+    const intel = () => post(`${production.url}/intel`, { tokenId: 5 });
 
     // The 402 offers the channel beside exact, with the service's channel key as its receiver authorizer.
     const quote = await fetch(`${production.url}/intel`, {
@@ -377,8 +369,8 @@ describe("a payment channel", () => {
     );
 
     // The service's claim pass (every 2 s here) claims what the five calls were charged through the reference
-    // facilitator, then sweeps it to payTo in the same pass. On Postgres the instance stopped for the restart above
-    // keeps the claimer's lease up to 30 s after its last pass: the first pass of this one may wait for it.
+    // facilitator, then sweeps it to payTo in the same pass (the instance stopped for the restart above gave the
+    // claimer's lease up).
     await untilChain(
       "the five calls claimed and swept",
       async () => {

@@ -11,13 +11,11 @@ import { join } from "node:path";
 import { BATCH_SETTLEMENT_ADDRESS, batchSettlementAbi } from "@agent-tools/contracts";
 import { errorBodySchema, paymentRequiredSchema } from "@agent-tools/schema";
 import { decodePaymentResponseHeader } from "@x402/core/http";
-import { toClientEvmSigner } from "@x402/evm";
-import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/client";
-import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { decodeFunctionData, formatUnits, getAbiItem, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPace } from "../test/helpers/pace.js";
 import { bookOfLedger, settlementsSince } from "../test/helpers/settlements-since.js";
+import { x402ChannelPayer } from "../test/helpers/x402-channel-payer.js";
 import { a2aRequests } from "./a2a-requests.js";
 import { type CallOutcome, PAYER_PACE, reliabilityCalls, SCALE, SEED } from "./calls.js";
 import { type Environment, type MemoryFigures, startEnvironment } from "./environment.js";
@@ -267,24 +265,18 @@ function channelLoad(accounts: number[]) {
   let served = 0;
   const salt = `0x${Date.now().toString(16).padStart(64, "0")}` as Hex;
   const run = async (index: number) => {
-    const signer = toClientEvmSigner(env.account(index), env.l2);
-    const client = new x402Client();
-    client.register(env.network as `${string}:${string}`, new BatchSettlementEvmScheme(signer, { salt }));
-    client.setSpendControls({
-      allowedAssets: [
-        { network: env.network as `${string}:${string}`, asset: env.asset, maxAmountPerPayment: "1000000" },
-      ],
+    const payer = x402ChannelPayer({
+      account: env.account(index),
+      chain: env.l2,
+      network: env.network as `${string}:${string}`,
+      asset: env.asset,
+      options: { salt },
     });
-    const paidFetch = wrapFetchWithPayment(fetch, client);
     while (!stopped) {
       await env.serverUp();
       let res: Response;
       try {
-        res = await paidFetch(`${env.server.url}/intel`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ tokenId: 1 }),
-        });
+        res = await payer.post(`${env.server.url}/intel`, { tokenId: 1 });
       } catch {
         outcomes.push({ status: 0 });
         continue;

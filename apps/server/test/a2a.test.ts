@@ -16,9 +16,7 @@ import {
 import { ledgerReportSchema } from "@agent-tools/schema";
 import { PaymentRequiredV2Schema } from "@x402/core/schemas";
 import type { PaymentRequired } from "@x402/core/types";
-import { toClientEvmSigner } from "@x402/evm";
-import { BatchSettlementEvmScheme, computeChannelId, signVoucher } from "@x402/evm/batch-settlement/client";
-import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
+import { computeChannelId, signVoucher } from "@x402/evm/batch-settlement/client";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createA2aTaskStore } from "../src/store/a2a-tasks.js";
@@ -26,6 +24,7 @@ import { createPortfolioTool } from "../src/tools/portfolio.js";
 import type { Tool } from "../src/tools/types.js";
 import { type PaidTestServer, PUBLIC_URL, startPaidTestServer } from "./helpers/paid-server.js";
 import { rawPost } from "./helpers/raw-post.js";
+import { x402ChannelPayer } from "./helpers/x402-channel-payer.js";
 
 /** x402's A2A extension, in the two versions of its text (google-agentic-commerce/a2a-x402 `spec/v0.1`, `spec/v0.2`). */
 const X402_EXTENSION = "https://github.com/google-a2a/a2a-x402/v0.1";
@@ -231,18 +230,14 @@ describe("the A2A agent", () => {
     // The channel is opened over HTTP by x402's own channel client; its next voucher pays an A2A task.
     const account = privateKeyToAccount(t.devnet.deployment.accounts[6]!.privateKey);
     const network = `eip155:${t.devnet.l2.chainId}` as const;
-    const signer = toClientEvmSigner(account, t.devnet.l2.publicClient as never);
-    const scheme = new BatchSettlementEvmScheme(signer, { salt: `0x${"a2".repeat(32)}` });
-    const payer = new x402Client();
-    payer.register(network, scheme);
-    payer.setSpendControls({
-      allowedAssets: [{ network, asset: t.devnet.deployment.addresses.usdToken, maxAmountPerPayment: "1000000" }],
+    const { signer, scheme, post } = x402ChannelPayer({
+      account,
+      chain: t.devnet.l2.publicClient,
+      network,
+      asset: t.devnet.deployment.addresses.usdToken,
+      options: { salt: `0x${"a2".repeat(32)}` },
     });
-    const opened = await wrapFetchWithPayment(fetch, payer)(`${t.server.url}/intel`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ tokenId: 1 }),
-    });
+    const opened = await post(`${t.server.url}/intel`, { tokenId: 1 });
     expect(opened.status).toBe(200);
 
     const waiting = await send({ data: { skill: "intel", input: { tokenId: 4 } } });

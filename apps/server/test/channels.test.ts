@@ -4,7 +4,7 @@
  * contract: a deposit once, a voucher per call, claims and sweeps in batches, the unspent money given back, and the
  * payments the scheme refuses (docs/channels.md).
  */
-import { batchSettlementAbi } from "@agent-tools/contracts";
+import { BATCH_SETTLEMENT_ADDRESS, batchSettlementAbi } from "@agent-tools/contracts";
 import {
   BATCH_SETTLEMENT_SCHEME,
   formatUsd,
@@ -19,20 +19,15 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { toClientEvmSigner } from "@x402/evm";
-import { BatchSettlementEvmScheme, computeChannelId, signVoucher } from "@x402/evm/batch-settlement/client";
-import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
-import { erc20Abi, type Hex, type PublicClient, parseAbi } from "viem";
+import { computeChannelId, signVoucher } from "@x402/evm/batch-settlement/client";
+import { erc20Abi, type Hex, type PublicClient } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ServiceError } from "../src/errors/service-error.js";
-import { CHANNEL_CONTRACT_ADDRESS } from "../src/schemes/batch-settlement/channel-typed-data.js";
 import { ledgerReport } from "../src/transports/http/routes/ledger-report.js";
 import { paymentRequiredIn } from "./helpers/mcp-results.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
-
-const CHANNELS_ABI = parseAbi([
-  "function channels(bytes32 channelId) view returns (uint128 balance, uint128 totalClaimed)",
-]);
+import { x402ChannelPayer } from "./helpers/x402-channel-payer.js";
 
 let t: PaidTestServer;
 
@@ -62,26 +57,23 @@ const payTo = () => t.devnet.deployment.accounts[0]!.address;
  */
 function channelPayer(index: number, salt?: Hex) {
   const account = privateKeyToAccount(t.devnet.deployment.accounts[index]!.privateKey);
-  const signer = toClientEvmSigner(account, chain());
-  const scheme = new BatchSettlementEvmScheme(signer, salt ? { salt } : undefined);
-  const client = new x402Client();
-  client.register(network(), scheme);
-  client.setSpendControls({ allowedAssets: [{ network: network(), asset: asset(), maxAmountPerPayment: "1000000" }] });
-  const paidFetch = wrapFetchWithPayment(fetch, client);
-  const post = (path: string, body: Record<string, unknown>) =>
-    paidFetch(`${t.server.url}${path}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
+  const payer = x402ChannelPayer({
+    account,
+    chain: chain(),
+    network: network(),
+    asset: asset(),
+    ...(salt ? { options: { salt } } : {}),
+  });
+  const { signer, scheme } = payer;
+  const post = (path: string, body: Record<string, unknown>) => payer.post(`${t.server.url}${path}`, body);
   const intel = (tokenId: number) => post("/intel", { tokenId });
   return { account, signer, scheme, intel, post };
 }
 
 const onChain = async (channelId: Hex) => {
   const [balance, totalClaimed] = await chain().readContract({
-    address: CHANNEL_CONTRACT_ADDRESS,
-    abi: CHANNELS_ABI,
+    address: BATCH_SETTLEMENT_ADDRESS,
+    abi: batchSettlementAbi,
     functionName: "channels",
     args: [channelId],
   });
@@ -498,7 +490,7 @@ describe("a payer's timed withdrawal", () => {
     const contractConfig = { ...config, withdrawDelay: Number(config.withdrawDelay) };
     await chain().waitForTransactionReceipt({
       hash: await wallet.writeContract({
-        address: CHANNEL_CONTRACT_ADDRESS,
+        address: BATCH_SETTLEMENT_ADDRESS,
         abi: batchSettlementAbi,
         functionName: "initiateWithdraw",
         args: [contractConfig, balance],
@@ -525,7 +517,7 @@ describe("a payer's timed withdrawal", () => {
     const before = await tokenBalance(payer.account.address);
     await chain().waitForTransactionReceipt({
       hash: await wallet.writeContract({
-        address: CHANNEL_CONTRACT_ADDRESS,
+        address: BATCH_SETTLEMENT_ADDRESS,
         abi: batchSettlementAbi,
         functionName: "finalizeWithdraw",
         args: [contractConfig],

@@ -36,9 +36,6 @@ import {
   recordedRefundSchema,
 } from "@agent-tools/schema";
 import { decodePaymentResponseHeader } from "@x402/core/http";
-import { toClientEvmSigner } from "@x402/evm";
-import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/client";
-import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { parse } from "csv-parse/sync";
 import { type Browser, chromium, type Page } from "playwright-core";
 import type { Address, Hex } from "viem";
@@ -47,6 +44,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BookRow } from "../src/store/settlement-ledger.js";
 import { writeBook } from "../src/transports/http/routes/ledger-book.js";
 import { type PaidTestServer, PUBLIC_URL, startPaidTestServer } from "./helpers/paid-server.js";
+import { x402ChannelPayer } from "./helpers/x402-channel-payer.js";
 
 const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const SCREENSHOTS = fileURLToPath(new URL("../test-results/operator-console/", import.meta.url));
@@ -676,23 +674,15 @@ describe("the operator console in a real browser", () => {
 
   it("shows the payment channels' money: deposited, charged, and owed until the claim pass", async () => {
     // Two calls over a channel of x402's own client: a deposit with the first, a voucher with the second.
-    const network = `eip155:${t.devnet.l2.chainId}` as const;
-    const signer = toClientEvmSigner(
-      privateKeyToAccount(t.devnet.deployment.accounts[8]!.privateKey),
-      t.devnet.l2.publicClient as never,
-    );
-    const payer = new x402Client();
-    payer.register(network, new BatchSettlementEvmScheme(signer, { depositPolicy: { depositMultiplier: 3 } }));
-    payer.setSpendControls({
-      allowedAssets: [{ network, asset: t.devnet.deployment.addresses.usdToken, maxAmountPerPayment: "1000000" }],
+    const payer = x402ChannelPayer({
+      account: privateKeyToAccount(t.devnet.deployment.accounts[8]!.privateKey),
+      chain: t.devnet.l2.publicClient,
+      network: `eip155:${t.devnet.l2.chainId}`,
+      asset: t.devnet.deployment.addresses.usdToken,
+      options: { depositPolicy: { depositMultiplier: 3 } },
     });
-    const paidFetch = wrapFetchWithPayment(fetch, payer);
     for (let call = 0; call < 2; call++) {
-      const res = await paidFetch(`${t.server.url}/intel`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ tokenId: 1 }),
-      });
+      const res = await payer.post(`${t.server.url}/intel`, { tokenId: 1 });
       expect(res.status).toBe(200);
     }
     const page = await pageWithWallet(0, []);

@@ -3,6 +3,7 @@
  * paid call takes vouchers with, the facilitator that carries deposits, claims, sweeps and refunds out on chain (the
  * built-in one, or the facilitators over HTTP), and the claimer that claims and sweeps in batches.
  */
+import { BATCH_SETTLEMENT_ADDRESS } from "@agent-tools/contracts";
 import {
   BATCH_SETTLEMENT_SCHEME,
   type ChannelTerms,
@@ -18,7 +19,6 @@ import type { PaymentScheme } from "../paid-call/payment-scheme.js";
 import { type ChannelClaimer, createChannelClaimer } from "../schemes/batch-settlement/channel-claimer.js";
 import { createChannelFacilitator } from "../schemes/batch-settlement/channel-facilitator.js";
 import { createChannelScheme } from "../schemes/batch-settlement/channel-scheme.js";
-import { CHANNEL_CONTRACT_ADDRESS } from "../schemes/batch-settlement/channel-typed-data.js";
 import type { Facilitator } from "../settlement/facilitator.js";
 import type { HttpFacilitator } from "../settlement/http-facilitators.js";
 import type { ChannelStore } from "../store/channels.js";
@@ -39,14 +39,14 @@ export async function checkChannelContract(config: Config, client: Pick<PublicCl
   if (!config.channels) return;
   let code: string | undefined;
   try {
-    code = await client.getCode({ address: CHANNEL_CONTRACT_ADDRESS });
+    code = await client.getCode({ address: BATCH_SETTLEMENT_ADDRESS });
   } catch (error) {
     throw new StartupError("L2_RPC_URL", `the payment chain did not answer: ${shortReason(error)}`);
   }
   if (!code || code === "0x") {
     throw new StartupError(
       "CHANNELS",
-      `no batch-settlement channel contract at ${CHANNEL_CONTRACT_ADDRESS} on ${config.payment.network}, which payment channels need: set CHANNELS=off to take exact payments only`,
+      `no batch-settlement channel contract at ${BATCH_SETTLEMENT_ADDRESS} on ${config.payment.network}, which payment channels need: set CHANNELS=off to take exact payments only`,
     );
   }
 }

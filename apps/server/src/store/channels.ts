@@ -1,7 +1,8 @@
 /**
  * The service's side of its payers' `batch-settlement` channels, shared by every instance and kept across restarts:
- * each channel's terms, what the chain said of it, what was charged on it with the payer's latest voucher, and the
- * one call that holds it at a time. A charge is committed only when its call answered (docs/channels.md).
+ * each channel's terms, what the chain said of it, what was charged on it with the payer's latest voucher, and a
+ * refund holding it. A call's charge is written only when the call answered, if the channel is still as the call
+ * found it (docs/channels.md).
  */
 import type { Database, Queryable } from "./database.js";
 import { groupWrites } from "./group-writes.js";
@@ -25,8 +26,6 @@ export interface ChannelRecord {
   refundNonce: bigint;
   /** When the payer started a timed withdrawal (Unix seconds), 0 when none is under way. */
   withdrawRequestedAt: number;
-  /** The call holding the channel, while it runs. */
-  heldBy: string | undefined;
 }
 
 /** The charge of one call that answered (`ChannelStore.charge`). */
@@ -51,9 +50,6 @@ export interface ChainChannelState {
   withdrawRequestedAt: number;
 }
 
-/** Why a channel could not be held for a call. */
-export type HoldRefusal = { held: false; why: "out_of_step" | "busy" | "unknown"; channel?: ChannelRecord };
-
 /** A deposit, claim, sweep or refund seen through on chain. */
 export interface ChannelEvent {
   transaction: string;
@@ -74,23 +70,19 @@ export interface ChannelStore {
   /** Mirrors what the chain says of a channel (after a deposit, a claim, a refund or a read). */
   mirror(channelId: string, state: ChainChannelState): Promise<void>;
   /**
-   * Holds the channel for one call whose voucher follows `charged` (the channel's charged total it was signed
-   * against), until `until` at the latest; refused when the charged total differs or another call holds it.
+   * Holds the channel for a cooperative refund, on every instance, while its charged total is `charged`, until
+   * `until` at the latest: no call is charged on it meanwhile (`charge` refuses a held channel). False when the
+   * charged total moved or another refund holds it.
    */
-  hold(
-    channelId: string,
-    charged: bigint,
-    holder: string,
-    until: Date,
-  ): Promise<{ held: true; channel: ChannelRecord } | HoldRefusal>;
-  /** Ends a hold without a charge: the call failed. */
+  hold(channelId: string, charged: bigint, holder: string, until: Date): Promise<boolean>;
+  /** Ends a hold. */
   release(channelId: string, holder: string): Promise<void>;
   /**
    * Charges a call that answered, when the channel is as the call found it: its charged total still `expected`, no
    * withdrawal under way, no refund holding it, and the balance covering the new total. The charged total becomes the
    * voucher's cumulative amount and the voucher is kept for the claim; with `booking`, the call's ledger entry is
    * written settled in the same statement. The channel as it is now, or undefined when it was not as found (nothing
-   * is charged then). Calls that come while a charge is being written are written together (./channel-charges.ts).
+   * is charged then). Calls that come while a charge is being written are written together (./group-writes.ts).
    */
   charge(request: ChannelCharge): Promise<ChannelRecord | undefined>;
   /**
@@ -138,7 +130,7 @@ export interface ChannelTotals {
   unclaimed: bigint;
 }
 
-export interface ChannelRow {
+interface ChannelRow {
   channel_id: string;
   config: Record<string, unknown> | string;
   payer: string;
@@ -149,14 +141,13 @@ export interface ChannelRow {
   signature: string | null;
   refund_nonce: string;
   withdraw_requested_at: string | number;
-  held_by: string | null;
 }
 
-export const CHANNEL_COLUMNS = `channel_id, config, payer, balance::text AS balance, total_claimed::text AS total_claimed,
+const CHANNEL_COLUMNS = `channel_id, config, payer, balance::text AS balance, total_claimed::text AS total_claimed,
   charged::text AS charged, signed_max::text AS signed_max, signature, refund_nonce::text AS refund_nonce,
-  withdraw_requested_at, held_by`;
+  withdraw_requested_at`;
 
-export function recordOf(row: ChannelRow): ChannelRecord {
+function recordOf(row: ChannelRow): ChannelRecord {
   return {
     channelId: row.channel_id,
     config: typeof row.config === "string" ? JSON.parse(row.config) : row.config,
@@ -168,7 +159,6 @@ export function recordOf(row: ChannelRow): ChannelRecord {
     signature: row.signature ?? undefined,
     refundNonce: BigInt(row.refund_nonce),
     withdrawRequestedAt: Number(row.withdraw_requested_at),
-    heldBy: row.held_by ?? undefined,
   };
 }
 
@@ -214,16 +204,13 @@ export function createChannelStore(db: Database): ChannelStore {
       );
     },
     async hold(channelId, charged, holder, until) {
-      const [row] = await db.query<ChannelRow>(
+      const [row] = await db.query(
         `UPDATE channels SET held_by = $3, held_until = $4, updated_at = now()
          WHERE channel_id = $1 AND charged = $2 AND (held_by IS NULL OR held_until < now())
-         RETURNING ${CHANNEL_COLUMNS}`,
+         RETURNING channel_id`,
         [channelId, charged.toString(), holder, until],
       );
-      if (row) return { held: true, channel: recordOf(row) };
-      const channel = await get(db, channelId);
-      if (!channel) return { held: false, why: "unknown" };
-      return { held: false, why: channel.charged !== charged ? "out_of_step" : "busy", channel };
+      return row !== undefined;
     },
     charge: groupWrites({ write: (group) => chargeGroup(db, group), keyOf: (c) => c.channelId, maxGroup: 500 }),
     async release(channelId, holder) {

@@ -77,18 +77,22 @@ export function createChannelClaimer(parameters: ChannelClaimerParameters): Chan
   const envelope = (payload: Record<string, unknown>): PaymentPayload =>
     ({ x402Version: 2, accepted: requirements, payload }) as unknown as PaymentPayload;
 
-  async function prepare(): Promise<void> {
-    if ((await store.scannedBlock()) === 0n) await store.setScannedBlock(await chain.getBlockNumber());
+  /** The last block whose withdrawals were read; the head, marked so, for a store that never read any. */
+  async function scannedFrom(): Promise<bigint> {
+    const scanned = await store.scannedBlock();
+    if (scanned !== 0n) return scanned;
+    const head = await chain.getBlockNumber();
+    await store.setScannedBlock(head);
+    return head;
   }
 
   /**
    * Marks the channels whose payers started a timed withdrawal since the last pass, reading the contract's logs in
-   * ranges the RPC takes (from where `prepare` marked, at the first).
+   * ranges the RPC takes (from the head at the first, when `prepare` did not mark it).
    */
   async function readWithdrawals(): Promise<number> {
-    await prepare();
+    const scanned = await scannedFrom();
     const head = await chain.getBlockNumber();
-    const scanned = await store.scannedBlock();
     let seen = 0;
     for (let from = scanned + 1n; from <= head; from += parameters.maxLogRange) {
       const to = from + parameters.maxLogRange - 1n < head ? from + parameters.maxLogRange - 1n : head;
@@ -281,7 +285,9 @@ export function createChannelClaimer(parameters: ChannelClaimerParameters): Chan
   }
 
   return {
-    prepare,
+    prepare: async () => {
+      await scannedFrom();
+    },
     claimNow,
     start: () => {
       stopped = false;

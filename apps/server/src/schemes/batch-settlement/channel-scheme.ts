@@ -11,7 +11,7 @@ import { type Address, getAddress, type Hex, type LocalAccount, zeroAddress } fr
 import type { PaymentScheme, SchemeOperation, SchemeRefusal } from "../../paid-call/payment-scheme.js";
 import type { Facilitator } from "../../settlement/facilitator.js";
 import type { ChainChannelState, ChannelRecord, ChannelStore } from "../../store/channels.js";
-import type { SettlementClaim } from "../../store/ledger/types.js";
+import type { SettlementClaim } from "../../store/settlement-ledger.js";
 import { type ChannelPayload, readChannelPayload } from "./channel-payload.js";
 import { channelIdOf, signClaimBatch, signRefund, voucherSigner } from "./channel-typed-data.js";
 
@@ -446,10 +446,9 @@ export function createChannelScheme(parameters: ChannelSchemeParameters): Paymen
     }
     const holder = `${requestId}:refund`;
     // Held here (no call of this instance is charged meanwhile) and in the store (nor of any other).
-    const held = holders.has(id)
-      ? { held: false as const }
-      : await store.hold(id, channel.charged, holder, new Date(now().getTime() + holdMs));
-    if (!held.held) {
+    const held =
+      !holders.has(id) && (await store.hold(id, channel.charged, holder, new Date(now().getTime() + holdMs)));
+    if (!held) {
       return {
         done: false,
         reason: "invalid_batch_settlement_evm_channel_busy",

@@ -8,9 +8,6 @@ import type { Address, Hex, LocalAccount } from "viem";
 import { recoverTypedDataSigner } from "../../signatures/recover-signer.js";
 import { hashTypedDataOfKnownDomain } from "../../signatures/typed-data-hash.js";
 
-/** Where x402's channel contract lives, the same address on every chain (the contracts package's constant). */
-export const CHANNEL_CONTRACT_ADDRESS: Address = BATCH_SETTLEMENT_ADDRESS;
-
 /** The bounds of a channel's withdrawal delay, in seconds (15 minutes to 30 days). */
 export const WITHDRAW_DELAY_BOUNDS = { min: 900, max: 2_592_000 } as const;
 
@@ -62,7 +59,7 @@ const CLAIM_BATCH_TYPES = {
 } as const;
 
 function domainOf(chainId: number) {
-  return { name: "x402 Batch Settlement", version: "1", chainId, verifyingContract: CHANNEL_CONTRACT_ADDRESS } as const;
+  return { name: "x402 Batch Settlement", version: "1", chainId, verifyingContract: BATCH_SETTLEMENT_ADDRESS } as const;
 }
 
 /** The id of the channel with these terms on `chainId`. */
