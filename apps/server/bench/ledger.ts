@@ -19,6 +19,8 @@ import { spawnDevnetProcess } from "@agent-tools/devnet";
 import { type PricePoint, paidRoutes, pricePoints } from "@agent-tools/schema";
 import { getAddress } from "viem";
 import { accountFromPrivateKey, createAgentToolsClient } from "../../../packages/sdk/src/index.js";
+import { channelPaymentKey } from "../src/schemes/batch-settlement/channel-scheme.js";
+import { createChannelStore } from "../src/store/channels.js";
 import type { Database } from "../src/store/database.js";
 import { openDatabase } from "../src/store/open-database.js";
 import { createSettlementLedger, type SettlementClaim } from "../src/store/settlement-ledger.js";
@@ -50,6 +52,18 @@ const WRITERS = 8;
 /** Disk a settled payment takes on Postgres, row and indexes, with room to spare: the growth stops before the disk is full. */
 const BYTES_PER_ROW = 1_200;
 const METHODS = ["GET", "POST", "MCP", "A2A"] as const;
+/** Entries over a channel left unclaimed at the end of each growth (the claimer's next pass would take them). */
+const CHANNEL_UNCLAIMED = 2_000;
+/**
+ * A channel entry's cumulative is its number times this: increasing along each channel, with room between two
+ * entries for the charges the write measurements add at a size before the next growth.
+ */
+const CUMULATIVE_STEP = 1_000_000_000;
+/** Claims booked at each size, one channel each, after the channel writes. */
+const CLAIM_BOOKINGS = 50;
+
+/** The channel of payer number `n` (payers of odd number pay over one), as the service names it: 32 bytes in hex. */
+const channelIdOf = (n: number) => `0x${createHash("sha256").update(`channel ${n}`).digest("hex")}`;
 
 export interface LedgerRow {
   store: "Postgres" | "PGlite";
@@ -78,6 +92,9 @@ export interface LedgerRow {
     benchGrowth: number;
   };
   write: { p50: number; p99: number; failed: number };
+  /** A paid call's write over a channel (the charge and its entry), and a claim's booking of one channel. */
+  channelWrite: { p50: number; p99: number; failed: number };
+  claimBooking: { p50: number; p99: number };
   /** The database's size on disk, MB. */
   diskMb?: number;
 }
@@ -132,18 +149,31 @@ function bookRows(series: string, terms: Terms, payers: string[], stage: { from:
   const routes = [...new Set(Object.values(paidRoutes).map((route) => route.path))];
   const text = (value: string) => `'${value.replaceAll("'", "''")}'`;
   const list = (values: readonly string[]) => `(ARRAY[${values.map(text).join(",")}])`;
-  return `SELECT i, payer, nonce, at, discounted, route, method,
-      lower('eip3009:' || ${text(terms.network)} || ':' || ${text(terms.asset)} || ':' || payer || ':' || nonce) AS key
+  // A payer of odd number pays over its channel (one each): the entry's nonce is the channel's id, its cumulative
+  // grows with the book's order, and its transaction is the claim of the minute it was charged in (one pass a
+  // minute, CHANNEL_DEFAULTS.claimIntervalMs), '' for the growth's last CHANNEL_UNCLAIMED entries.
+  return `SELECT i, payer, nonce, at, discounted, route, method, channel_id,
+      CASE WHEN channel_id IS NULL THEN NULL ELSE i::numeric * ${CUMULATIVE_STEP} END AS cumulative,
+      CASE WHEN channel_id IS NULL
+        THEN lower('eip3009:' || ${text(terms.network)} || ':' || ${text(terms.asset)} || ':' || payer || ':' || nonce)
+        ELSE 'channel:' || channel_id || ':' || (i::numeric * ${CUMULATIVE_STEP})::text END AS key,
+      CASE WHEN channel_id IS NULL THEN '0x' || md5('transaction' || i) || md5('transaction.' || i)
+        WHEN i > ${stage.to - CHANNEL_UNCLAIMED} THEN ''
+        ELSE '0x' || md5('claim' || claim_minute) || md5('claim.' || claim_minute) END AS transaction
     FROM (
-      SELECT i, p.address AS payer, '0x' || md5('nonce' || i) || md5('nonce.' || i) AS nonce, i % 4 = 0 AS discounted,
+      SELECT i, p.address AS payer, coalesce(p.channel, '0x' || md5('nonce' || i) || md5('nonce.' || i)) AS nonce,
+        p.channel AS channel_id, i % 4 = 0 AS discounted,
         date_trunc('milliseconds', $1::timestamptz - interval '${SPREAD_MS} milliseconds'
           + ((i - ${stage.from}) * ${SPREAD_MS}::float8 / ${stage.to - stage.from}) * interval '1 millisecond') AS at,
         ${list(routes)}[1 + ((i * 7) % ${routes.length})::int] AS route,
         ${list(METHODS)}[1 + ((i / 3) % ${METHODS.length})::int] AS method
       FROM ${series}
-      JOIN (VALUES ${payers.map((address, n) => `(${n}, ${text(address)})`).join(",")}) AS p (n, address)
+      JOIN (VALUES ${payers
+        .map((address, n) => `(${n}, ${text(address)}, ${n % 2 === 1 ? text(channelIdOf(n)) : "NULL"})`)
+        .join(",")}) AS p (n, address, channel)
         ON p.n = (i * 40503) % ${PAYERS}
-    ) numbered`;
+    ) numbered
+    CROSS JOIN LATERAL (SELECT floor(extract(epoch FROM at) / 60)::bigint AS claim_minute) claims`;
 }
 
 /** Grows the book from `from` to `to` payments, CHUNK_ROWS per statement; seconds it took. */
@@ -163,14 +193,38 @@ async function grow(
     const chunkStart = performance.now();
     await db.query(
       `INSERT INTO settlements (payment_key, status, route, method, token_id, payer, nonce, caller, price_point, amount,
-         asset, network, pay_to, valid_before, request_id, transaction, claimed_at, settled_at)
+         asset, network, pay_to, valid_before, request_id, transaction, claimed_at, settled_at, channel_id, cumulative)
        SELECT key, 'settled', route, method, 1 + i % 10, payer, nonce, CASE WHEN discounted THEN payer END,
          CASE WHEN discounted THEN 'discounted' ELSE 'standard' END,
          CASE WHEN discounted THEN ${pricePoints.discounted} ELSE ${pricePoints.standard} END,
          $2, $3, $4, at + interval '118 seconds', md5('request' || i)::uuid::text,
-         '0x' || md5('transaction' || i) || md5('transaction.' || i), at - interval '2 seconds', at
+         transaction, at - interval '2 seconds', at, channel_id, cumulative
        FROM (${rows("generate_series($5::bigint, $6::bigint) AS i")}) book`,
       [now, terms.asset, terms.network, terms.payTo, first, last],
+    );
+    // The claims of the chunk's channel entries, one row per claim and channel as the claimer records them, and the
+    // channels as their charges and claims left them.
+    await db.query(
+      `INSERT INTO channel_events AS e (transaction, kind, channel_id, amount, asset, network, at)
+       SELECT transaction, 'claim', channel_id,
+         sum(CASE WHEN discounted THEN ${pricePoints.discounted} ELSE ${pricePoints.standard} END), $1, $2, max(at)
+       FROM (${rows("generate_series($3::bigint, $4::bigint) AS i")}) book
+       WHERE channel_id IS NOT NULL AND transaction <> ''
+       GROUP BY transaction, channel_id
+       ON CONFLICT (transaction, kind, channel_id) DO UPDATE SET amount = e.amount + excluded.amount`,
+      [terms.asset, terms.network, first, last],
+    );
+    await db.query(
+      `INSERT INTO channels AS c (channel_id, config, payer, balance, total_claimed, charged, signed_max, signature)
+       SELECT channel_id, '{}'::jsonb, payer, max(cumulative) * 2,
+         coalesce(max(cumulative) FILTER (WHERE transaction <> ''), 0), max(cumulative), max(cumulative), '0x'
+       FROM (${rows("generate_series($1::bigint, $2::bigint) AS i")}) book
+       WHERE channel_id IS NOT NULL
+       GROUP BY channel_id, payer
+       ON CONFLICT (channel_id) DO UPDATE SET balance = GREATEST(c.balance, excluded.balance),
+         total_claimed = GREATEST(c.total_claimed, excluded.total_claimed),
+         charged = GREATEST(c.charged, excluded.charged), signed_max = GREATEST(c.signed_max, excluded.signed_max)`,
+      [first, last],
     );
     // Refunds of every REFUND_EVERY-th payment, whole, mined some minutes after it (block times: seconds).
     await db.query(
@@ -249,6 +303,98 @@ async function writeCost(db: Database, terms: Terms, payers: string[]): Promise<
   };
   await Promise.all(Array.from({ length: WRITERS }, writer));
   return { p50: percentile(times, 50), p99: percentile(times, 99), failed };
+}
+
+/**
+ * One paid call's write over a channel (ChannelStore.charge with its entry, the server's one statement per call),
+ * WRITES of them, WRITERS at once, each writer on channels of its own: p50 and p99, ms. Then CLAIM_BOOKINGS claims,
+ * each of one of those channels up to what it was charged (ChannelStore.claimed, as the claimer books a claim): p50
+ * and p99, ms.
+ */
+async function channelWriteCost(
+  db: Database,
+  terms: Terms,
+): Promise<{ write: LedgerRow["write"]; claimBooking: { p50: number; p99: number } }> {
+  const store = createChannelStore(db);
+  const channels = await db.query<{ channel_id: string; payer: string; charged: string }>(
+    `SELECT channel_id, payer, charged::text AS charged FROM channels ORDER BY channel_id LIMIT ${WRITERS * 8}`,
+  );
+  if (channels.length < WRITERS) throw new Error("the book has too few channels to write to");
+  const state = new Map(channels.map((c) => [c.channel_id, BigInt(c.charged)]));
+  const routes = [...new Set(Object.values(paidRoutes).map((route) => route.path))];
+  const times: number[] = [];
+  let failed = 0;
+  let next = 0;
+  const writer = async (w: number) => {
+    const own = channels.filter((_, n) => n % WRITERS === w);
+    let turn = 0;
+    while (next < WRITES) {
+      next += 1;
+      const channel = own[turn++ % own.length]!;
+      const expected = state.get(channel.channel_id)!;
+      const point: PricePoint = Math.random() < 0.25 ? "discounted" : "standard";
+      const charged = expected + BigInt(pricePoints[point]);
+      const claim: SettlementClaim = {
+        paymentKey: channelPaymentKey(channel.channel_id, charged),
+        route: routes[Math.floor(Math.random() * routes.length)]!,
+        method: METHODS[Math.floor(Math.random() * METHODS.length)]!,
+        tokenId: 1 + Math.floor(Math.random() * 10),
+        payer: channel.payer,
+        nonce: channel.channel_id,
+        caller: point === "discounted" ? channel.payer : null,
+        pricePoint: point,
+        amount: pricePoints[point],
+        asset: terms.asset,
+        network: terms.network,
+        payTo: terms.payTo,
+        validBefore: new Date(Date.now() + 120_000),
+        requestId: randomUUID(),
+        channel: { id: channel.channel_id, cumulative: charged.toString() },
+      };
+      const start = performance.now();
+      const written = await store.charge({
+        channelId: channel.channel_id,
+        expected,
+        charged,
+        signature: `0x${randomBytes(65).toString("hex")}`,
+        booking: { claim, transaction: "" },
+      });
+      if (!written) {
+        failed += 1;
+        continue;
+      }
+      times.push(performance.now() - start);
+      state.set(channel.channel_id, charged);
+    }
+  };
+  await Promise.all(Array.from({ length: WRITERS }, (_, w) => writer(w)));
+  const bookings: number[] = [];
+  for (const channel of channels.slice(0, CLAIM_BOOKINGS)) {
+    const start = performance.now();
+    await store.claimed(
+      { transaction: `0x${randomBytes(32).toString("hex")}`, asset: terms.asset, network: terms.network },
+      [{ channelId: channel.channel_id, totalClaimed: state.get(channel.channel_id)! }],
+    );
+    bookings.push(performance.now() - start);
+  }
+  return {
+    write: { p50: percentile(times, 50), p99: percentile(times, 99), failed },
+    claimBooking: { p50: percentile(bookings, 50), p99: percentile(bookings, 99) },
+  };
+}
+
+/** The channel writes on an empty book: its payers' channels opened first, as their deposits open them. */
+async function emptyChannelWrites(db: Database, terms: Terms, payers: string[]) {
+  await db.query(
+    `INSERT INTO channels (channel_id, config, payer, balance) SELECT * FROM
+       (VALUES ${payers
+         .slice(0, WRITERS * 16)
+         .map((payer, n) => (n % 2 === 1 ? `('${channelIdOf(n)}', '{}'::jsonb, '${payer}', 1000000000000)` : ""))
+         .filter(Boolean)
+         .join(",")}) AS v ON CONFLICT DO NOTHING`,
+  );
+  const { write: channelWrite, claimBooking } = await channelWriteCost(db, terms);
+  return { channelWrite, claimBooking };
 }
 
 /** The book's size in rows, and the 90-day window's middle position as a client that paged there holds it. */
@@ -426,7 +572,13 @@ export async function benchLedger(
         join(temp, "postgres.log"),
       );
       progress("ledger, Postgres: write cost on the empty book");
-      rows.push({ store: "Postgres", payments: 0, refunds: 0, write: await writeCost(db, terms, payers) });
+      rows.push({
+        store: "Postgres",
+        payments: 0,
+        refunds: 0,
+        write: await writeCost(db, terms, payers),
+        ...(await emptyChannelWrites(db, terms, payers)),
+      });
       let generated = 0;
       for (const size of sizes) {
         if (size <= generated) continue;
@@ -441,6 +593,7 @@ export async function benchLedger(
         const reads = await measureReads(server, operator.privateKey, window, facts, progress, label);
         progress(`${label}: write cost`);
         const write = await writeCost(db, terms, payers);
+        const { write: channelWrite, claimBooking } = await channelWriteCost(db, terms);
         rows.push({
           store: "Postgres",
           payments: facts.payments,
@@ -449,6 +602,8 @@ export async function benchLedger(
           book: facts.window,
           ...reads,
           write,
+          channelWrite,
+          claimBooking,
           diskMb: facts.diskMb,
         });
         generated = size;
@@ -464,7 +619,13 @@ export async function benchLedger(
       const pgliteEnv = { ...serverEnv, DATA_DIR: dataDir };
       db = await openDatabase({ kind: "pglite", dataDir });
       progress("ledger, PGlite: write cost on the empty book");
-      rows.push({ store: "PGlite", payments: 0, refunds: 0, write: await writeCost(db, terms, payers) });
+      rows.push({
+        store: "PGlite",
+        payments: 0,
+        refunds: 0,
+        write: await writeCost(db, terms, payers),
+        ...(await emptyChannelWrites(db, terms, payers)),
+      });
       let generated = 0;
       let rate = Number.POSITIVE_INFINITY;
       for (const size of pgliteSizes) {
@@ -483,6 +644,7 @@ export async function benchLedger(
         rate = (size - generated) / seconds;
         progress(`${label}: write cost`);
         const write = await writeCost(db, terms, payers);
+        const { write: channelWrite, claimBooking } = await channelWriteCost(db, terms);
         const facts = await bookFacts(db, terms, window);
         await db.close();
         db = undefined;
@@ -498,6 +660,8 @@ export async function benchLedger(
           book: facts.window,
           ...reads,
           write,
+          channelWrite,
+          claimBooking,
           diskMb: facts.diskMb,
         });
         generated = size;
@@ -548,6 +712,8 @@ export function printLedger(line: LedgerLine): void {
     "entries/s",
     "write p50 ms",
     "write p99 ms",
+    "channel write p50 / p99 ms",
+    "claim booking p50 / p99 ms",
     "server RSS MB",
     "bench RSS +MB",
     "disk MB",
@@ -568,6 +734,9 @@ export function printLedger(line: LedgerLine): void {
       exported ? fmt(exported.entries / exported.seconds) : "",
       fmt(row.write.p50, 2) + (row.write.failed ? ` (${row.write.failed} failed)` : ""),
       fmt(row.write.p99, 2),
+      `${fmt(row.channelWrite.p50, 2)} / ${fmt(row.channelWrite.p99, 2)}` +
+        (row.channelWrite.failed ? ` (${row.channelWrite.failed} failed)` : ""),
+      `${fmt(row.claimBooking.p50, 2)} / ${fmt(row.claimBooking.p99, 2)}`,
       exported ? `${fmt(exported.serverBefore)} → ${fmt(exported.serverMax)}` : "",
       exported ? fmt(exported.benchGrowth) : "",
       row.diskMb === undefined ? "" : fmt(row.diskMb),

@@ -441,6 +441,8 @@ async function chainLines(out: {
 
 /** Calls of each measured round over channels (a round takes a few seconds at thousands a second). */
 const CHANNEL_CALLS = 6000;
+/** Calls over channels on the chain mining a block every second, as fast as answers come. */
+const BLOCKED_CHANNEL_CALLS = 4000;
 
 /**
  * Paid calls over channels next to paid `exact` calls and `@x402/express`, in alternating rounds of one run; then at
@@ -532,6 +534,46 @@ async function channelLine(c: {
       serverCpu: ourCpu,
       rate: STEADY_RATE,
     });
+    // The same three sides as above, as fast as their answers come on 10 connections, on the chain with blocks: a
+    // call paid with `exact` waits for its block, one over a channel for none (docs/testing.md).
+    progress(`paid POST /intel on 10 connections, a block every ${BLOCK_MS} ms: @x402/express, exact, channels`);
+    const blocked = await benchPaid({
+      reference: {
+        url: `${c.ready.reference}/intel`,
+        body: INTEL_BODY,
+        signers: c.signers,
+        serverCpu: c.referenceCpu,
+        seconds: 20,
+      },
+      ours: { url: `${ours.url}/intel`, body: INTEL_BODY, signers: c.signers, serverCpu: ourCpu, seconds: 20 },
+    });
+    const blockedChannels = await channelCalls(busy, opened.channels, used, BLOCKED_CHANNEL_CALLS, charged, {
+      serverCpu: ourCpu,
+    });
+    const onBlocks = `paid, 10 connections, ${BLOCK_MS} ms blocks`;
+    rows.push(
+      { line: onBlocks, app: "@x402/express", result: blocked.reference.result, failures: blocked.reference.failures },
+      {
+        line: onBlocks,
+        app: "ours, exact",
+        result: blocked.ours.result,
+        versus: blocked.reference.result,
+        failures: blocked.ours.failures,
+      },
+      {
+        line: onBlocks,
+        app: "ours, channel vs exact",
+        result: blockedChannels.result,
+        versus: blocked.ours.result,
+        failures: blockedChannels.failures,
+      },
+      {
+        line: onBlocks,
+        app: "ours, channel vs x402",
+        result: blockedChannels.result,
+        versus: blocked.reference.result,
+      },
+    );
     rows.push(
       { line: `${STEADY_RATE}/s, ${BLOCK_MS} ms blocks`, app: "ours, exact", result: slowExact.ours.result },
       {

@@ -10,7 +10,7 @@ import type { Database } from "../src/store/database.js";
 import { FacilitatorKeyInUseError, lockFacilitatorKeys } from "../src/store/facilitator-key-locks.js";
 import { DatabaseTooNewError, LATEST_MIGRATION, migrate, migrations } from "../src/store/migrations.js";
 import { createMissionQueue } from "../src/store/mission-queue.js";
-import { DataDirectoryInUseError, openPglite } from "../src/store/pglite.js";
+import { DataDirectoryInUseError, openMemoryPglite, openPglite } from "../src/store/pglite.js";
 import { openPostgres } from "../src/store/postgres.js";
 import { createSettlementLedger, type SettlementClaim } from "../src/store/settlement-ledger.js";
 import { createSignInNonceStore } from "../src/store/sign-in-nonces.js";
@@ -256,6 +256,40 @@ describe.each(backends.filter(([name]) => name !== "Postgres" || !withoutPostgre
       await channels.releaseLease("instance-b");
     });
 
+    it("keeps the channels' deposits, sweeps and refunds as their events are recorded, an event seen twice once", async () => {
+      const channels = createChannelStore(db);
+      const before = await channels.totals();
+      const event = (kind: "deposit" | "sweep" | "refund", amount: bigint, channelId = "0xc1") => ({
+        transaction: `0x${(++claims).toString(16).padStart(64, "0")}`,
+        kind,
+        channelId: kind === "sweep" ? "" : channelId,
+        amount,
+        asset: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+        network: "eip155:31338",
+      });
+      const deposit = event("deposit", 3_000_000n);
+      await channels.record(deposit);
+      await channels.record(deposit);
+      await channels.record(event("deposit", 1_000_000n, "0xc2"));
+      await channels.record(event("sweep", 250_000n));
+      await channels.record(event("refund", 40_000n));
+      const after = await channels.totals();
+      expect(after.deposited - before.deposited).toBe(4_000_000n);
+      expect(after.swept - before.swept).toBe(250_000n);
+      expect(after.refunded - before.refunded).toBe(40_000n);
+      // The kept totals are the events' own sums.
+      const [sums] = await db.query<{ deposited: string; swept: string; refunded: string }>(
+        `SELECT (SELECT coalesce(sum(amount), 0) FROM channel_events WHERE kind = 'deposit')::text AS deposited,
+           (SELECT coalesce(sum(amount), 0) FROM channel_events WHERE kind = 'sweep')::text AS swept,
+           (SELECT coalesce(sum(amount), 0) FROM channel_events WHERE kind = 'refund')::text AS refunded`,
+      );
+      expect([after.deposited, after.swept, after.refunded].map(String)).toEqual([
+        sums!.deposited,
+        sums!.swept,
+        sums!.refunded,
+      ]);
+    });
+
     // One PGlite serves one process; Postgres is where instances race for missions.
     const onPostgres = name === "Postgres" ? it : () => undefined;
     onPostgres("gives concurrent claimers disjoint missions: each due mission is claimed once", async () => {
@@ -350,6 +384,43 @@ describe.skipIf(withoutPostgres)("several instances on one Postgres database", (
     const second = await lockFacilitatorKeys(b.pool!, [address], { waitMs: 0 });
     await second.release();
     await other.release();
+  });
+});
+
+describe("channel events recorded before their totals were kept", () => {
+  it("are added up once by the migration that keeps the totals, which the triggers then keep", async () => {
+    const db = await openMemoryPglite();
+    try {
+      await db.query(
+        "CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
+      );
+      for (const migration of migrations.filter((m) => m.version <= 12)) {
+        for (const statement of migration.statements) await db.query(statement);
+        await db.query("INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", [
+          migration.version,
+          migration.name,
+        ]);
+      }
+      await db.query(
+        `INSERT INTO channel_events (transaction, kind, channel_id, amount, asset, network)
+         VALUES ('0x01', 'deposit', '0xc1', 3000000, 'a', 'n'), ('0x02', 'deposit', '0xc2', 2000000, 'a', 'n'),
+           ('0x03', 'claim', '0xc1', 70000, 'a', 'n'), ('0x04', 'sweep', '', 70000, 'a', 'n')`,
+      );
+      expect(await migrate(db)).toEqual(migrations.filter((m) => m.version >= 13).map((m) => m.version));
+      const channels = createChannelStore(db);
+      expect(await channels.totals()).toMatchObject({ deposited: 5_000_000n, swept: 70_000n, refunded: 0n });
+      await channels.record({
+        transaction: "0x05",
+        kind: "refund",
+        channelId: "0xc2",
+        amount: 1_930_000n,
+        asset: "a",
+        network: "n",
+      });
+      expect(await channels.totals()).toMatchObject({ deposited: 5_000_000n, swept: 70_000n, refunded: 1_930_000n });
+    } finally {
+      await db.close();
+    }
   });
 });
 

@@ -300,10 +300,10 @@ export function createChannelStore(db: Database): ChannelStore {
         `SELECT (SELECT count(*) FROM channels)::int AS channels,
            (SELECT coalesce(sum(charged), 0) FROM channels)::text AS charged,
            (SELECT coalesce(sum(charged - total_claimed), 0) FROM channels WHERE charged > total_claimed)::text AS unclaimed,
-           (SELECT coalesce(sum(amount), 0) FROM channel_events WHERE kind = 'deposit')::text AS deposited,
+           (SELECT coalesce(sum(amount), 0) FROM channel_event_totals WHERE kind = 'deposit')::text AS deposited,
            (SELECT coalesce(sum(total_claimed), 0) FROM channels)::text AS claimed,
-           (SELECT coalesce(sum(amount), 0) FROM channel_events WHERE kind = 'sweep')::text AS swept,
-           (SELECT coalesce(sum(amount), 0) FROM channel_events WHERE kind = 'refund')::text AS refunded`,
+           (SELECT coalesce(sum(amount), 0) FROM channel_event_totals WHERE kind = 'sweep')::text AS swept,
+           (SELECT coalesce(sum(amount), 0) FROM channel_event_totals WHERE kind = 'refund')::text AS refunded`,
       );
       return {
         channels: Number(row?.channels ?? 0),
