@@ -207,24 +207,24 @@ async function grow(
     await db.query(
       `INSERT INTO channel_events AS e (transaction, kind, channel_id, amount, asset, network, at)
        SELECT transaction, 'claim', channel_id,
-         sum(CASE WHEN discounted THEN ${pricePoints.discounted} ELSE ${pricePoints.standard} END), $1, $2, max(at)
-       FROM (${rows("generate_series($3::bigint, $4::bigint) AS i")}) book
+         sum(CASE WHEN discounted THEN ${pricePoints.discounted} ELSE ${pricePoints.standard} END), $2, $3, max(at)
+       FROM (${rows("generate_series($4::bigint, $5::bigint) AS i")}) book
        WHERE channel_id IS NOT NULL AND transaction <> ''
        GROUP BY transaction, channel_id
        ON CONFLICT (transaction, kind, channel_id) DO UPDATE SET amount = e.amount + excluded.amount`,
-      [terms.asset, terms.network, first, last],
+      [now, terms.asset, terms.network, first, last],
     );
     await db.query(
       `INSERT INTO channels AS c (channel_id, config, payer, balance, total_claimed, charged, signed_max, signature)
        SELECT channel_id, '{}'::jsonb, payer, max(cumulative) * 2,
          coalesce(max(cumulative) FILTER (WHERE transaction <> ''), 0), max(cumulative), max(cumulative), '0x'
-       FROM (${rows("generate_series($1::bigint, $2::bigint) AS i")}) book
+       FROM (${rows("generate_series($2::bigint, $3::bigint) AS i")}) book
        WHERE channel_id IS NOT NULL
        GROUP BY channel_id, payer
        ON CONFLICT (channel_id) DO UPDATE SET balance = GREATEST(c.balance, excluded.balance),
          total_claimed = GREATEST(c.total_claimed, excluded.total_claimed),
          charged = GREATEST(c.charged, excluded.charged), signed_max = GREATEST(c.signed_max, excluded.signed_max)`,
-      [first, last],
+      [now, first, last],
     );
     // Refunds of every REFUND_EVERY-th payment, whole, mined some minutes after it (block times: seconds).
     await db.query(
