@@ -290,6 +290,79 @@ describe.each(backends.filter(([name]) => name !== "Postgres" || !withoutPostgre
       ]);
     });
 
+    it("books each claim's calls under it, and a call settled after a later claim under the claim that took it", async () => {
+      const channels = createChannelStore(db);
+      const ledger = createSettlementLedger(db);
+      const channelId = `0x${"c7".repeat(32)}`;
+      await channels.open({
+        channelId,
+        config: {},
+        payer: PAYER,
+        balance: 1_000_000n,
+        totalClaimed: 0n,
+        refundNonce: 0n,
+        withdrawRequestedAt: 0,
+      });
+      const entryOf = (cumulative: bigint) =>
+        claimOf({
+          paymentKey: `channel:${channelId}:${cumulative}`,
+          nonce: channelId,
+          amount: "10000",
+          channel: { id: channelId, cumulative: cumulative.toString() },
+        });
+      const charge = (expected: bigint, booked: boolean) =>
+        channels.charge({
+          channelId,
+          expected,
+          charged: expected + 10_000n,
+          signature: "0x01",
+          ...(booked ? { booking: { claim: entryOf(expected + 10_000n), transaction: "" } } : {}),
+        });
+      const transactionsOf = async () =>
+        (
+          await db.query<{ cumulative: string; transaction: string | null }>(
+            "SELECT cumulative::text, transaction FROM settlements WHERE channel_id = $1 ORDER BY cumulative",
+            [channelId],
+          )
+        ).map((row) => [row.cumulative, row.transaction]);
+      const claimOne = `0x${"a1".repeat(32)}`;
+      const claimTwo = `0x${"a2".repeat(32)}`;
+      const terms = { asset: "0x5FbDB2315678afecb367f032d93F642f64180aa3", network: "eip155:31338" };
+      // Two calls, claimed; a third whose entry a payment identifier left pending (its instance stopped before the
+      // charge's entry was settled), a fourth; the second claim takes the channel to 40,000.
+      await charge(0n, true);
+      await charge(10_000n, true);
+      await channels.claimed({ transaction: claimOne, ...terms }, [{ channelId, totalClaimed: 20_000n }]);
+      await ledger.claim(entryOf(30_000n));
+      await charge(20_000n, false);
+      await charge(30_000n, true);
+      await channels.claimed({ transaction: claimTwo, ...terms }, [{ channelId, totalClaimed: 40_000n }]);
+      // The same claim seen again books nothing twice. (The pending entry has no transaction yet.)
+      await channels.claimed({ transaction: claimTwo, ...terms }, [{ channelId, totalClaimed: 40_000n }]);
+      expect(await transactionsOf()).toEqual([
+        ["10000", claimOne],
+        ["20000", claimOne],
+        ["30000", null],
+        ["40000", claimTwo],
+      ]);
+      const events = await db.query<{ transaction: string; amount: string }>(
+        "SELECT transaction, amount::text FROM channel_events WHERE channel_id = $1 AND kind = 'claim' ORDER BY transaction",
+        [channelId],
+      );
+      expect(events).toEqual([
+        { transaction: claimOne, amount: "20000" },
+        { transaction: claimTwo, amount: "10000" },
+      ]);
+      // Settled late, the pending entry is booked under the claim that took the calls above it.
+      expect(await channels.settleLeftovers(new Date(Date.now() + 1000))).toEqual({ settled: 1, released: 0 });
+      expect(await transactionsOf()).toEqual([
+        ["10000", claimOne],
+        ["20000", claimOne],
+        ["30000", claimTwo],
+        ["40000", claimTwo],
+      ]);
+    });
+
     // One PGlite serves one process; Postgres is where instances race for missions.
     const onPostgres = name === "Postgres" ? it : () => undefined;
     onPostgres("gives concurrent claimers disjoint missions: each due mission is claimed once", async () => {

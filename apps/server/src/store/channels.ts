@@ -243,23 +243,25 @@ export function createChannelStore(db: Database): ChannelStore {
             `UPDATE channels SET total_claimed = GREATEST(total_claimed, $2), updated_at = now() WHERE channel_id = $1`,
             [claim.channelId, claim.totalClaimed.toString()],
           );
-          const [row] = await tx.query<{ amount: string }>(
-            `SELECT coalesce(sum(amount), 0)::text AS amount FROM settlements
-             WHERE channel_id = $1 AND status = 'settled' AND cumulative <= $2 AND NOT EXISTS
-               (SELECT 1 FROM channel_events e WHERE e.kind = 'claim' AND e.transaction = settlements.transaction)`,
-            [claim.channelId, claim.totalClaimed.toString()],
-          );
-          // The calls this claim took the money of are booked under its transaction.
+          // The calls this claim took the money of are booked under its transaction: those above the channel's last
+          // call already booked under a claim (claims take a channel's calls in the order of their cumulative
+          // amounts), so a claim reads the calls since the last one, not the channel's whole history.
           await tx.query(
-            `UPDATE settlements SET transaction = $3
-             WHERE channel_id = $1 AND status = 'settled' AND cumulative <= $2 AND NOT EXISTS
-               (SELECT 1 FROM channel_events e WHERE e.kind = 'claim' AND e.transaction = settlements.transaction)`,
-            [claim.channelId, claim.totalClaimed.toString(), event.transaction],
-          );
-          await tx.query(
-            `INSERT INTO channel_events (transaction, kind, channel_id, amount, asset, network)
-             VALUES ($1, 'claim', $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
-            [event.transaction, claim.channelId, row?.amount ?? "0", event.asset, event.network],
+            `WITH floor AS (
+               SELECT coalesce((
+                 SELECT s.cumulative FROM settlements s
+                 WHERE s.channel_id = $1 AND s.cumulative <= $2 AND s.status = 'settled' AND EXISTS
+                   (SELECT 1 FROM channel_events e WHERE e.kind = 'claim' AND e.transaction = s.transaction)
+                 ORDER BY s.cumulative DESC LIMIT 1), -1) AS cumulative
+             ), booked AS (
+               UPDATE settlements s SET transaction = $3 FROM floor
+               WHERE s.channel_id = $1 AND s.status = 'settled' AND s.cumulative > floor.cumulative
+                 AND s.cumulative <= $2
+               RETURNING s.amount
+             )
+             INSERT INTO channel_events (transaction, kind, channel_id, amount, asset, network)
+             SELECT $3, 'claim', $1, coalesce(sum(amount), 0), $4, $5 FROM booked ON CONFLICT DO NOTHING`,
+            [claim.channelId, claim.totalClaimed.toString(), event.transaction, event.asset, event.network],
           );
         }
       });
@@ -317,7 +319,12 @@ export function createChannelStore(db: Database): ChannelStore {
     },
     async settleLeftovers(olderThan) {
       const settled = await db.query(
-        `UPDATE settlements s SET status = 'settled', transaction = '', settled_at = now()
+        // A call above it already booked under a claim was claimed with it (claims take whole cumulative totals).
+        `UPDATE settlements s SET status = 'settled', settled_at = now(), transaction = coalesce((
+           SELECT n.transaction FROM settlements n
+           WHERE n.channel_id = s.channel_id AND n.cumulative > s.cumulative AND n.status = 'settled' AND EXISTS
+             (SELECT 1 FROM channel_events e WHERE e.kind = 'claim' AND e.transaction = n.transaction)
+           ORDER BY n.cumulative LIMIT 1), '')
          FROM channels c
          WHERE s.status = 'pending' AND s.channel_id = c.channel_id AND s.cumulative <= c.charged
            AND s.claimed_at < $1 RETURNING s.payment_key`,
