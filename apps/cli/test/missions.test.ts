@@ -252,6 +252,7 @@ const report: LedgerReport = {
       network: "eip155:31338",
       nonce: `0x${"ef".repeat(32)}`,
       transaction: `0x${"ab".repeat(32)}`,
+      cumulative: null,
       settledAt: "2026-11-22T11:59:00.000Z",
       requestId: "req-2",
       note: null,

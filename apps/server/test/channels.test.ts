@@ -8,6 +8,9 @@ import { BATCH_SETTLEMENT_ADDRESS, batchSettlementAbi } from "@agent-tools/contr
 import {
   BATCH_SETTLEMENT_SCHEME,
   formatUsd,
+  LEDGER_ENTRIES_PATH,
+  LEDGER_EXPORT_PATH,
+  ledgerPageSchema,
   MCP_PAYMENT_META,
   MCP_PAYMENT_RESPONSE_META,
   parsePaymentRefusal,
@@ -20,6 +23,7 @@ import { decodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { toClientEvmSigner } from "@x402/evm";
 import { computeChannelId, signVoucher } from "@x402/evm/batch-settlement/client";
+import { parse } from "csv-parse/sync";
 import { erc20Abi, type Hex, type PublicClient } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -290,6 +294,55 @@ describe("calls bound to their ledger entry", () => {
       ["settled", 2n * price],
     ]);
     expect(rows[0]!.channel_id).toBe(rows[1]!.channel_id);
+  });
+});
+
+describe("the operator's book", () => {
+  /** A GET of an operator path, signed in as the operator (account 0) for it. */
+  const asOperator = async (path: string, query: string) =>
+    t.get(`${path}${query}`, { "SIGN-IN-WITH-X": await t.signIn(0, path) });
+
+  it("lists a call paid over a channel with its voucher's cumulative amount, the charged total its answer reported", async () => {
+    const payer = channelPayer(3, `0x${"b1".repeat(32)}`);
+    const price = BigInt(channelAccept(await quoteIntel()).amount);
+    // Two calls over the channel: a deposit with the first, a voucher alone with the second.
+    const calls: { requestId: string; transaction: string; channelId: string; charged: string }[] = [];
+    for (let call = 0; call < 2; call += 1) {
+      const res = await payer.intel(1);
+      expect(res.status, await refusalOf(res)).toBe(200);
+      const settlement = decodePaymentResponseHeader(res.headers.get("payment-response")!);
+      const { channelState } = settlement.extra as {
+        channelState: { channelId: Hex; chargedCumulativeAmount: string };
+      };
+      calls.push({
+        requestId: res.headers.get("x-request-id")!,
+        transaction: settlement.transaction,
+        channelId: channelState.channelId.toLowerCase(),
+        charged: channelState.chargedCumulativeAmount,
+      });
+    }
+    expect(calls.map((call) => call.charged)).toEqual([price.toString(), (2n * price).toString()]);
+    // And a call paid with an `exact` authorization.
+    const exact = await t.post("/intel", { tokenId: 1 }, { "PAYMENT-SIGNATURE": await t.pay(2, await quoteIntel()) });
+    expect(exact.status, await refusalOf(exact)).toBe(200);
+    const exactRequestId = exact.headers.get("x-request-id")!;
+
+    const page = ledgerPageSchema.parse(await (await asOperator(LEDGER_ENTRIES_PATH, "?limit=1000")).json());
+    const csv: Record<string, string>[] = parse(await (await asOperator(LEDGER_EXPORT_PATH, "?format=csv")).text(), {
+      columns: true,
+    });
+    const entryOf = (requestId: string) => page.entries.filter((entry) => entry.requestId === requestId);
+    const rowOf = (requestId: string) => csv.filter((row) => row.requestId === requestId);
+    for (const call of calls) {
+      const shown = { kind: "payment", nonce: call.channelId, transaction: call.transaction, cumulative: call.charged };
+      expect(entryOf(call.requestId)).toEqual([expect.objectContaining(shown)]);
+      expect(rowOf(call.requestId)).toEqual([expect.objectContaining(shown)]);
+    }
+    // The second call's money is not claimed yet: no transaction, its cumulative amount all the same.
+    expect(calls[1]!.transaction).toBe("");
+    // An `exact` payment has no cumulative amount: null in the book, an empty field in the CSV.
+    expect(entryOf(exactRequestId)).toEqual([expect.objectContaining({ kind: "payment", cumulative: null })]);
+    expect(rowOf(exactRequestId)).toEqual([expect.objectContaining({ kind: "payment", cumulative: "" })]);
   });
 });
 

@@ -121,7 +121,8 @@ async function settle(ledger: SettlementLedger, settledAt: Date, n: number): Pro
 
 /**
  * A paid call as the CSV export must write it, whatever a caller or an operator put in its texts: its payer and caller
- * in any case, and a refund of part of it (with a note) or none.
+ * in any case, paid over a channel (its voucher's cumulative amount, its claim sent or not yet) or not, and a refund of
+ * part of it (with a note) or none.
  */
 const csvCall = fc.record({
   route: csvText,
@@ -139,6 +140,9 @@ const csvCall = fc.record({
   amount: fc.bigInt({ min: 0n, max: 10n ** 30n }),
   settledAt: fc.integer({ min: FIRST_DAY, max: FIRST_DAY + 3 * DAY_MS - 1 }),
   requestId: csvText,
+  channel: fc.option(fc.record({ cumulative: fc.bigInt({ min: 0n, max: 10n ** 30n }), claimed: fc.boolean() }), {
+    nil: null,
+  }),
   refund: fc.option(
     fc.record({
       share: fc.integer({ min: 1, max: 100 }),
@@ -393,10 +397,14 @@ describe.each(backends.filter(([name]) => name !== "Postgres" || !withoutPostgre
         run += 1;
         const range: LedgerRange = { ...RANGE, network: `eip155:${900_000 + run}` };
         let refunds = 0;
+        /** The cumulative amount of each payment's voucher by its nonce: null for a payment not over a channel. */
+        const cumulativeOf = new Map<string, string | null>();
         for (const call of calls) {
+          // A call over a channel is booked under the channel's id (its nonce) and the voucher's cumulative amount;
+          // its transaction is empty until the claim pass sends one.
           const nonce = hex32();
           const paymentKey = `eip3009:${range.network}:${ASSET.toLowerCase()}:${call.payer.toLowerCase()}:${nonce}`;
-          const { refund, settledAt, amount, ...texts } = call;
+          const { refund, settledAt, amount, channel, ...texts } = call;
           const claimed = await ledger.claim({
             ...texts,
             paymentKey,
@@ -406,9 +414,11 @@ describe.each(backends.filter(([name]) => name !== "Postgres" || !withoutPostgre
             network: range.network,
             payTo: PAY_TO,
             validBefore: new Date(Date.now() + 60_000),
+            ...(channel ? { channel: { id: nonce, cumulative: channel.cumulative.toString() } } : {}),
           });
           expect(claimed.outcome).toBe("claimed");
-          await ledger.markSettled(paymentKey, hex32(), new Date(settledAt));
+          cumulativeOf.set(nonce, channel ? channel.cumulative.toString() : null);
+          await ledger.markSettled(paymentKey, channel && !channel.claimed ? "" : hex32(), new Date(settledAt));
           if (refund && amount > 0n) {
             const given = (amount * BigInt(refund.share)) / 100n || 1n;
             const result = await ledger.recordRefund({
@@ -431,6 +441,15 @@ describe.each(backends.filter(([name]) => name !== "Postgres" || !withoutPostgre
         );
         const lines = await readPages((after, limit) => ledger.csvPage(range, after, limit), csvPositionOf, 3);
         expect(entries).toHaveLength(calls.length + refunds);
+        // A payment carries its voucher's cumulative amount; a refund none, even of a payment over a channel.
+        expect(entries.map((row) => [row.kind, row.cumulative])).toEqual(
+          entries.map((row) => [row.kind, row.kind === "payment" ? cumulativeOf.get(row.nonce) : null]),
+        );
+        // And so does the report's list of the latest entries, newest first.
+        const latest = (await ledger.entries(range, 100)).toReversed();
+        expect(latest.map((row) => [row.kind, row.nonce, row.cumulative])).toEqual(
+          entries.map((row) => [row.kind, row.nonce, row.cumulative]),
+        );
         const expected = entries.map((row) => ledgerCsvLine(ledgerEntryOf(row))).join("");
         expect(csvLinesOf(lines, range)).toBe(expected);
         // Postgres: the export's one COPY, its rows finished by the server, in chunks cut anywhere.

@@ -24,6 +24,7 @@ const entry: fc.Arbitrary<LedgerEntry> = fc.record({
   network: fc.constantFrom("eip155:8453", "eip155:31338"),
   nonce: bytes32,
   transaction: bytes32,
+  cumulative: fc.option(fc.bigInt({ min: 0n, max: 10n ** 30n }).map(String), { nil: null }),
   settledAt: fc
     .integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2100, 0, 1) })
     .map((ms) => new Date(ms).toISOString()),
@@ -62,6 +63,7 @@ describe("the CSV export's lines", () => {
             network: e.network,
             nonce: e.nonce,
             transaction: e.transaction,
+            cumulative: e.cumulative ?? "",
             requestId: shown(e.requestId),
             note: e.note === null ? "" : shown(e.note),
           });

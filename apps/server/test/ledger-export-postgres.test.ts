@@ -31,15 +31,19 @@ describe.skipIf(withoutPostgres)("the CSV export on Postgres", () => {
     db = await openPostgres(await postgres.createDatabase());
     await migrate(db);
     t = await startPaidTestServer({ db });
-    // Settled payments of the last hour, written straight into the book; one request id a spreadsheet would run.
+    // Settled payments of the last hour, written straight into the book; one request id a spreadsheet would run. Every
+    // fifth is a call paid over a channel, with its voucher's cumulative amount; every tenth not claimed yet.
     const asset = t.devnet.deployment.addresses.usdToken;
     const payer = t.devnet.deployment.accounts[3]!.address;
     await db.query(
       `INSERT INTO settlements (payment_key, payer, nonce, asset, network, pay_to, amount, valid_before, claimed_at,
-         status, route, method, token_id, caller, price_point, transaction, settled_at, request_id)
+         status, route, method, token_id, caller, price_point, transaction, settled_at, request_id, channel_id,
+         cumulative)
        SELECT 'export-' || i, $1, '0x' || lpad(to_hex(i), 64, '0'), $2, $3, $1, 10000, now(), now(), 'settled',
-         '/intel', 'POST', 1, CASE WHEN i % 3 = 0 THEN $1 END, 'standard', '0x' || lpad(to_hex(i), 64, '0'),
-         date_trunc('milliseconds', now()) - interval '1 hour' + i * interval '1 millisecond', CASE WHEN i = 7 THEN '=1+1' ELSE 'req-' || i END
+         '/intel', 'POST', 1, CASE WHEN i % 3 = 0 THEN $1 END, 'standard',
+         CASE WHEN i % 10 = 0 THEN '' ELSE '0x' || lpad(to_hex(i), 64, '0') END,
+         date_trunc('milliseconds', now()) - interval '1 hour' + i * interval '1 millisecond', CASE WHEN i = 7 THEN '=1+1' ELSE 'req-' || i END,
+         CASE WHEN i % 5 = 0 THEN '0x' || lpad(to_hex(i), 64, '0') END, CASE WHEN i % 5 = 0 THEN i * 10000 END
        FROM generate_series(1, $4::int) AS i`,
       [payer.toLowerCase(), asset, `eip155:${t.devnet.l2.chainId}`, ENTRIES],
     );
@@ -79,7 +83,14 @@ describe.skipIf(withoutPostgres)("the CSV export on Postgres", () => {
       .map((line) => ledgerEntrySchema.parse(JSON.parse(line)));
     expect(rows).toHaveLength(ENTRIES);
     expect(csv.split("\r\n")).toHaveLength(ENTRIES + 2);
-    expect(rows.map((row) => ({ ...row, tokenId: Number(row.tokenId), caller: row.caller || null }))).toEqual(
+    expect(
+      rows.map((row) => ({
+        ...row,
+        tokenId: Number(row.tokenId),
+        caller: row.caller || null,
+        cumulative: row.cumulative || null,
+      })),
+    ).toEqual(
       // A request id a spreadsheet would run is written behind an apostrophe.
       entries.map(({ note, requestId, ...entry }) => ({
         ...entry,
@@ -91,6 +102,12 @@ describe.skipIf(withoutPostgres)("the CSV export on Postgres", () => {
     expect(rows[6]!.requestId).toBe("'=1+1");
     expect(entries[6]!.requestId).toBe("=1+1");
     expect(rows[2]!.caller).toBe(t.devnet.deployment.accounts[3]!.address);
+    // A call over a channel: its cumulative amount after its transaction, which is empty until it is claimed.
+    expect(rows[4]).toMatchObject({ transaction: `0x${"5".padStart(64, "0")}`, cumulative: "50000" });
+    expect(rows[9]).toMatchObject({ transaction: "", cumulative: "100000" });
+    // Its empty transaction written as the CSV export writes an empty field, unquoted.
+    const tail = `,0x${"a".padStart(64, "0")},,100000,req-10,`;
+    expect(csv.split("\r\n")[10]!.slice(-tail.length)).toBe(tail);
   });
 
   it("runs two at once on an instance, refuses a third until one ends, and gets its connection back", async () => {

@@ -483,6 +483,7 @@ describe("writeBook", () => {
     network: t.config.payment.network,
     nonce: `0x${"1".repeat(64)}`,
     transaction: `0x${"0".repeat(64)}`,
+    cumulative: null,
     settledAt: new Date(i).toISOString(),
     requestId: `r${i}`,
     note: null,
@@ -701,6 +702,11 @@ describe("the operator console in a real browser", () => {
     expect(await page.locator('[data-table="channels"] .warn').textContent()).toBe("2.00");
     // The voucher's call is listed with the payments, its transaction the claim to come.
     expect(await page.locator('[data-transaction=""]').first().textContent()).toBe("channel, not yet claimed");
+    // Its title gives the voucher's cumulative amount: the channel's charged total with this, the second call.
+    expect(await page.locator('[data-transaction=""] [title]').first().getAttribute("title")).toBe(
+      "paid over a channel: its transaction is the claim that takes its money; the channel's charged total with " +
+        "this call: $2.00",
+    );
     await page.screenshot({ path: `${SCREENSHOTS}channels.png`, fullPage: true });
     await page.context().close();
   });

@@ -138,6 +138,11 @@ export const ledgerEntrySchema = z
         "payment channel (then `nonce` is the channel's id), the claim that took its money, or its deposit's, and " +
         "empty until one of them is sent (docs/channels.md).",
     }),
+    cumulative: uintStringSchema.nullable().meta({
+      description:
+        "For a call paid over a payment channel, the voucher's cumulative amount: the channel's charged total once " +
+        "this call was charged, in the asset's smallest unit. Null otherwise (an `exact` payment, or a refund).",
+    }),
     settledAt: isoDateTimeSchema.meta({
       description: "When the payment was settled; for a refund, when its transaction was mined (the block's time).",
     }),
@@ -239,7 +244,8 @@ export type LedgerPage = z.infer<typeof ledgerPageSchema>;
 
 /**
  * The columns of the ledger's CSV export, in order: a {@link LedgerEntry}'s fields and its amount in USD. In the CSV
- * a refund's `amount` and `usd` are negative, so that a column's sum is what the operator kept.
+ * a refund's `amount` and `usd` are negative, so that a column's sum is what the operator kept. `cumulative` is empty
+ * where the entry's is null (a payment not made over a channel, a refund).
  */
 export const LEDGER_CSV_COLUMNS = [
   "settledAt",
@@ -256,6 +262,7 @@ export const LEDGER_CSV_COLUMNS = [
   "network",
   "nonce",
   "transaction",
+  "cumulative",
   "requestId",
   "note",
 ] as const;
@@ -304,9 +311,9 @@ function usdOf(amount: string): string {
  * An entry as a line of the CSV export (`usd` is its amount in USD to the last unit), with its line break. The fields
  * follow LEDGER_CSV_COLUMNS, listed rather than looped over, and joined as one array: an export writes a line per entry,
  * and a string built by many concatenations costs more to write out. The kind, method and price point are names of
- * this schema, written as they are; so are the time, addresses, network, nonce and transaction, whose patterns
- * (ledgerEntrySchema) admit no comma, quote, line break or formula's first character. The route, request id and note
- * are texts: each goes through csvField.
+ * this schema, written as they are; so are the time, addresses, network, nonce, transaction and cumulative amount,
+ * whose patterns (ledgerEntrySchema) admit no comma, quote, line break or formula's first character. The route,
+ * request id and note are texts: each goes through csvField.
  */
 export function ledgerCsvLine(entry: LedgerEntry): string {
   // A refund's amount is written negative: a number, never taken for a formula, so neither quoted nor guarded.
@@ -326,6 +333,7 @@ export function ledgerCsvLine(entry: LedgerEntry): string {
     entry.network,
     entry.nonce,
     entry.transaction,
+    entry.cumulative ?? "",
     csvField(entry.requestId),
     entry.note === null ? "\r\n" : `${csvField(entry.note)}\r\n`,
   ].join(",");

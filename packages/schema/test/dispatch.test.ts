@@ -6,6 +6,7 @@ import {
   LEDGER_CSV_COLUMNS,
   type LedgerEntry,
   ledgerCsvLine,
+  ledgerEntrySchema,
   ledgerQuerySchema,
   ledgerReportSchema,
   listMissionsRequestSchema,
@@ -184,6 +185,7 @@ describe("the ledger's CSV line", () => {
     network: "eip155:31338",
     nonce: `0x${"ef".repeat(32)}`,
     transaction: `0x${"cd".repeat(32)}`,
+    cumulative: null,
     settledAt: "2026-11-22T11:59:00.000Z",
     requestId: "req-1",
     note: null,
@@ -207,6 +209,24 @@ describe("the ledger's CSV line", () => {
     });
     const refund = fields(ledgerCsvLine({ ...entry, kind: "refund", amount: "5000", note: "late" }));
     expect(refund).toMatchObject({ kind: "refund", amount: "-5000", usd: "-0.005000", note: "late" });
+  });
+
+  it("writes a channel call's cumulative amount after its transaction, and nothing for any other entry", () => {
+    const channelCall = { ...entry, nonce: `0x${"aa".repeat(32)}`, transaction: "", cumulative: "3000000" };
+    expect(ledgerEntrySchema.safeParse(channelCall).success).toBe(true);
+    expect(fields(ledgerCsvLine(channelCall))).toMatchObject({
+      transaction: "",
+      cumulative: "3000000",
+      requestId: "req-1",
+    });
+    expect(fields(ledgerCsvLine(entry))).toMatchObject({ transaction: entry.transaction, cumulative: "" });
+    expect(LEDGER_CSV_COLUMNS.indexOf("cumulative")).toBe(LEDGER_CSV_COLUMNS.indexOf("transaction") + 1);
+    // A decimal count of the asset's smallest unit, or null: never a fraction, a sign, or missing.
+    for (const cumulative of ["3.5", "-1", "", "0x10"]) {
+      expect(ledgerEntrySchema.safeParse({ ...entry, cumulative }).success, cumulative).toBe(false);
+    }
+    const { cumulative: _, ...without } = entry;
+    expect(ledgerEntrySchema.safeParse(without).success).toBe(false);
   });
 
   it("writes a note a spreadsheet would run as a formula behind an apostrophe", () => {

@@ -114,6 +114,7 @@ const ledgerReport: LedgerReport = {
       network: "eip155:31338",
       nonce: `0x${"ef".repeat(32)}`,
       transaction: `0x${"cd".repeat(32)}`,
+      cumulative: null,
       settledAt: "2026-11-22T11:59:00.000Z",
       requestId: "req-1",
       note: null,

@@ -78,6 +78,8 @@ export interface SettledRow {
   nonce: string;
   /** The settlement transaction; a refund's own transaction. */
   transaction: string;
+  /** A call paid over a channel: its voucher's cumulative amount (the channel's charged total then); else null. */
+  cumulative: string | null;
   /** When the payment was settled; when a refund's transaction was mined: ISO 8601 in UTC, to the millisecond. */
   settledAt: string;
   requestId: string;
@@ -217,7 +219,8 @@ export type ClaimResult =
 /**
  * A book row in the pieces of its CSV line (ledger-csv-sql.ts): `head` (its time and kind, a comma after each), the
  * route, `mid` (the method and token id between commas), the payer and caller as stored, `amounts` (the price point,
- * amount and USD between commas), the nonce and transaction (a comma after each), the request id, the note; its key.
+ * amount and USD between commas), the nonce, transaction and cumulative amount (a comma after each), the request id,
+ * the note; its key.
  */
 export type CsvBookRecord = [
   head: string,
@@ -226,7 +229,7 @@ export type CsvBookRecord = [
   payer: string,
   caller: string | null,
   amounts: string,
-  nonceTransaction: string,
+  nonceTransactionCumulative: string,
   requestId: string,
   note: string | null,
   key: string,
@@ -254,6 +257,8 @@ export type BookRecord = [
   amount: string,
   nonce: string,
   transaction: string,
+  /** numeric as text; null but for a call paid over a channel. */
+  cumulative: string | null,
   requestId: string,
   note: string | null,
 ];

@@ -206,9 +206,12 @@ function table(head: string[], rows: string[][], name: string): string {
 }
 
 function paymentRow(entry: LedgerEntry, transactionUrl: string | null): string[] {
-  // A call paid over a channel is booked under the claim that takes its money: none yet until the claim pass.
+  // A call paid over a channel is booked under the claim that takes its money: none yet until the claim pass. Its
+  // voucher's cumulative amount (the channel's charged total once this call was charged) is given in its title.
+  const charged =
+    entry.cumulative === null ? "" : `; the channel's charged total with this call: $${usd(entry.cumulative)}`;
   const tx = !entry.transaction
-    ? '<span title="paid over a channel: its transaction is the claim that takes its money">channel, not yet claimed</span>'
+    ? `<span title="paid over a channel: its transaction is the claim that takes its money${html(charged)}">channel, not yet claimed</span>`
     : transactionUrl
       ? `<a href="${html(transactionUrl.replace("{hash}", entry.transaction))}" rel="noreferrer" target="_blank">${short(entry.transaction)}</a>`
       : `<span title="${html(entry.transaction)}">${short(entry.transaction)}</span>`;

@@ -43,6 +43,7 @@ export function ledgerEntryOf(row: SettledRow): LedgerEntry {
     network: row.network,
     nonce: row.nonce,
     transaction: row.transaction,
+    cumulative: row.cumulative,
     settledAt: row.settledAt,
     requestId: row.requestId,
     note: row.note,
@@ -56,10 +57,10 @@ export function ledgerEntryOf(row: SettledRow): LedgerEntry {
 export function csvLinesOf(rows: CsvBookRecord[], of: { asset: string; network: string }): string {
   const assetNetwork = `${checksumOf(of.asset)},${of.network},`;
   let text = "";
-  for (const [head, route, mid, payer, caller, amounts, nonceTransaction, requestId, note] of rows) {
+  for (const [head, route, mid, payer, caller, amounts, nonceTransactionCumulative, requestId, note] of rows) {
     text +=
       `${head}${csvField(route)}${mid}${checksumOf(payer)},${caller === null ? "" : checksumOf(caller)}${amounts}` +
-      `${assetNetwork}${nonceTransaction}${csvField(requestId)},${note === null ? "" : csvField(note)}\r\n`;
+      `${assetNetwork}${nonceTransactionCumulative}${csvField(requestId)},${note === null ? "" : csvField(note)}\r\n`;
   }
   return text;
 }
