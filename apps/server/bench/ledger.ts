@@ -52,6 +52,8 @@ const WRITERS = 8;
 /** Disk a settled payment takes on Postgres, row and indexes, with room to spare: the growth stops before the disk is full. */
 const BYTES_PER_ROW = 1_200;
 const METHODS = ["GET", "POST", "MCP", "A2A"] as const;
+/** The paid routes' paths (the tools and `/dispatch`). */
+const PAID_PATHS = [...new Set(Object.values(paidRoutes).map((route) => route.path))];
 /** Entries over a channel left unclaimed at the end of each growth (the claimer's next pass would take them). */
 const CHANNEL_UNCLAIMED = 2_000;
 /**
@@ -146,7 +148,6 @@ interface Terms {
  * ledger at ten million entries").
  */
 function bookRows(series: string, terms: Terms, payers: string[], stage: { from: number; to: number }): string {
-  const routes = [...new Set(Object.values(paidRoutes).map((route) => route.path))];
   const text = (value: string) => `'${value.replaceAll("'", "''")}'`;
   const list = (values: readonly string[]) => `(ARRAY[${values.map(text).join(",")}])`;
   // A payer of odd number pays over its channel (one each): the entry's nonce is the channel's id, its cumulative
@@ -165,7 +166,7 @@ function bookRows(series: string, terms: Terms, payers: string[], stage: { from:
         p.channel AS channel_id, i % 4 = 0 AS discounted,
         date_trunc('milliseconds', $1::timestamptz - interval '${SPREAD_MS} milliseconds'
           + ((i - ${stage.from}) * ${SPREAD_MS}::float8 / ${stage.to - stage.from}) * interval '1 millisecond') AS at,
-        ${list(routes)}[1 + ((i * 7) % ${routes.length})::int] AS route,
+        ${list(PAID_PATHS)}[1 + ((i * 7) % ${PAID_PATHS.length})::int] AS route,
         ${list(METHODS)}[1 + ((i / 3) % ${METHODS.length})::int] AS method
       FROM ${series}
       JOIN (VALUES ${payers
@@ -262,10 +263,33 @@ async function grow(
   return seconds;
 }
 
+/** A paid call's entry of a random route, method and token, with the given payment and price point. */
+function randomCall(
+  terms: Terms,
+  call: { paymentKey: string; payer: string; nonce: string; point: PricePoint; channel?: SettlementClaim["channel"] },
+): SettlementClaim {
+  return {
+    paymentKey: call.paymentKey,
+    route: PAID_PATHS[Math.floor(Math.random() * PAID_PATHS.length)]!,
+    method: METHODS[Math.floor(Math.random() * METHODS.length)]!,
+    tokenId: 1 + Math.floor(Math.random() * 10),
+    payer: call.payer,
+    nonce: call.nonce,
+    caller: call.point === "discounted" ? call.payer : null,
+    pricePoint: call.point,
+    amount: pricePoints[call.point],
+    asset: terms.asset,
+    network: terms.network,
+    payTo: terms.payTo,
+    validBefore: new Date(Date.now() + 120_000),
+    requestId: randomUUID(),
+    ...(call.channel ? { channel: call.channel } : {}),
+  };
+}
+
 /** One paid call's ledger write (claim, then markSettled), WRITES of them, WRITERS at once: p50 and p99, ms. */
 async function writeCost(db: Database, terms: Terms, payers: string[]): Promise<LedgerRow["write"]> {
   const ledger = createSettlementLedger(db);
-  const routes = [...new Set(Object.values(paidRoutes).map((route) => route.path))];
   const times: number[] = [];
   let failed = 0;
   let next = 0;
@@ -275,22 +299,12 @@ async function writeCost(db: Database, terms: Terms, payers: string[]): Promise<
       const payer = payers[Math.floor(Math.random() * payers.length)]!;
       const nonce = `0x${randomBytes(32).toString("hex")}`;
       const point: PricePoint = Math.random() < 0.25 ? "discounted" : "standard";
-      const claim: SettlementClaim = {
+      const claim = randomCall(terms, {
         paymentKey: `eip3009:${terms.network}:${terms.asset}:${payer}:${nonce}`.toLowerCase(),
-        route: routes[Math.floor(Math.random() * routes.length)]!,
-        method: METHODS[Math.floor(Math.random() * METHODS.length)]!,
-        tokenId: 1 + Math.floor(Math.random() * 10),
         payer,
         nonce,
-        caller: point === "discounted" ? payer : null,
-        pricePoint: point,
-        amount: pricePoints[point],
-        asset: terms.asset,
-        network: terms.network,
-        payTo: terms.payTo,
-        validBefore: new Date(Date.now() + 120_000),
-        requestId: randomUUID(),
-      };
+        point,
+      });
       const start = performance.now();
       const claimed = await ledger.claim(claim);
       if (claimed.outcome !== "claimed") {
@@ -321,7 +335,6 @@ async function channelWriteCost(
   );
   if (channels.length < WRITERS) throw new Error("the book has too few channels to write to");
   const state = new Map(channels.map((c) => [c.channel_id, BigInt(c.charged)]));
-  const routes = [...new Set(Object.values(paidRoutes).map((route) => route.path))];
   const times: number[] = [];
   let failed = 0;
   let next = 0;
@@ -334,23 +347,13 @@ async function channelWriteCost(
       const expected = state.get(channel.channel_id)!;
       const point: PricePoint = Math.random() < 0.25 ? "discounted" : "standard";
       const charged = expected + BigInt(pricePoints[point]);
-      const claim: SettlementClaim = {
+      const claim = randomCall(terms, {
         paymentKey: channelPaymentKey(channel.channel_id, charged),
-        route: routes[Math.floor(Math.random() * routes.length)]!,
-        method: METHODS[Math.floor(Math.random() * METHODS.length)]!,
-        tokenId: 1 + Math.floor(Math.random() * 10),
         payer: channel.payer,
         nonce: channel.channel_id,
-        caller: point === "discounted" ? channel.payer : null,
-        pricePoint: point,
-        amount: pricePoints[point],
-        asset: terms.asset,
-        network: terms.network,
-        payTo: terms.payTo,
-        validBefore: new Date(Date.now() + 120_000),
-        requestId: randomUUID(),
+        point,
         channel: { id: channel.channel_id, cumulative: charged.toString() },
-      };
+      });
       const start = performance.now();
       const written = await store.charge({
         channelId: channel.channel_id,
@@ -672,7 +675,7 @@ export async function benchLedger(
         "the default limit, 500 entries; the first page and the page after the 90-day window's middle position. " +
         `Medians of ${RUNS}; an export over ${LONG_EXPORT_S} s is timed once. Writes: ${fmt(WRITES)} claims and ` +
         `settlements, ${WRITERS} at once, into the same book. The book: ${fmt(PAYERS)} payers, ` +
-        `${[...new Set(Object.values(paidRoutes).map((route) => route.path))].length} routes, a quarter discounted, ` +
+        `${PAID_PATHS.length} routes, a quarter discounted, ` +
         `settled over the last 90 days, one refund per ${fmt(REFUND_EVERY)} payments; the write rows included.`,
     );
     return { rows, notes };
