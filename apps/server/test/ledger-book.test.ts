@@ -24,7 +24,7 @@ import {
 import { csvLinesOf, csvPositionOf, ledgerEntryOf } from "../src/transports/http/routes/ledger-book.js";
 import { CsvLinesFromCopy } from "../src/transports/http/routes/ledger-csv-copy.js";
 import { csvText } from "./helpers/csv-text.js";
-import { openTestDatabase } from "./helpers/test-database.js";
+import { migrateUpTo, openTestDatabase } from "./helpers/test-database.js";
 import { skipPostgres, startTestPostgres, type TestPostgres } from "./helpers/test-postgres.js";
 
 const withoutPostgres = skipPostgres();
@@ -518,16 +518,7 @@ describe.each(earlierBackends.filter(([name]) => name !== "Postgres" || !without
     it("is added up once by the migration that brings the totals, which then equal the entries", async () => {
       const db = await open();
       try {
-        await db.query(
-          "CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
-        );
-        for (const migration of migrations.filter((m) => m.version <= 10)) {
-          for (const statement of migration.statements) await db.query(statement);
-          await db.query("INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", [
-            migration.version,
-            migration.name,
-          ]);
-        }
+        await migrateUpTo(db, 10);
         await insertSettled(db, 3000, "early-");
         // A claim still pending is no entry; refunds of two payments are.
         await db.query(

@@ -14,7 +14,7 @@ import { DataDirectoryInUseError, openMemoryPglite, openPglite } from "../src/st
 import { openPostgres } from "../src/store/postgres.js";
 import { createSettlementLedger, type SettlementClaim } from "../src/store/settlement-ledger.js";
 import { createSignInNonceStore } from "../src/store/sign-in-nonces.js";
-import { openTestDatabase } from "./helpers/test-database.js";
+import { migrateUpTo, openTestDatabase } from "./helpers/test-database.js";
 import { skipPostgres, startTestPostgres, type TestPostgres } from "./helpers/test-postgres.js";
 
 const withoutPostgres = skipPostgres();
@@ -464,16 +464,7 @@ describe("channel events recorded before their totals were kept", () => {
   it("are added up once by the migration that keeps the totals, which the triggers then keep", async () => {
     const db = await openMemoryPglite();
     try {
-      await db.query(
-        "CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
-      );
-      for (const migration of migrations.filter((m) => m.version <= 12)) {
-        for (const statement of migration.statements) await db.query(statement);
-        await db.query("INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", [
-          migration.version,
-          migration.name,
-        ]);
-      }
+      await migrateUpTo(db, 12);
       await db.query(
         `INSERT INTO channel_events (transaction, kind, channel_id, amount, asset, network)
          VALUES ('0x01', 'deposit', '0xc1', 3000000, 'a', 'n'), ('0x02', 'deposit', '0xc2', 2000000, 'a', 'n'),
