@@ -1,8 +1,9 @@
 /**
  * Group commit: writes asked for while one statement runs are sent together in the next one, so that calls answering
  * at once share a round trip (and, on PGlite, one statement's planning and commit) instead of queueing one by one.
- * The first write of a quiet moment goes at once, alone: nothing waits for a timer (docs/decisions.md, "Channel
- * charges written in groups").
+ * The first write of a quiet moment waits for the end of the event loop's turn only (`setImmediate`), so that the
+ * calls the loop serves in that turn, whose requests came in together, share it; nothing waits for a timer
+ * (docs/decisions.md, "Channel charges written in groups").
  */
 export interface GroupWritesOptions<Request, Result> {
   /** Writes one group; a result per request, in order. */
@@ -40,26 +41,30 @@ export function groupWrites<Request, Result>(
     return group;
   }
 
-  async function drain(): Promise<void> {
+  /**
+   * Writes the next group once the event loop has read what came in: a statement on PGlite runs on this thread, so
+   * the requests that arrived while it ran are only read, and their writes asked, in the loop's next turn.
+   */
+  function writeSoon(): void {
     writing = true;
+    setImmediate(() => void writeNext());
+  }
+
+  async function writeNext(): Promise<void> {
+    const group = nextGroup();
     try {
-      while (waiting.length > 0) {
-        const group = nextGroup();
-        try {
-          const results = await options.write(group.map((entry) => entry.request));
-          for (const [i, entry] of group.entries()) entry.resolve(results[i] as Result);
-        } catch (error) {
-          for (const entry of group) entry.reject(error);
-        }
-      }
-    } finally {
-      writing = false;
+      const results = await options.write(group.map((entry) => entry.request));
+      for (const [i, entry] of group.entries()) entry.resolve(results[i] as Result);
+    } catch (error) {
+      for (const entry of group) entry.reject(error);
     }
+    if (waiting.length > 0) writeSoon();
+    else writing = false;
   }
 
   return (request) =>
     new Promise<Result>((resolve, reject) => {
       waiting.push({ request, resolve, reject });
-      if (!writing) void drain();
+      if (!writing) writeSoon();
     });
 }

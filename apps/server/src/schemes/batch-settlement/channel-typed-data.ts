@@ -62,14 +62,33 @@ function domainOf(chainId: number) {
   return { name: "x402 Batch Settlement", version: "1", chainId, verifyingContract: BATCH_SETTLEMENT_ADDRESS } as const;
 }
 
+/** Ids of the channels seen lately, by their terms: every voucher of a channel sends its terms again. */
+const knownIds = new Map<string, Hex>();
+const KNOWN_IDS = 10_000;
+
 /** The id of the channel with these terms on `chainId`. */
 export function channelIdOf(config: ChannelConfig, chainId: number): Hex {
-  return hashTypedDataOfKnownDomain({
+  const terms = [
+    chainId,
+    config.payer,
+    config.payerAuthorizer,
+    config.receiver,
+    config.receiverAuthorizer,
+    config.token,
+    config.withdrawDelay,
+    config.salt,
+  ].join();
+  const known = knownIds.get(terms);
+  if (known) return known;
+  const id = hashTypedDataOfKnownDomain({
     domain: domainOf(chainId),
     types: CHANNEL_CONFIG_TYPES,
     primaryType: "ChannelConfig",
     message: { ...config, withdrawDelay: config.withdrawDelay },
   });
+  if (knownIds.size >= KNOWN_IDS) knownIds.delete(knownIds.keys().next().value!);
+  knownIds.set(terms, id);
+  return id;
 }
 
 /**
