@@ -1,4 +1,5 @@
 // `agent-tools`: the root command (program.ts) and each family of commands (commands/), in the order --help lists them.
+import { registerChannelCommands } from "./commands/channels.js";
 import { registerConsoleCommand } from "./commands/console.js";
 import { registerLedgerCommands } from "./commands/ledger.js";
 import { registerMcpCommand } from "./commands/mcp.js";
@@ -23,6 +24,7 @@ registerToolCommands(program, context);
 registerMissionCommands(program, context);
 registerLedgerCommands(program, context);
 registerConsoleCommand(program, context);
+registerChannelCommands(program, context);
 registerPublicCommands(program, context);
 registerMcpCommand(program, context);
 

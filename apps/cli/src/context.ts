@@ -1,8 +1,9 @@
 // What every command shares: the global flags as parsed, the SDK's client, printing, and failing with an exit code.
 import { readFileSync } from "node:fs";
 import type { AgentToolsClient } from "@agent-tools/sdk";
-import { InvalidPrivateKeyError, type Payment } from "@agent-tools/sdk/contracts";
+import { InvalidPrivateKeyError, type Payment, unitsToUsd } from "@agent-tools/sdk/contracts";
 import type { Command } from "commander";
+import { channelDirectory, fileChannelStorage } from "./channel-store.js";
 import { describeFailure, ExitCode, type ServiceAddress, UsageError } from "./exit-codes.js";
 import { type Style, styleFor } from "./render.js";
 import { startSpinner } from "./spinner.js";
@@ -31,6 +32,9 @@ export interface GlobalOptions {
   keyFile?: string;
   maxPrice: string;
   anonymous?: boolean;
+  /** --channel: pay over a payment channel where the service offers one. */
+  channel?: boolean;
+  channelDeposit: string;
   json?: boolean;
   watch?: number;
 }
@@ -46,8 +50,11 @@ export interface CommandContext {
   readKey(): `0x${string}` | undefined;
   /** The account of a key `readKey` read: a key the SDK refuses (out of secp256k1's range) exits 2, saying why. */
   accountOf(key: `0x${string}`): Promise<Account>;
-  /** The SDK's client for the global flags: the service, the key, --max-price, --anonymous. */
-  client(): Promise<AgentToolsClient>;
+  /**
+   * The SDK's client for the global flags: the service, the key, --max-price, --anonymous, --channel; `channels`
+   * reads the kept channels whatever --channel says (the `channels` commands).
+   */
+  client(options?: { channels?: boolean }): Promise<AgentToolsClient>;
   loadMcp: CliDeps["loadMcp"];
   /** Says why the command failed, and exits with its code; `input` is the request the command line made, if any. */
   fail(error: unknown, input?: unknown): never;
@@ -132,7 +139,7 @@ export function createCommandContext(program: Command, deps: CliDeps): CommandCo
     globals,
     readKey,
     accountOf,
-    async client() {
+    async client(overrides) {
       const options = globals();
       const key = readKey();
       const { createAgentToolsClient } = await deps.loadSdk();
@@ -141,6 +148,10 @@ export function createCommandContext(program: Command, deps: CliDeps): CommandCo
         maxPaymentPerCall: options.maxPrice,
         ...(key ? { account: await accountOf(key) } : {}),
         signIn: !options.anonymous,
+        // Over a channel the service offers, kept between runs: one deposit, then a voucher per call.
+        ...(options.channel || overrides?.channels
+          ? { channels: { deposit: options.channelDeposit, storage: fileChannelStorage(channelDirectory(env)) } }
+          : {}),
       });
     },
     loadMcp: deps.loadMcp,
@@ -154,6 +165,18 @@ export function createCommandContext(program: Command, deps: CliDeps): CommandCo
     },
     reportPayment(payment) {
       if (!payment) return;
+      if (payment.channel) {
+        const { id, deposited } = payment.channel;
+        const deposit = deposited !== "0" ? ` · deposited ${unitsToUsd(deposited)} USD, tx ${payment.transaction}` : "";
+        err.write(
+          errStyle.dim(
+            `charged ${payment.amountUsd} USD over channel ${id} from ${payment.payer} · ` +
+              `${unitsToUsd(BigInt(payment.channel.balance) - BigInt(payment.channel.charged))} USD left in it${deposit}` +
+              `${payment.receipt ? ` · receipt signed by ${payment.receipt.signer}` : ""}\n`,
+          ),
+        );
+        return;
+      }
       err.write(
         errStyle.dim(
           `paid ${payment.amountUsd} USD from ${payment.payer} · tx ${payment.transaction} (${payment.network})` +

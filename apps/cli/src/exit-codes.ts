@@ -1,4 +1,5 @@
 import {
+  ChannelError,
   ForbiddenError,
   NetworkError,
   NotFoundError,
@@ -175,6 +176,8 @@ export function describeFailure(
     };
   }
   if (error instanceof NotFoundError) return { code: ExitCode.usage, message: error.message };
+  // A channel's refund refused (nothing left, a call holding it): about money, as a refused payment is.
+  if (error instanceof ChannelError) return { code: ExitCode.payment, message: error.message };
   if (error instanceof PaymentRequiredError) {
     return { code: ExitCode.payment, message: paymentFailure(error, context.signedIn ?? false) };
   }

@@ -35,6 +35,18 @@ export function createProgram({ env, exit }: Pick<CliDeps, "env" | "exit">): Com
           .argParser(parsePrice),
       )
       .option("--anonymous", "do not sign in: pay the standard price, no token ownership needed")
+      .option(
+        "--channel",
+        "pay over a payment channel where the service offers one: one deposit, then no transaction per call (kept in AGENT_TOOLS_CHANNEL_DIR)",
+      )
+      .addOption(
+        new Option(
+          "--channel-deposit <usd>",
+          "with --channel, what opening or topping up a channel deposits, in USD (what is not charged is refundable)",
+        )
+          .default("1.00")
+          .argParser(parsePrice),
+      )
       .option("--json", "print exactly the response as JSON on stdout, nothing else")
       .addOption(
         new Option(
@@ -52,6 +64,9 @@ Examples:
   $ agent-tools offer-radar --token-id 5 --slug base-bloomers --slug static-kittens --json
   $ agent-tools drop-radar --token-id 1 --watch 60
   $ agent-tools intel --token-id 7 --anonymous --max-price 1.00
+  $ agent-tools intel --token-id 1 --channel      # over a payment channel: one deposit, then vouchers
+  $ agent-tools channels                          # your payment channels: balance, charged, refundable
+  $ agent-tools channels refund --token-id 1      # take back what is unspent
   $ agent-tools dispatch allowlist-scan --token-id 5 --run-at +2h --param type=upcoming --param limit=10
   $ agent-tools missions --token-id 5 --status done
   $ agent-tools ledger --from 2026-11-01 --key-file operator.key   # the operator's key

@@ -1,6 +1,13 @@
 import { type PaidRouteName, type ToolName, toolRoutes } from "@agent-tools/schema";
 import type { LocalAccount } from "viem";
 import { type CallToolParameters, type CallToolReturnType, callTool } from "./actions/call-tool.js";
+import {
+  type ListChannelsReturnType,
+  listChannels,
+  type RefundChannelParameters,
+  type RefundChannelReturnType,
+  refundChannel,
+} from "./actions/channels.js";
 import { type CreateConsoleLinkReturnType, createConsoleLink } from "./actions/console-link.js";
 import {
   type ExportLedgerParameters,
@@ -38,6 +45,7 @@ import {
   getOpenApi,
   getRegistration,
 } from "./actions/public.js";
+import { type ChannelOptions, createChannelPayer } from "./channels.js";
 import type { ClientContext } from "./context.js";
 import { paymentLimits } from "./payment-policy.js";
 import { createTransport } from "./transport.js";
@@ -56,6 +64,13 @@ export interface AgentToolsClientOptions {
    * refused before signing (`PaymentRequiredError`, reason `over_budget`). See {@link AgentToolsClient.spentUsd}.
    */
   budget?: string | number;
+  /**
+   * Pay over x402 `batch-settlement` channels where the service offers them: the first call deposits
+   * (`deposit`, default 1.00 USD), later calls sign a voucher each, with no transaction and no wait for a block.
+   * `true` takes the defaults; keep the channels' state across restarts with a `storage` of your own. Without it,
+   * every call pays with `exact`, a transfer of its own. Needs an account.
+   */
+  channels?: ChannelOptions | boolean;
   /** Sign in with the account so holders pay the discounted price (default true); false calls anonymously. */
   signIn?: boolean;
   /** A fetch implementation; defaults to the global one. */
@@ -206,6 +221,21 @@ export interface AgentToolsClient extends ToolMethods {
    * console.log(client.spentUsd()); // "0.01" for a holder
    */
   spentUsd(): string;
+  /**
+   * The client's payment channels (option `channels`), as the service's answers left them: balance, charged,
+   * claimed and refundable, in units of 6 decimals.
+   * @example
+   * for (const c of await client.channels()) console.log(c.channelId, c.refundable);
+   */
+  channels(): Promise<ListChannelsReturnType>;
+  /**
+   * Takes back what is unspent on the client's channel with this service (x402's cooperative refund, asked through
+   * `GET /intel?tokenId=…`); the whole refundable balance unless `amount` says less. Throws `ChannelError` when
+   * there is nothing to refund or the service refuses.
+   * @example
+   * const { refunded, transaction } = await client.refundChannel({ tokenId: 1 });
+   */
+  refundChannel(parameters: RefundChannelParameters): Promise<RefundChannelReturnType>;
   /** The address that signs in and pays, if any. */
   readonly address: string | undefined;
 }
@@ -226,6 +256,9 @@ export function createAgentToolsClient(options: AgentToolsClientOptions): AgentT
     limits: paymentLimits(options),
     spending: { spentUnits: 0n },
     ...(options.receiptSigner ? { receiptSigner: options.receiptSigner } : {}),
+    ...(options.channels && options.account
+      ? { channels: createChannelPayer(options.account, options.channels === true ? {} : options.channels) }
+      : {}),
     learnt: {},
   };
   const tools = Object.fromEntries(
@@ -250,6 +283,8 @@ export function createAgentToolsClient(options: AgentToolsClientOptions): AgentT
     catalog: () => getCatalog(context),
     openapi: () => getOpenApi(context),
     spentUsd: () => unitsToUsd(context.spending.spentUnits),
+    channels: () => listChannels(context),
+    refundChannel: (parameters) => refundChannel(context, parameters),
     address: options.account?.address,
   };
 }

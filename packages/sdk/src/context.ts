@@ -1,4 +1,5 @@
 import type { LocalAccount } from "viem";
+import type { ChannelPayer } from "./channels.js";
 import type { PaymentLimits, Spending } from "./payment-policy.js";
 import type { Transport } from "./transport.js";
 
@@ -16,6 +17,8 @@ export interface ClientContext {
   readonly limits: PaymentLimits;
   /** What the client's paid calls have cost so far, counted against the budget. */
   readonly spending: Spending;
+  /** Pays over x402 `batch-settlement` channels where the service offers them (the option `channels`). */
+  readonly channels?: ChannelPayer;
   /** The only address whose receipts the client accepts, when the caller names one. */
   readonly receiptSigner?: string;
   /** Chains learnt from the service's challenges, remembered for the client's later calls. */

@@ -41,6 +41,11 @@ export {
   usdPriceText,
 } from "@agent-tools/schema";
 export type { CallToolParameters, CallToolReturnType, ToolResult } from "./actions/call-tool.js";
+export type {
+  ListChannelsReturnType,
+  RefundChannelParameters,
+  RefundChannelReturnType,
+} from "./actions/channels.js";
 export type { CreateConsoleLinkReturnType } from "./actions/console-link.js";
 export type {
   ExportLedgerParameters,
@@ -71,9 +76,11 @@ export type {
   GetOpenApiReturnType,
   GetRegistrationReturnType,
 } from "./actions/public.js";
+export type { ChannelOptions, ChannelStorage, ChannelSummary } from "./channels.js";
 export {
   AgentToolsError,
   type AgentToolsErrorCode,
+  ChannelError,
   type ClientRefusalReason,
   ForbiddenError,
   InvalidPrivateKeyError,
@@ -87,6 +94,6 @@ export {
   UpstreamError,
   ValidationError,
 } from "./errors.js";
-export type { Payment } from "./payment.js";
+export type { Payment, PaymentChannel } from "./payment.js";
 export type { PaymentReceipt } from "./receipt.js";
 export { unitsToUsd, usdToUnits } from "./units.js";

@@ -4,7 +4,8 @@ import type { Clearance, ErrorBody, ErrorCode, PaymentRefusalReason, PaymentRequ
  * What went wrong, as code can switch on it: the service's error codes (`invalid_request`, `upstream_timeout`, ...),
  * and the client's own for what never got a service's answer: `payment_required` (a 402 the client would not or
  * could not pay, see `PaymentRequiredError.reason`), `network_error`, `unexpected_response`, `invalid_receipt`
- * (a paid answer whose signed receipt does not hold), and `invalid_private_key` (`accountFromPrivateKey` was given
+ * (a paid answer whose signed receipt does not hold), `channel_refused` (a channel operation, such as a
+ * refund, that could not be done), and `invalid_private_key` (`accountFromPrivateKey` was given
  * something that is not a private key).
  */
 export type AgentToolsErrorCode =
@@ -13,7 +14,8 @@ export type AgentToolsErrorCode =
   | "network_error"
   | "unexpected_response"
   | "invalid_receipt"
-  | "invalid_private_key";
+  | "invalid_private_key"
+  | "channel_refused";
 
 /** Base class of every error the client throws; `code` says which kind it is. */
 export abstract class AgentToolsError extends Error {
@@ -162,4 +164,12 @@ export class InvalidReceiptError extends AgentToolsError {
  */
 export class InvalidPrivateKeyError extends AgentToolsError {
   readonly code = "invalid_private_key" as const;
+}
+
+/**
+ * A payment channel's operation could not be done: the client pays over no channel, holds none with this service,
+ * or the service refused it (nothing left to refund, a call holding the channel). The message says which.
+ */
+export class ChannelError extends AgentToolsError {
+  readonly code = "channel_refused" as const;
 }

@@ -18,6 +18,7 @@ export {
   type ToolOutput,
 } from "@agent-tools/schema";
 export { accountFromPrivateKey } from "./account.js";
+export { memoryChannelStorage } from "./channels.js";
 export {
   type AgentToolsClient,
   type AgentToolsClientOptions,
@@ -31,6 +32,10 @@ export {
   type BindingStatus,
   type CallToolParameters,
   type CallToolReturnType,
+  ChannelError,
+  type ChannelOptions,
+  type ChannelStorage,
+  type ChannelSummary,
   type Clearance,
   type ClientRefusalReason,
   type CreateConsoleLinkReturnType,
@@ -60,6 +65,7 @@ export {
   type LedgerEntry,
   type LedgerPage,
   type LedgerReport,
+  type ListChannelsReturnType,
   type ListMissionsInput,
   type ListMissionsOutput,
   type ListMissionsParameters,
@@ -78,6 +84,7 @@ export {
   type PaidRouteName,
   type Payment,
   type PaymentCatalog,
+  type PaymentChannel,
   type PaymentReceipt,
   type PaymentRequired,
   PaymentRequiredError,
@@ -86,6 +93,8 @@ export {
   type RecordedRefund,
   type RecordRefundParameters,
   type RecordRefundReturnType,
+  type RefundChannelParameters,
+  type RefundChannelReturnType,
   type RefundRequest,
   type RegistrationFile,
   type RequestField,

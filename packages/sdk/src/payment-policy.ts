@@ -10,6 +10,7 @@ import {
   parsePaymentRefusal,
 } from "@agent-tools/schema";
 import type { LocalAccount } from "viem";
+import { CHANNEL_SCHEME } from "./channels.js";
 import { PaymentRequiredError } from "./errors.js";
 import { createPayment } from "./payment.js";
 import { pickSignInChain, signInHeader } from "./sign-in.js";
@@ -154,6 +155,8 @@ export interface DecidePaymentParameters {
   limits: PaymentLimits;
   spentUnits: bigint;
   account: LocalAccount | undefined;
+  /** Whether the client pays over a channel when the quote offers one (the option `channels`). */
+  channels?: boolean;
 }
 /** What {@link decidePayment} returns: the requirement to pay and with which account, or why it is not paid. */
 export type DecidePaymentReturnType =
@@ -163,13 +166,15 @@ export type DecidePaymentReturnType =
 /**
  * Whether to pay a quote, checked in this order: a refusal of the service's that paying cannot fix, a quote with no
  * price, the per-call cap, the budget, an account to pay with. The requirement paid is the quote's first, the one
- * {@link signPayment} signs. Nothing is signed here.
+ * {@link signPayment} signs, or its channel's (`batch-settlement`) when the client pays over channels and the quote
+ * offers one. Nothing is signed here.
  */
 export function decidePayment({
   quote,
   limits,
   spentUnits,
   account,
+  channels,
 }: DecidePaymentParameters): DecidePaymentReturnType {
   const quoted = parsePaymentRefusal(quote.error);
   // A quote comes with `payment_required`, or `sign_in_required` when only holders are served; any other reason of
@@ -177,7 +182,8 @@ export function decidePayment({
   if (quoted.reason && quoted.reason !== "payment_required" && quoted.reason !== "sign_in_required") {
     return { pay: false, refusal: { kind: "refused_by_service", reason: quoted.reason, sentence: quoted.message } };
   }
-  const requirement = quote.accepts?.[0];
+  const requirement =
+    (channels ? quote.accepts?.find((accept) => accept.scheme === CHANNEL_SCHEME) : undefined) ?? quote.accepts?.[0];
   if (!requirement) return { pay: false, refusal: { kind: "no_price", reason: quoted.reason ?? "no_price" } };
   const amountUnits = BigInt(requirement.amount);
   const exceeded = checkLimits({ amountUnits, limits, spentUnits });

@@ -1,10 +1,11 @@
 import { type PaymentRequired, type PaymentRequirements, parsePaymentRefusal } from "@agent-tools/schema";
-import { x402Client } from "@x402/core/client";
+import { x402Client, x402HTTPClient } from "@x402/core/client";
 import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import { toClientEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { appendPaymentIdentifierToExtensions, PAYMENT_IDENTIFIER } from "@x402/extensions/payment-identifier";
 import type { LocalAccount } from "viem";
+import { CHANNEL_SCHEME, type ChannelPayer } from "./channels.js";
 import { InvalidReceiptError } from "./errors.js";
 import { checkReceipt, type PaymentReceipt } from "./receipt.js";
 import { unitsToUsd } from "./units.js";
@@ -31,6 +32,20 @@ export interface Payment {
    * service signs none. Keep it as proof; {@link proofOfPayment} makes ERC-8004's `proofOfPayment` of the payment.
    */
   receipt: PaymentReceipt | null;
+  /**
+   * For a call paid over a channel (x402 `batch-settlement`): the channel, what the service has charged on it all
+   * calls together after this one, its balance, and what this call deposited ("0" when it deposited nothing).
+   * `transaction` is then empty, or the deposit's. Absent for an `exact` payment.
+   */
+  channel?: PaymentChannel;
+}
+
+/** The channel a call was paid over, as the service's answer left it (units of 6 decimals). */
+export interface PaymentChannel {
+  id: string;
+  charged: string;
+  balance: string;
+  deposited: string;
 }
 
 /**
@@ -44,12 +59,7 @@ export async function createPayment(
   quote: PaymentRequired,
   cap: bigint,
 ): Promise<Awaited<ReturnType<x402Client["createPaymentPayload"]>>> {
-  if (quote.extensions?.[PAYMENT_IDENTIFIER] !== undefined) {
-    // A copy: the quote stays as the service sent it.
-    const extensions = structuredClone(quote.extensions);
-    appendPaymentIdentifierToExtensions(extensions);
-    quote = { ...quote, extensions };
-  }
+  quote = withPaymentIdentifier(quote);
   const requirement = quote.accepts[0]!;
   const client = new x402Client();
   registerExactEvmScheme(client, { signer: toClientEvmSigner(account) });
@@ -63,6 +73,53 @@ export async function createPayment(
     ],
   });
   return client.createPaymentPayload(quote as never);
+}
+
+/**
+ * A payment over the client's channel for the quote's `batch-settlement` requirement: a deposit with the call when
+ * the channel needs one, else a voucher (x402's channel client). With x402's payment-identifier extension as
+ * {@link createPayment} does. The caller's limits are checked before (`payment-policy.ts`): x402's own spend cap
+ * would shrink the deposit the caller chose.
+ */
+export async function createChannelPayment(
+  payer: ChannelPayer,
+  quote: PaymentRequired,
+): Promise<Awaited<ReturnType<x402Client["createPaymentPayload"]>>> {
+  return channelClient(payer, quote).createPaymentPayload(withPaymentIdentifier(quote) as never);
+}
+
+/**
+ * Reads a paid answer over a channel into the channel's stored state: the charged total and balance of a paid
+ * answer, or the channel's state from a corrective 402 (the client's cumulative amount was out of step with the
+ * service's, as after its state was lost). `recovered` when the call may be signed again and sent once more.
+ */
+export async function readChannelAnswer(
+  payer: ChannelPayer,
+  quote: PaymentRequired,
+  payment: Awaited<ReturnType<typeof createChannelPayment>>,
+  answer: { status: number; headers: Headers },
+): Promise<{ recovered: boolean }> {
+  const http = new x402HTTPClient(channelClient(payer, quote));
+  const result = await http.processPaymentResult(payment, (name) => answer.headers.get(name), answer.status);
+  return { recovered: result.recovered === true };
+}
+
+function channelClient(payer: ChannelPayer, quote: PaymentRequired): x402Client {
+  const requirement = quote.accepts.find((accept) => accept.scheme === CHANNEL_SCHEME);
+  if (!requirement) throw new Error("the quote offers no payment channel");
+  const client = new x402Client();
+  client.register(requirement.network as `${string}:${string}`, payer.scheme);
+  client.setSpendControls(false);
+  return client;
+}
+
+/** The quote with a new payment identifier when the service declares x402's extension; else the quote as it is. */
+function withPaymentIdentifier(quote: PaymentRequired): PaymentRequired {
+  if (quote.extensions?.[PAYMENT_IDENTIFIER] === undefined) return quote;
+  // A copy: the quote stays as the service sent it.
+  const extensions = structuredClone(quote.extensions);
+  appendPaymentIdentifierToExtensions(extensions);
+  return { ...quote, extensions };
 }
 
 /**
@@ -100,7 +157,13 @@ export async function readSettlement(
   paid: { quote: PaymentRequired; requirement: PaymentRequirements; payer: string; receiptSigner?: string },
   data: unknown,
 ): Promise<Payment> {
-  const amount = settlement.amount || paid.requirement.amount;
+  const channelState = (settlement.extra?.channelState ?? undefined) as
+    | { channelId?: string; chargedCumulativeAmount?: string; balance?: string }
+    | undefined;
+  const overChannel = paid.requirement.scheme === CHANNEL_SCHEME && channelState?.channelId !== undefined;
+  // Over a channel, the settlement's `amount` is what the call deposited; what it cost is `chargedAmount`.
+  const charged = overChannel ? String(settlement.extra?.chargedAmount ?? "") : settlement.amount;
+  const amount = charged || paid.requirement.amount;
   const payment: Payment = {
     amount,
     amountUsd: unitsToUsd(amount),
@@ -110,6 +173,16 @@ export async function readSettlement(
     payer: settlement.payer ?? paid.payer,
     payTo: paid.requirement.payTo,
     receipt: null,
+    ...(overChannel
+      ? {
+          channel: {
+            id: channelState!.channelId!.toLowerCase(),
+            charged: channelState!.chargedCumulativeAmount ?? amount,
+            balance: channelState!.balance ?? "0",
+            deposited: settlement.amount || "0",
+          },
+        }
+      : {}),
   };
   const checked = await checkReceipt(settlement, {
     quote: paid.quote,
@@ -129,6 +202,8 @@ export interface SettlementFields {
   payer?: string;
   amount?: string;
   extensions?: Record<string, unknown>;
+  /** A channel payment's state after the call (`channelState`) and what the call cost (`chargedAmount`). */
+  extra?: Record<string, unknown>;
 }
 
 /** Encodes a payment of {@link createPayment} as the `PAYMENT-SIGNATURE` header. */

@@ -22,6 +22,8 @@ export interface Answer {
 export interface Transport {
   /** Origin of the service, without a trailing slash. */
   readonly baseUrl: string;
+  /** The fetch it sends with, for x402's own clients to send with too. */
+  readonly fetch: typeof globalThis.fetch;
   /** One request and its whole answer; a failure of either on the network is a `NetworkError`. */
   send(url: string, init: RequestInit): Promise<Answer>;
   /**
@@ -104,6 +106,7 @@ export function createTransport(options: { baseUrl: string; fetch?: typeof globa
   };
   return {
     baseUrl,
+    fetch: fetchImpl,
     async send(url, init) {
       const { res, text } = await reach(url, init, (r) => r.text());
       return answerOf(res, text);

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 
 const ERRORS = [
   "AgentToolsError",
+  "ChannelError",
   "ForbiddenError",
   "InvalidPrivateKeyError",
   "InvalidReceiptError",
@@ -55,6 +56,7 @@ const EXPORTS: Record<string, string[]> = {
     "ledgerReportSchema",
     "listMissionsRequestSchema",
     "listMissionsResponseSchema",
+    "memoryChannelStorage",
     "parsePaymentRefusal",
     "proofOfPayment",
   ],

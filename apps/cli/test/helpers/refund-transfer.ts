@@ -38,3 +38,9 @@ export async function sendTransfer(
   if (receipt?.status !== "0x1") throw new Error(`the transfer ${hash} is not mined successfully`);
   return hash;
 }
+
+/** `wallet`'s balance of `asset` on the L2 (ERC-20 balanceOf, read at the latest block). */
+export async function balanceOn(l2Url: string, asset: string, wallet: string): Promise<bigint> {
+  const data = `0x70a08231${wallet.replace(/^0x/, "").toLowerCase().padStart(64, "0")}`;
+  return BigInt((await rpc(l2Url, "eth_call", [{ to: asset, data }, "latest"])) as string);
+}

@@ -3,16 +3,20 @@ import {
   type PaidRouteName,
   type PaymentRequired,
   paidRoutes,
+  parsePaymentRefusal,
   routeMethod,
   type ToolInput,
   type ToolOutput,
   type ToolRoute,
 } from "@agent-tools/schema";
+import { CHANNEL_SCHEME, forgetMissingChannel } from "../channels.js";
 import type { ClientContext } from "../context.js";
 import {
+  createChannelPayment,
   decodeSettlementHeader,
   encodePaymentHeader,
   type Payment,
+  readChannelAnswer,
   readSettlement,
   whilePaymentInUse,
 } from "../payment.js";
@@ -26,6 +30,12 @@ import {
   signPayment,
 } from "../payment-policy.js";
 import { type Answer, errorFromAnswer, parseAnswer, validateLocally, withRetries } from "../transport.js";
+
+/** The service's refusal of a voucher for a channel it does not know. */
+const CHANNEL_NOT_FOUND = "invalid_batch_settlement_evm_channel_not_found";
+
+/** The reason of a 402 answer, as its body's `error` says it. */
+const refusalOf = (answer: Answer) => parsePaymentRefusal((answer.body as PaymentRequired | undefined)?.error).reason;
 
 /** A paid tool's answer and what it cost. */
 export interface ToolResult<T> {
@@ -93,18 +103,41 @@ export async function callTool<N extends PaidRouteName>(
   // The payment policy decides; this transport carries its values in headers.
   const quote = res.body as PaymentRequired;
   const { limits, spending } = context;
-  const decision = decidePayment({ quote, limits, spentUnits: spending.spentUnits, account });
+  const decision = decidePayment({
+    quote,
+    limits,
+    spentUnits: spending.spentUnits,
+    account,
+    channels: context.channels !== undefined,
+  });
   if (!decision.pay) throw paymentRefusalError({ tool: name, quote, refusal: decision.refusal, capWording: "option" });
   const { requirement } = decision;
 
   // One signed payment for every attempt: sent again (a retry, or a wait while an earlier attempt holds it), it
   // buys one call at most, and its identifier gets the answer it paid for.
-  const signed = await signPayment(decision.account, { quote, limits });
-  const paying = { ...headers, "PAYMENT-SIGNATURE": encodePaymentHeader(signed) };
-  const paid = await whilePaymentInUse(
-    () => ask(paying),
-    (answer) => (answer.status === 402 ? (answer.body as PaymentRequired) : undefined),
-  );
+  const channel = requirement.scheme === CHANNEL_SCHEME ? context.channels : undefined;
+  const sign = () =>
+    channel ? createChannelPayment(channel, quote) : signPayment(decision.account, { quote, limits });
+  const send = (payment: Awaited<ReturnType<typeof sign>>) =>
+    whilePaymentInUse(
+      () => ask({ ...headers, "PAYMENT-SIGNATURE": encodePaymentHeader(payment) }),
+      (answer) => (answer.status === 402 ? (answer.body as PaymentRequired) : undefined),
+    );
+  const signed = await sign();
+  let paid = await send(signed);
+  if (channel) {
+    // The channel's state follows the answer; a 402 that set it right (the client's state was behind the
+    // service's) is signed again once.
+    let { recovered } = await readChannelAnswer(channel, quote, signed, paid);
+    if (paid.status === 402 && !recovered && refusalOf(paid) === CHANNEL_NOT_FOUND) {
+      recovered = await forgetMissingChannel(channel, signed);
+    }
+    if (paid.status === 402 && recovered) {
+      const again = await sign();
+      paid = await send(again);
+      await readChannelAnswer(channel, quote, again, paid);
+    }
+  }
   if (paid.status === 402) throw refusedPaymentError(paid.body as PaymentRequired);
   if (paid.status !== successStatus) throw errorFromAnswer(paid);
   const data = read(paid);

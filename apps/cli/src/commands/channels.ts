@@ -1,0 +1,108 @@
+// `channels`: the payment channels the tool commands pay over (list), and taking back what is unspent (refund).
+import type { ChannelSummary, RefundChannelReturnType } from "@agent-tools/sdk/contracts";
+import { unitsToUsd, usdToUnits } from "@agent-tools/sdk/contracts";
+import { type Command, Option } from "commander";
+import type { CommandContext } from "../context.js";
+import { UsageError } from "../exit-codes.js";
+import { parsePrice, parseTokenId } from "../option-parsers.js";
+import { type Style, table } from "../render.js";
+
+interface RefundOptions {
+  tokenId: number;
+  amount?: string;
+}
+
+export function registerChannelCommands(program: Command, context: CommandContext): void {
+  const channels = program
+    .command("channels")
+    .description("Your payment channels with the services you called: balance, charged, claimed, refundable")
+    .addHelpText(
+      "after",
+      `
+With --channel, a tool command pays over a payment channel when the service offers one (x402 batch-settlement):
+the first call deposits --channel-deposit (1.00 USD by default) into the channel, each later call signs a voucher
+for its price, with no transaction of its own. The channels are kept in AGENT_TOOLS_CHANNEL_DIR (by default
+~/.local/state/agent-tools/channels, readable by you alone), so the next run goes on with the same channel.
+What is not charged stays yours: 'agent-tools channels refund' takes it back.
+
+Examples:
+  $ agent-tools channels --key-file payer.key
+  $ agent-tools channels refund --token-id 1 --key-file payer.key
+  $ agent-tools channels refund --token-id 1 --amount 0.50 --json`,
+    )
+    .action(() => runList(context));
+
+  channels
+    .command("refund")
+    .description("Take back what is unspent on your channel with this service (the service claims what it charged)")
+    .requiredOption(
+      "--token-id <id>",
+      "an agent the refund is asked through (GET /intel?tokenId=...); any will do",
+      parseTokenId,
+    )
+    .addOption(
+      new Option("--amount <usd>", "take back this much, in USD (default: all that is left)").argParser(parsePrice),
+    )
+    .action((options: RefundOptions) => runRefund(context, options));
+}
+
+/** A client that pays over channels: a key, and the channels kept (whether or not --channel was given). */
+async function channelClient(context: CommandContext, command: string) {
+  context.refuseWatch(command);
+  if (!context.readKey()) {
+    throw new UsageError(`${command} needs the key that pays: set AGENT_TOOLS_PRIVATE_KEY or pass --key-file.`);
+  }
+  return context.client({ channels: true });
+}
+
+async function runList(context: CommandContext): Promise<void> {
+  try {
+    const client = await channelClient(context, "channels");
+    const list = await client.channels();
+    context.print(
+      list.map((channel) => ({
+        channelId: channel.channelId,
+        balance: channel.balance.toString(),
+        charged: channel.charged.toString(),
+        claimed: channel.claimed.toString(),
+        refundable: channel.refundable.toString(),
+      })),
+      () => renderChannels(list, context.style),
+    );
+  } catch (error) {
+    context.fail(error);
+  }
+}
+
+async function runRefund(context: CommandContext, options: RefundOptions): Promise<void> {
+  try {
+    const client = await channelClient(context, "channels refund");
+    const stop = context.spinner("Asking for the refund…");
+    const refund = await client
+      .refundChannel({
+        tokenId: options.tokenId,
+        ...(options.amount ? { amount: usdToUnits(options.amount) } : {}),
+      })
+      .finally(stop);
+    context.print({ ...refund, refunded: refund.refunded.toString() }, () => renderRefund(refund));
+  } catch (error) {
+    context.fail(error);
+  }
+}
+
+function renderChannels(list: ChannelSummary[], style: Style): string {
+  return `${table(
+    list.map((channel) => ({
+      channel: channel.channelId,
+      "balance USD": unitsToUsd(channel.balance),
+      "charged USD": unitsToUsd(channel.charged),
+      "claimed USD": unitsToUsd(channel.claimed),
+      "refundable USD": unitsToUsd(channel.refundable),
+    })),
+    style,
+  )}\n`;
+}
+
+function renderRefund(refund: RefundChannelReturnType): string {
+  return `Refunded ${unitsToUsd(refund.refunded)} USD from channel ${refund.channelId} · tx ${refund.transaction}\n`;
+}

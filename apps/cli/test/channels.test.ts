@@ -1,0 +1,90 @@
+/**
+ * `--channel` and `agent-tools channels` against the embedded default (test/global-setup.ts): two runs of the built
+ * command open one channel and go on with it, the state kept in a directory only its user reads, and the unspent
+ * balance comes back on chain.
+ */
+import { execFile } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
+import { attachEmbeddedService } from "@agent-tools/server/embedded-process";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { machineNode } from "./helpers/machine-node.js";
+import { balanceOn, l2UrlOf } from "./helpers/refund-transfer.js";
+
+const bin = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
+const service = attachEmbeddedService(inject("embeddedService"));
+/** Account 9 pays over a channel here, and in no other test file of the package; it holds token 9. */
+const PAYER = 9;
+const channelDir = join(mkdtempSync(join(tmpdir(), "agent-tools-channels-")), "channels");
+afterAll(() => rmSync(join(channelDir, ".."), { recursive: true, force: true }));
+
+function cli(args: string[]) {
+  return new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
+    const env = {
+      PATH: process.env.PATH ?? "",
+      NO_COLOR: "1",
+      AGENT_TOOLS_PRIVATE_KEY: DEVNET_ACCOUNTS[PAYER]!.privateKey,
+      AGENT_TOOLS_CHANNEL_DIR: channelDir,
+    };
+    execFile(
+      machineNode,
+      [bin, "--base-url", service.url, ...args],
+      { env, encoding: "utf8" },
+      (error, stdout, stderr) => {
+        resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr });
+      },
+    );
+  });
+}
+
+describe("agent-tools over a payment channel", () => {
+  it("two runs open one channel and reuse it; channels lists it; refund returns the rest on chain", async () => {
+    const l2 = l2UrlOf(service.output());
+    const catalog = JSON.parse((await cli(["catalog", "--json"])).stdout) as {
+      items: { accepts: { scheme: string; asset: string }[] }[];
+    };
+    const asset = catalog.items[0]!.accepts.find((accept) => accept.scheme === "batch-settlement")!.asset;
+    const payer = DEVNET_ACCOUNTS[PAYER]!.address;
+    const before = await balanceOn(l2, asset, payer);
+
+    const first = await cli(["intel", "--token-id", "9", "--channel", "--channel-deposit", "0.05"]);
+    expect(first.status).toBe(0);
+    expect(first.stdout).toContain("Agent #9");
+    const opened =
+      /charged 0\.01 USD over channel (0x[0-9a-f]{64}) from 0x[0-9a-fA-F]{40} · 0\.04 USD left in it · deposited 0\.05 USD, tx 0x[0-9a-f]{64}/.exec(
+        first.stderr,
+      );
+    expect(opened, first.stderr).not.toBeNull();
+    const id = opened![1]!;
+
+    const second = await cli(["intel", "--token-id", "9", "--channel", "--channel-deposit", "0.05"]);
+    expect(second.status).toBe(0);
+    expect(second.stderr).toContain(`charged 0.01 USD over channel ${id} from ${payer} · 0.03 USD left in it`);
+    expect(second.stderr).not.toContain("deposited");
+    // One deposit left the wallet; the second call moved nothing on chain.
+    expect(await balanceOn(l2, asset, payer)).toBe(before - 50_000n);
+    // The state is the user's alone.
+    expect(statSync(channelDir).mode & 0o777).toBe(0o700);
+    for (const file of readdirSync(channelDir)) expect(statSync(join(channelDir, file)).mode & 0o777).toBe(0o600);
+
+    const listed = await cli(["channels", "--json"]);
+    expect(listed.status).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      expect.objectContaining({ channelId: id, balance: "50000", charged: "20000", refundable: "30000" }),
+    ]);
+    const table = await cli(["channels"]);
+    expect(table.stdout).toMatch(new RegExp(`${id}\\s+0\\.05\\s+0\\.02\\s+[\\d.]+\\s+0\\.03`));
+
+    const refund = await cli(["channels", "refund", "--token-id", "9", "--json"]);
+    expect(refund.status).toBe(0);
+    expect(JSON.parse(refund.stdout)).toMatchObject({ channelId: id, refunded: "30000" });
+    expect(await balanceOn(l2, asset, payer)).toBe(before - 20_000n);
+    // Nothing is left: a second refund is refused, and says why.
+    const again = await cli(["channels", "refund", "--token-id", "9"]);
+    expect(again.status).toBe(3);
+    expect(again.stderr).toMatch(/refund was refused/);
+  });
+});

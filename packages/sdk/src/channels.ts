@@ -1,0 +1,150 @@
+/**
+ * Paying over x402 `batch-settlement` channels: the first call deposits into a channel, each later call signs a
+ * cumulative voucher of it, with no transaction and no wait for a block (the service's docs/channels.md). x402's own
+ * channel client (`@x402/evm/batch-settlement/client`) signs the deposits, vouchers and refunds and keeps each
+ * channel's state in a {@link ChannelStorage}; this module says when a call uses a channel and what each holds.
+ */
+import type { PaymentRequirements } from "@agent-tools/schema";
+import type { PaymentPayload } from "@x402/core/types";
+import { toClientEvmSigner } from "@x402/evm";
+import {
+  type BatchSettlementClientContext,
+  type BatchSettlementDepositStrategyContext,
+  BatchSettlementEvmScheme,
+  type ClientChannelStorage,
+  computeChannelId,
+  InMemoryClientChannelStorage,
+} from "@x402/evm/batch-settlement/client";
+import { createPublicClient, http, type LocalAccount } from "viem";
+import { usdToUnits } from "./units.js";
+
+/** The scheme's name in a quote's `accepts`. */
+export const CHANNEL_SCHEME = "batch-settlement";
+
+/**
+ * Where a client keeps its channels' state (x402's `ClientChannelStorage`, keyed by the channel's id in lower case),
+ * and which channels it holds. The state must outlive the process for a channel to be used again after a restart:
+ * memory by default, a file of the caller's own for the command-line tool.
+ */
+export interface ChannelStorage extends ClientChannelStorage {
+  /** The ids of the channels kept. */
+  list(): Promise<string[]>;
+}
+
+/** A {@link ChannelStorage} in this process's memory: channels are opened again by the next process. */
+export function memoryChannelStorage(): ChannelStorage {
+  const inner = new InMemoryClientChannelStorage();
+  const keys = new Set<string>();
+  return {
+    get: (key) => inner.get(key),
+    async set(key, context) {
+      keys.add(key);
+      await inner.set(key, context);
+    },
+    async delete(key) {
+      keys.delete(key);
+      await inner.delete(key);
+    },
+    list: async () => [...keys],
+  };
+}
+
+/** How a client pays over channels (the option `channels` of `createAgentToolsClient`). */
+export interface ChannelOptions {
+  /**
+   * What a deposit puts into a channel, in USD (default "1.00"): the first call over a channel deposits this, and so
+   * does a call the channel's balance no longer covers. Never less than the call's price.
+   */
+  deposit?: string | number;
+  /** The channel's salt (bytes32, default zero): another salt opens another channel with the same service. */
+  salt?: `0x${string}`;
+  /** Where the channels' state is kept (default: in memory, for this process only). */
+  storage?: ChannelStorage;
+  /**
+   * A JSON-RPC URL of the payment chain. With it, a client whose state of a channel is behind the service's (its
+   * storage lost or copied) checks the service's word against the chain and goes on; without it, such a call is
+   * refused and the channel is left as it is.
+   */
+  rpcUrl?: string;
+}
+
+/** One channel of the client, as its storage last recorded it, in units of the USD stablecoin (6 decimals). */
+export interface ChannelSummary {
+  channelId: string;
+  /** What the payer deposited and the chain still holds in the channel. */
+  balance: bigint;
+  /** What the service charged on it, all calls together (the latest voucher's cumulative amount). */
+  charged: bigint;
+  /** What the service has claimed of it on chain. */
+  claimed: bigint;
+  /** What a refund would return now: the balance less what was charged. */
+  refundable: bigint;
+}
+
+/** The summary of a channel's stored state. */
+export function channelSummary(channelId: string, state: BatchSettlementClientContext): ChannelSummary {
+  const balance = BigInt(state.balance ?? 0);
+  const charged = BigInt(state.chargedCumulativeAmount ?? 0);
+  return {
+    channelId,
+    balance,
+    charged,
+    claimed: BigInt(state.totalClaimed ?? 0),
+    refundable: balance > charged ? balance - charged : 0n,
+  };
+}
+
+/** A client's channel payer: x402's channel scheme for the account, and where it keeps its channels. */
+export interface ChannelPayer {
+  scheme: BatchSettlementEvmScheme;
+  storage: ChannelStorage;
+  /** The deposit, in units, for a call of `price` units: the configured size, or the price when that is more. */
+  depositFor(price: bigint): bigint;
+}
+
+/** The channel payer of `account` with the caller's options. */
+export function createChannelPayer(account: LocalAccount, options: ChannelOptions): ChannelPayer {
+  const storage = options.storage ?? memoryChannelStorage();
+  const deposit = usdToUnits(options.deposit ?? "1.00");
+  const depositFor = (price: bigint) => (deposit > price ? deposit : price);
+  const chain = options.rpcUrl ? createPublicClient({ transport: http(options.rpcUrl) }) : undefined;
+  const scheme = new BatchSettlementEvmScheme(toClientEvmSigner(account, chain as never), {
+    storage,
+    ...(options.salt ? { salt: options.salt } : {}),
+    // The deposit the caller chose, whatever the scheme would pick; x402's client asks only when one is needed.
+    depositStrategy: (context: BatchSettlementDepositStrategyContext) =>
+      depositFor(BigInt(context.requestAmount)).toString(),
+  });
+  return { scheme, storage, depositFor };
+}
+
+/**
+ * Whether the next call over the channel of this requirement deposits, and how much: when the client holds no state
+ * of it, or its balance does not cover what was charged plus `price`. Read before anything is signed, so that a
+ * deposit over a limit is refused first.
+ */
+export async function depositNeeded(
+  payer: ChannelPayer,
+  requirement: PaymentRequirements,
+  price: bigint,
+): Promise<bigint | undefined> {
+  const config = payer.scheme.buildChannelConfig(requirement as never);
+  const key = computeChannelId(config, requirement.network).toLowerCase();
+  const state = await payer.storage.get(key);
+  if (!state?.balance) return payer.depositFor(price);
+  const charged = BigInt(state.chargedCumulativeAmount ?? 0);
+  return BigInt(state.balance) >= charged + price ? undefined : payer.depositFor(price);
+}
+
+/**
+ * Forgets the client's state of the channel `payment` was signed over, when the service says that channel does not
+ * exist (a chain started afresh, a state file copied from elsewhere): the next payment opens it with a deposit.
+ * True when there was such a state to forget.
+ */
+export async function forgetMissingChannel(payer: ChannelPayer, payment: PaymentPayload): Promise<boolean> {
+  const payload = payment.payload as { voucher?: { channelId?: string } } | undefined;
+  const id = payload?.voucher?.channelId?.toLowerCase();
+  if (!id || !(await payer.storage.get(id))) return false;
+  await payer.storage.delete(id);
+  return true;
+}

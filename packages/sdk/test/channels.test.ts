@@ -1,0 +1,118 @@
+/**
+ * Paying over x402 `batch-settlement` channels against the embedded default (test/global-setup.ts): one deposit on
+ * chain, then vouchers; the channel kept across a restart of the client; the unspent balance back on chain.
+ */
+import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
+import { attachEmbeddedService } from "@agent-tools/server/embedded-process";
+import { toClientEvmSigner } from "@x402/evm";
+import { BatchSettlementEvmScheme, computeChannelId } from "@x402/evm/batch-settlement/client";
+import { privateKeyToAccount } from "viem/accounts";
+import { describe, expect, inject, it } from "vitest";
+import { ChannelError, createAgentToolsClient, memoryChannelStorage } from "../src/index.js";
+import { balanceOf, paymentChainRpc } from "./helpers/payment-chain.js";
+
+const service = attachEmbeddedService(inject("embeddedService"));
+/** Account 5 pays over channels here, and in no other test file. */
+const payer = privateKeyToAccount(DEVNET_ACCOUNTS[5]!.privateKey);
+
+describe("paying over channels", () => {
+  it("deposits once, pays later calls with vouchers, keeps the channel across a restart, and refunds the rest", async () => {
+    const storage = memoryChannelStorage();
+    const options = { baseUrl: service.url, account: payer, channels: { deposit: "0.05", storage } };
+    const client = createAgentToolsClient(options);
+    const before = await balanceOf(service, payer.address);
+
+    const first = await client.intel({ tokenId: 5 });
+    expect(first.payment).toMatchObject({
+      amount: "10000",
+      amountUsd: "0.01",
+      payer: payer.address,
+      channel: { charged: "10000", balance: "50000", deposited: "50000" },
+    });
+    // The first call's transaction is its deposit's.
+    expect(first.payment!.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(first.payment!.receipt).not.toBeNull();
+    const id = first.payment!.channel!.id;
+    expect(id).toMatch(/^0x[0-9a-f]{64}$/);
+
+    const second = await client.intel({ tokenId: 5 });
+    expect(second.payment).toMatchObject({
+      amount: "10000",
+      transaction: "",
+      channel: { id, charged: "20000", balance: "50000", deposited: "0" },
+    });
+    expect(second.payment!.receipt).not.toBeNull();
+    expect(client.spentUsd()).toBe("0.02");
+    // One deposit left the wallet; the calls moved nothing on chain.
+    expect(await balanceOf(service, payer.address)).toBe(before - 50_000n);
+    expect(await client.channels()).toEqual([
+      expect.objectContaining({ channelId: id, balance: 50_000n, charged: 20_000n, refundable: 30_000n }),
+    ]);
+
+    // Another process with the same storage pays the next voucher of the same channel.
+    const restarted = createAgentToolsClient(options);
+    const third = await restarted.intel({ tokenId: 5 });
+    expect(third.payment!.channel).toMatchObject({ id, charged: "30000", deposited: "0" });
+
+    const refund = await restarted.refundChannel({ tokenId: 5 });
+    expect(refund).toMatchObject({ channelId: id, refunded: 20_000n });
+    expect(refund.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    // What came back is the deposit less the three calls.
+    expect(await balanceOf(service, payer.address)).toBe(before - 30_000n);
+    expect(await restarted.channels()).toEqual([expect.objectContaining({ channelId: id, refundable: 0n })]);
+    await expect(restarted.refundChannel({ tokenId: 5 })).rejects.toBeInstanceOf(ChannelError);
+  });
+
+  it("a client that lost its channel's state is set right by the service and pays the next voucher", async () => {
+    const account = payer;
+    const first = createAgentToolsClient({
+      baseUrl: service.url,
+      account,
+      channels: { deposit: "0.05", storage: memoryChannelStorage() },
+    });
+    const opened = await first.intel({ tokenId: 5 });
+    const id = opened.payment!.channel!.id;
+    const charged = BigInt(opened.payment!.channel!.charged);
+    // A fresh storage: the client believes the channel empty and would deposit; the service's corrective 402 says
+    // what was charged, the client checks it against its own signature and the chain, and the call is paid with
+    // the voucher that follows it, with no second deposit.
+    const before = await balanceOf(service, account.address);
+    const forgetful = createAgentToolsClient({
+      baseUrl: service.url,
+      account,
+      channels: { deposit: "0.05", storage: memoryChannelStorage(), rpcUrl: paymentChainRpc(service) },
+    });
+    const next = await forgetful.intel({ tokenId: 5 });
+    expect(next.payment!.channel).toMatchObject({ id, charged: (charged + 10_000n).toString(), deposited: "0" });
+    expect(await balanceOf(service, account.address)).toBe(before);
+  });
+
+  it("a kept state of a channel the chain does not have (a chain started afresh) is forgotten, and the call deposits", async () => {
+    const salt = `0x${"02".padStart(64, "0")}` as const;
+    const catalog = await createAgentToolsClient({ baseUrl: service.url }).catalog();
+    const requirement = catalog.items[0]!.accepts.find((accept) => accept.scheme === "batch-settlement")!;
+    const id = computeChannelId(
+      new BatchSettlementEvmScheme(toClientEvmSigner(payer), { salt }).buildChannelConfig(requirement as never),
+      requirement.network,
+    ).toLowerCase();
+    const storage = memoryChannelStorage();
+    await storage.set(id, { balance: "50000", chargedCumulativeAmount: "10000", totalClaimed: "0" });
+    const client = createAgentToolsClient({
+      baseUrl: service.url,
+      account: payer,
+      channels: { deposit: "0.05", storage, salt },
+    });
+    const before = await balanceOf(service, payer.address);
+    const { payment } = await client.intel({ tokenId: 5 });
+    expect(payment!.channel).toMatchObject({ id, charged: "10000", balance: "50000", deposited: "50000" });
+    expect(await balanceOf(service, payer.address)).toBe(before - 50_000n);
+  });
+
+  it("without the option, the same service is paid with exact", async () => {
+    const client = createAgentToolsClient({ baseUrl: service.url, account: payer });
+    const { payment } = await client.intel({ tokenId: 5 });
+    expect(payment!.channel).toBeUndefined();
+    expect(payment!.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(await client.channels()).toEqual([]);
+  });
+});
