@@ -78,9 +78,12 @@ describe("agent-tools over a payment channel", () => {
     const table = await cli(["channels"]);
     expect(table.stdout).toMatch(new RegExp(`${id}\\s+0\\.05\\s+0\\.02\\s+[\\d.]+\\s+0\\.03`));
 
+    const part = await cli(["channels", "refund", "--token-id", "9", "--amount", "0.01"]);
+    expect(part.status).toBe(0);
+    expect(part.stdout).toMatch(new RegExp(`^Refunded 0\\.01 USD from channel ${id} · tx 0x[0-9a-f]{64}$`, "m"));
     const refund = await cli(["channels", "refund", "--token-id", "9", "--json"]);
     expect(refund.status).toBe(0);
-    expect(JSON.parse(refund.stdout)).toMatchObject({ channelId: id, refunded: "30000" });
+    expect(JSON.parse(refund.stdout)).toMatchObject({ channelId: id, refunded: "20000" });
     expect(await balanceOn(l2, asset, payer)).toBe(before - 20_000n);
     // Nothing is left: a second refund is refused, and says why.
     const again = await cli(["channels", "refund", "--token-id", "9"]);

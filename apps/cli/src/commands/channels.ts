@@ -26,9 +26,10 @@ for its price, with no transaction of its own. The channels are kept in AGENT_TO
 What is not charged stays yours: 'agent-tools channels refund' takes it back.
 
 Examples:
-  $ agent-tools channels --key-file payer.key
-  $ agent-tools channels refund --token-id 1 --key-file payer.key
-  $ agent-tools channels refund --token-id 1 --amount 0.50 --json`,
+  $ agent-tools intel --token-id 1 --channel --channel-deposit 0.10
+  $ agent-tools channels
+  $ agent-tools channels --json
+  $ agent-tools channels refund --token-id 1`,
     )
     .action(() => runList(context));
 
