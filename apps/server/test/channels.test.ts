@@ -254,9 +254,10 @@ describe("over MCP", () => {
         success: true,
         extra: { channelState: { channelId, chargedCumulativeAmount: (2n * price).toString() } },
       });
-      // Sent again, the same voucher is refused: the channel was charged once.
+      // Sent again, the same voucher is refused as x402's server refuses it, out of step with the channel (whose
+      // charged total moved past it): the channel was charged once.
       const again = paymentRequiredIn(await call({ [MCP_PAYMENT_META]: payment }));
-      expect(parsePaymentRefusal(again.error).reason).toBe("payment_already_used");
+      expect(parsePaymentRefusal(again.error).reason).toBe("invalid_batch_settlement_evm_cumulative_amount_mismatch");
       const [entry] = await t.db.query<{ method: string; status: string }>(
         "SELECT method, status FROM settlements WHERE channel_id = $1 AND cumulative = $2",
         [channelId.toLowerCase(), (2n * price).toString()],
@@ -388,13 +389,21 @@ describe("vouchers the service refuses", () => {
     return { reason: parsePaymentRefusal(required.error).reason, required };
   };
 
-  it("a voucher sent again is refused; the channel is charged once", async () => {
+  it("a voucher sent again is refused with the corrective 402; the channel is charged once", async () => {
     const c = await openChannel(7);
     const next = await c.voucher(2n * c.price);
     const first = await c.send({ type: "voucher", channelConfig: c.config, voucher: next });
     expect(first.status).toBe(200);
+    // As x402's own server answers a voucher whose total is not the charged total plus the price: with where the
+    // channel stands, so that a client that lost its state can sign the next one.
     const again = await c.send({ type: "voucher", channelConfig: c.config, voucher: next });
-    expect((await reasonOf(again)).reason).toBe("payment_already_used");
+    const { reason, required } = await reasonOf(again);
+    expect(reason).toBe("invalid_batch_settlement_evm_cumulative_amount_mismatch");
+    const corrective = required.accepts.find((accept) => accept.scheme === "batch-settlement")!;
+    expect(corrective.extra).toMatchObject({
+      channelState: { chargedCumulativeAmount: (2n * c.price).toString() },
+      voucherState: { signedMaxClaimable: (2n * c.price).toString(), signature: next.signature },
+    });
   });
 
   it("a voucher naming a payment identifier, sent again, has its answer again and is charged once", async () => {

@@ -8,7 +8,13 @@ import { toClientEvmSigner } from "@x402/evm";
 import { BatchSettlementEvmScheme, computeChannelId } from "@x402/evm/batch-settlement/client";
 import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, inject, it } from "vitest";
-import { ChannelError, createAgentToolsClient, memoryChannelStorage } from "../src/index.js";
+import {
+  ChannelError,
+  createAgentToolsClient,
+  memoryChannelStorage,
+  type PaymentRequired,
+  PaymentRequiredError,
+} from "../src/index.js";
 import { balanceOf, paymentChainRpc } from "./helpers/payment-chain.js";
 
 const service = attachEmbeddedService(inject("embeddedService"));
@@ -59,38 +65,51 @@ describe("paying over channels", () => {
     expect(refund.transaction).toMatch(/^0x[0-9a-f]{64}$/);
     // What came back is the deposit less the three calls.
     expect(await balanceOf(service, payer.address)).toBe(before - 30_000n);
-    expect(await restarted.channels()).toEqual([expect.objectContaining({ channelId: id, refundable: 0n })]);
+    // Refunded in full, the channel is dropped from the client's storage (x402's client does so).
+    expect(await restarted.channels()).toEqual([]);
     await expect(restarted.refundChannel({ tokenId: 5 })).rejects.toBeInstanceOf(ChannelError);
   });
 
-  it("a client that lost its channel's state is set right by the service and pays the next voucher", async () => {
-    const account = payer;
+  it("a client that lost its channel's state is set right by the service, with the chain to check it against", async () => {
+    // A channel of its own (another salt), opened by one client.
+    const salt = `0x${"03".padStart(64, "0")}` as const;
     const first = createAgentToolsClient({
       baseUrl: service.url,
-      account,
-      channels: { deposit: "0.05", storage: memoryChannelStorage() },
+      account: payer,
+      channels: { deposit: "0.05", storage: memoryChannelStorage(), salt },
     });
     const opened = await first.intel({ tokenId: 5 });
     const id = opened.payment!.channel!.id;
-    const charged = BigInt(opened.payment!.channel!.charged);
-    // A fresh storage: the client believes the channel empty and would deposit; the service's corrective 402 says
-    // what was charged, the client checks it against its own signature and the chain, and the call is paid with
-    // the voucher that follows it, with no second deposit.
-    const before = await balanceOf(service, account.address);
+    const before = await balanceOf(service, payer.address);
+
+    // Without a chain to check the service's word against, a client with no state of the channel is refused and
+    // pays nothing: its deposit for a total already charged gets the scheme's corrective 402.
+    const blind = createAgentToolsClient({
+      baseUrl: service.url,
+      account: payer,
+      channels: { deposit: "0.05", storage: memoryChannelStorage(), salt },
+    });
+    const refused = await blind.intel({ tokenId: 5 }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(PaymentRequiredError);
+    expect((refused as PaymentRequiredError).reason).toBe("invalid_batch_settlement_evm_cumulative_amount_mismatch");
+    expect(await balanceOf(service, payer.address)).toBe(before);
+
+    // With one, it checks the charged total against its own last signature and the chain, and pays the next voucher,
+    // with no second deposit.
     const forgetful = createAgentToolsClient({
       baseUrl: service.url,
-      account,
-      channels: { deposit: "0.05", storage: memoryChannelStorage(), rpcUrl: paymentChainRpc(service) },
+      account: payer,
+      channels: { deposit: "0.05", storage: memoryChannelStorage(), salt, rpcUrl: paymentChainRpc(service) },
     });
     const next = await forgetful.intel({ tokenId: 5 });
-    expect(next.payment!.channel).toMatchObject({ id, charged: (charged + 10_000n).toString(), deposited: "0" });
-    expect(await balanceOf(service, account.address)).toBe(before);
+    expect(next.payment!.channel).toMatchObject({ id, charged: "20000", deposited: "0" });
+    expect(await balanceOf(service, payer.address)).toBe(before);
   });
 
   it("a kept state of a channel the chain does not have (a chain started afresh) is forgotten, and the call deposits", async () => {
     const salt = `0x${"02".padStart(64, "0")}` as const;
-    const catalog = await createAgentToolsClient({ baseUrl: service.url }).catalog();
-    const requirement = catalog.items[0]!.accepts.find((accept) => accept.scheme === "batch-settlement")!;
+    const quote = (await (await fetch(`${service.url}/intel?tokenId=5`)).json()) as PaymentRequired;
+    const requirement = quote.accepts.find((accept) => accept.scheme === "batch-settlement")!;
     const id = computeChannelId(
       new BatchSettlementEvmScheme(toClientEvmSigner(payer), { salt }).buildChannelConfig(requirement as never),
       requirement.network,

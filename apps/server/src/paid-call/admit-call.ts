@@ -209,6 +209,9 @@ async function pay(
     return { admitted: false, answered: { status, output, settlement } };
   }
 
+  const stale = await outOfStep(payments, priced, scheme, read.payload, key, payer);
+  if (stale) return stale;
+
   const guards = await takeGuards(payments, priced, key, payer);
   if (!guards.ok) return refused(point, guards.reason, guards.sentence);
   const { slot, giveBack } = guards;
@@ -249,6 +252,34 @@ async function pay(
       ...(identifier ? { identifier } : {}),
     },
   };
+}
+
+/**
+ * A payment its scheme holds (a channel's voucher) whose key already bought a call: a client out of step with the
+ * channel (its state lost, or behind), not a replay to refuse flatly. The scheme's own check answers it, with the
+ * corrective 402 that says where the channel stands and lets x402's client sign the next voucher (docs/channels.md,
+ * "Out of step"); nothing is held or charged. Undefined for any other payment.
+ */
+async function outOfStep(
+  payments: PaymentService,
+  priced: Priced,
+  scheme: PaymentScheme,
+  payload: AdmittedCall["payment"]["payload"],
+  key: string,
+  payer: Address,
+): Promise<Admission | undefined> {
+  if (!scheme.hold || !payments.payments.isUsed(key)) return undefined;
+  const { point, requirements } = priced.price;
+  let held: Awaited<ReturnType<NonNullable<PaymentScheme["hold"]>>>;
+  try {
+    held = await scheme.hold(payload, requirements, { key, payer, requestId: priced.request.requestId });
+  } catch (error) {
+    throw unverifiable(payments, priced.request.requestId, error);
+  }
+  if (!held.held) return priced.refused(point, held.reason, held.sentence, schemeExtra(requirements, held.extra));
+  // A charged voucher can never be held again (the channel's total has moved past it); should it be, it is let go.
+  await held.release();
+  return priced.refused(point, "payment_already_used", "this payment authorization already bought a call");
 }
 
 /** What was paid, by whom, for what: the call's entry of the ledger. */
