@@ -8,10 +8,8 @@ import type { PaymentRequirements } from "@agent-tools/schema";
 import type { PaymentPayload } from "@x402/core/types";
 import { toClientEvmSigner } from "@x402/evm";
 import {
-  type BatchSettlementClientContext,
   type BatchSettlementDepositStrategyContext,
   BatchSettlementEvmScheme,
-  type ClientChannelStorage,
   computeChannelId,
   InMemoryClientChannelStorage,
 } from "@x402/evm/batch-settlement/client";
@@ -21,12 +19,26 @@ import { usdToUnits } from "./units.js";
 /** The scheme's name in a quote's `accepts`. */
 export const CHANNEL_SCHEME = "batch-settlement";
 
+/** What a client keeps of one channel (x402's `BatchSettlementClientContext`): amounts in units, as decimal text. */
+export interface ChannelState {
+  /** What the service charged on the channel, all calls together. */
+  chargedCumulativeAmount?: string;
+  balance?: string;
+  totalClaimed?: string;
+  /** The payer's latest voucher: its total and signature. */
+  signedMaxClaimable?: string;
+  signature?: `0x${string}`;
+}
+
 /**
- * Where a client keeps its channels' state (x402's `ClientChannelStorage`, keyed by the channel's id in lower case),
- * and which channels it holds. The state must outlive the process for a channel to be used again after a restart:
- * memory by default, a file of the caller's own for the command-line tool.
+ * Where a client keeps its channels' state, keyed by the channel's id in lower case (x402's `ClientChannelStorage`,
+ * which it is handed to), and which channels it holds. The state must outlive the process for a channel to be used
+ * again after a restart: memory by default, a file of the caller's own for the command-line tool.
  */
-export interface ChannelStorage extends ClientChannelStorage {
+export interface ChannelStorage {
+  get(key: string): Promise<ChannelState | undefined>;
+  set(key: string, state: ChannelState): Promise<void>;
+  delete(key: string): Promise<void>;
   /** The ids of the channels kept. */
   list(): Promise<string[]>;
 }
@@ -82,7 +94,7 @@ export interface ChannelSummary {
 }
 
 /** The summary of a channel's stored state. */
-export function channelSummary(channelId: string, state: BatchSettlementClientContext): ChannelSummary {
+export function channelSummary(channelId: string, state: ChannelState): ChannelSummary {
   const balance = BigInt(state.balance ?? 0);
   const charged = BigInt(state.chargedCumulativeAmount ?? 0);
   return {
@@ -109,13 +121,33 @@ export function createChannelPayer(account: LocalAccount, options: ChannelOption
   const depositFor = (price: bigint) => (deposit > price ? deposit : price);
   const chain = options.rpcUrl ? createPublicClient({ transport: http(options.rpcUrl) }) : undefined;
   const scheme = new BatchSettlementEvmScheme(toClientEvmSigner(account, chain as never), {
-    storage,
+    storage: keepRefunded(storage),
     ...(options.salt ? { salt: options.salt } : {}),
     // The deposit the caller chose, whatever the scheme would pick; x402's client asks only when one is needed.
     depositStrategy: (context: BatchSettlementDepositStrategyContext) =>
       depositFor(BigInt(context.requestAmount)).toString(),
   });
   return { scheme, storage, depositFor };
+}
+
+/**
+ * The storage as x402's client is handed it. That client forgets a channel once it is refunded in full, and would
+ * then open it again from nothing: its deposit, of a total the service already charged, is refused, and only a read
+ * of the chain sets it right. Kept instead as the refund left it (balance = charged = claimed), the channel is
+ * topped up by the next call, which needs no chain read.
+ */
+function keepRefunded(storage: ChannelStorage): ChannelStorage {
+  return {
+    get: (key) => storage.get(key),
+    set: (key, state) => storage.set(key, state),
+    list: () => storage.list(),
+    async delete(key) {
+      const state = await storage.get(key);
+      if (!state) return;
+      const charged = state.chargedCumulativeAmount ?? "0";
+      await storage.set(key, { ...state, balance: charged, totalClaimed: charged });
+    },
+  };
 }
 
 /**

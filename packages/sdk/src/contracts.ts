@@ -76,7 +76,7 @@ export type {
   GetOpenApiReturnType,
   GetRegistrationReturnType,
 } from "./actions/public.js";
-export type { ChannelOptions, ChannelStorage, ChannelSummary } from "./channels.js";
+export type { ChannelOptions, ChannelState, ChannelStorage, ChannelSummary } from "./channels.js";
 export {
   AgentToolsError,
   type AgentToolsErrorCode,

@@ -34,6 +34,7 @@ export {
   type CallToolReturnType,
   ChannelError,
   type ChannelOptions,
+  type ChannelState,
   type ChannelStorage,
   type ChannelSummary,
   type Clearance,

@@ -65,9 +65,14 @@ describe("paying over channels", () => {
     expect(refund.transaction).toMatch(/^0x[0-9a-f]{64}$/);
     // What came back is the deposit less the three calls.
     expect(await balanceOf(service, payer.address)).toBe(before - 30_000n);
-    // Refunded in full, the channel is dropped from the client's storage (x402's client does so).
-    expect(await restarted.channels()).toEqual([]);
+    // Refunded in full, the channel is kept as the refund left it, nothing refundable; the next call tops it up.
+    expect(await restarted.channels()).toEqual([
+      expect.objectContaining({ channelId: id, balance: 30_000n, charged: 30_000n, refundable: 0n }),
+    ]);
     await expect(restarted.refundChannel({ tokenId: 5 })).rejects.toBeInstanceOf(ChannelError);
+    const topUp = await restarted.intel({ tokenId: 5 });
+    expect(topUp.payment!.channel).toMatchObject({ id, charged: "40000", balance: "80000", deposited: "50000" });
+    expect(await balanceOf(service, payer.address)).toBe(before - 80_000n);
   });
 
   it("a client that lost its channel's state is set right by the service, with the chain to check it against", async () => {

@@ -5,7 +5,7 @@ import { type Command, Option } from "commander";
 import type { CommandContext } from "../context.js";
 import { UsageError } from "../exit-codes.js";
 import { parsePrice, parseTokenId } from "../option-parsers.js";
-import { type Style, table } from "../render.js";
+import { type Style, viewTable } from "../render.js";
 
 interface RefundOptions {
   tokenId: number;
@@ -91,14 +91,15 @@ async function runRefund(context: CommandContext, options: RefundOptions): Promi
   }
 }
 
+/** The channels, the id last and whole (it is pasted into other tools). */
 function renderChannels(list: ChannelSummary[], style: Style): string {
-  return `${table(
+  return `${viewTable(
     list.map((channel) => ({
-      channel: channel.channelId,
       "balance USD": unitsToUsd(channel.balance),
       "charged USD": unitsToUsd(channel.charged),
       "claimed USD": unitsToUsd(channel.claimed),
       "refundable USD": unitsToUsd(channel.refundable),
+      channel: channel.channelId,
     })),
     style,
   )}\n`;
