@@ -3,42 +3,26 @@
  * command open one channel and go on with it, the state kept in a directory only its user reads, and the unspent
  * balance comes back on chain.
  */
-import { execFile } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
 import { attachEmbeddedService } from "@agent-tools/server/embedded-process";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { machineNode } from "./helpers/machine-node.js";
 import { balanceOn, l2UrlOf } from "./helpers/refund-transfer.js";
+import { runCli } from "./helpers/run-cli.js";
 
-const bin = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
 const service = attachEmbeddedService(inject("embeddedService"));
 /** Account 9 pays over a channel here, and in no other test file of the package; it holds token 9. */
 const PAYER = 9;
 const channelDir = join(mkdtempSync(join(tmpdir(), "agent-tools-channels-")), "channels");
 afterAll(() => rmSync(join(channelDir, ".."), { recursive: true, force: true }));
 
-function cli(args: string[]) {
-  return new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
-    const env = {
-      PATH: process.env.PATH ?? "",
-      NO_COLOR: "1",
-      AGENT_TOOLS_PRIVATE_KEY: DEVNET_ACCOUNTS[PAYER]!.privateKey,
-      AGENT_TOOLS_CHANNEL_DIR: channelDir,
-    };
-    execFile(
-      machineNode,
-      [bin, "--base-url", service.url, ...args],
-      { env, encoding: "utf8" },
-      (error, stdout, stderr) => {
-        resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr });
-      },
-    );
+const cli = (args: string[]) =>
+  runCli(["--base-url", service.url, ...args], {
+    AGENT_TOOLS_PRIVATE_KEY: DEVNET_ACCOUNTS[PAYER]!.privateKey,
+    AGENT_TOOLS_CHANNEL_DIR: channelDir,
   });
-}
 
 describe("agent-tools over a payment channel", () => {
   it("two runs open one channel and reuse it; channels lists it; refund returns the rest on chain", async () => {

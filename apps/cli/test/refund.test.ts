@@ -2,33 +2,21 @@
  * `agent-tools refund` against the embedded default: a paid call, the money sent back from PAY_TO (demo account #0)
  * on the payment chain, then booked with the command, as docs/api.md ("Refunds") describes; and its refusals.
  */
-import { execFile } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
 import { type LedgerEntry, ledgerReportSchema, type RecordedRefund } from "@agent-tools/sdk";
 import { attachEmbeddedService } from "@agent-tools/server/embedded-process";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { machineNode } from "./helpers/machine-node.js";
 import { l2UrlOf, sendTransfer } from "./helpers/refund-transfer.js";
+import { runCli } from "./helpers/run-cli.js";
 
-const bin = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
 const service = attachEmbeddedService(inject("embeddedService"));
 const OPERATOR = 0;
 
-function cli(args: string[], keyIndex?: number) {
-  return new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
-    const env: Record<string, string> = { PATH: process.env.PATH ?? "", NO_COLOR: "1" };
-    if (keyIndex !== undefined) env.AGENT_TOOLS_PRIVATE_KEY = DEVNET_ACCOUNTS[keyIndex]!.privateKey;
-    execFile(
-      machineNode,
-      [bin, "--base-url", service.url, ...args],
-      { env, encoding: "utf8" },
-      (error, stdout, stderr) => {
-        resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr });
-      },
-    );
-  });
-}
+const cli = (args: string[], keyIndex?: number) =>
+  runCli(
+    ["--base-url", service.url, ...args],
+    keyIndex === undefined ? {} : { AGENT_TOOLS_PRIVATE_KEY: DEVNET_ACCOUNTS[keyIndex]!.privateKey },
+  );
 
 /** A payment made now by demo account #1 (intel on token 1, 0.01 USD), as the operator's ledger lists it. */
 async function freshPayment(): Promise<LedgerEntry> {

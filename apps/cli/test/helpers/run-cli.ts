@@ -1,0 +1,19 @@
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { machineNode } from "./machine-node.js";
+
+const bin = fileURLToPath(new URL("../../dist/bin.js", import.meta.url));
+
+/** Runs the built CLI with the machine's Node and exactly `env` (no variable of the test's own leaks in). */
+export function runCli(args: string[], env: Record<string, string>) {
+  return new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      machineNode,
+      [bin, ...args],
+      { env: { PATH: process.env.PATH ?? "", NO_COLOR: "1", ...env }, encoding: "utf8" },
+      (error, stdout, stderr) => {
+        resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr });
+      },
+    );
+  });
+}
