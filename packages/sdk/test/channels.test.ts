@@ -69,7 +69,12 @@ describe("paying over channels", () => {
     expect(await restarted.channels()).toEqual([
       expect.objectContaining({ channelId: id, balance: 30_000n, charged: 30_000n, refundable: 0n }),
     ]);
-    await expect(restarted.refundChannel({ tokenId: 5 })).rejects.toBeInstanceOf(ChannelError);
+    const nothingLeft = await restarted.refundChannel({ tokenId: 5 }).catch((error: unknown) => error);
+    expect(nothingLeft).toBeInstanceOf(ChannelError);
+    expect((nothingLeft as ChannelError).message).toMatch(/nothing is left to refund/);
+    // A client that holds no channel with the service is told so.
+    const stranger = createAgentToolsClient({ baseUrl: service.url, account: payer, channels: true });
+    await expect(stranger.refundChannel({ tokenId: 5 })).rejects.toThrow(/holds no channel with this service/);
     const topUp = await restarted.intel({ tokenId: 5 });
     expect(topUp.payment!.channel).toMatchObject({ id, charged: "40000", balance: "80000", deposited: "50000" });
     expect(await balanceOf(service, payer.address)).toBe(before - 80_000n);

@@ -55,7 +55,7 @@ export async function refundChannel(
       fetch: context.transport.fetch,
     });
   } catch (error) {
-    throw new ChannelError(`The channel refund was refused: ${(error as Error).message}`, { cause: error });
+    throw new ChannelError(`The channel refund was refused: ${refundFailure(error)}`, { cause: error });
   }
   const state = (settled.extra as { channelState?: { channelId?: string } } | undefined)?.channelState;
   return {
@@ -63,4 +63,14 @@ export async function refundChannel(
     refunded: BigInt(settled.amount || "0"),
     transaction: settled.transaction,
   };
+}
+
+/** Why x402's channel client did not refund, in this client's words where it is one of the known cases. */
+function refundFailure(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/existing channel record/.test(message)) {
+    return "this client holds no channel with this service (its storage has none): there is nothing to refund.";
+  }
+  if (/no remaining balance/.test(message)) return "everything in the channel was charged: nothing is left to refund.";
+  return message;
 }
