@@ -4,13 +4,11 @@
  * channel client (`@x402/evm/batch-settlement/client`) signs the deposits, vouchers and refunds and keeps each
  * channel's state in a {@link ChannelStorage}; this module says when a call uses a channel and what each holds.
  */
-import type { PaymentRequirements } from "@agent-tools/schema";
 import type { PaymentPayload } from "@x402/core/types";
 import { toClientEvmSigner } from "@x402/evm";
 import {
   type BatchSettlementDepositStrategyContext,
   BatchSettlementEvmScheme,
-  computeChannelId,
   InMemoryClientChannelStorage,
 } from "@x402/evm/batch-settlement/client";
 import { createPublicClient, http, type LocalAccount } from "viem";
@@ -110,8 +108,6 @@ export function channelSummary(channelId: string, state: ChannelState): ChannelS
 export interface ChannelPayer {
   scheme: BatchSettlementEvmScheme;
   storage: ChannelStorage;
-  /** The deposit, in units, for a call of `price` units: the configured size, or the price when that is more. */
-  depositFor(price: bigint): bigint;
 }
 
 /** The channel payer of `account` with the caller's options. */
@@ -127,7 +123,7 @@ export function createChannelPayer(account: LocalAccount, options: ChannelOption
     depositStrategy: (context: BatchSettlementDepositStrategyContext) =>
       depositFor(BigInt(context.requestAmount)).toString(),
   });
-  return { scheme, storage, depositFor };
+  return { scheme, storage };
 }
 
 /**
@@ -148,24 +144,6 @@ function keepRefunded(storage: ChannelStorage): ChannelStorage {
       await storage.set(key, { ...state, balance: charged, totalClaimed: charged });
     },
   };
-}
-
-/**
- * Whether the next call over the channel of this requirement deposits, and how much: when the client holds no state
- * of it, or its balance does not cover what was charged plus `price`. Read before anything is signed, so that a
- * deposit over a limit is refused first.
- */
-export async function depositNeeded(
-  payer: ChannelPayer,
-  requirement: PaymentRequirements,
-  price: bigint,
-): Promise<bigint | undefined> {
-  const config = payer.scheme.buildChannelConfig(requirement as never);
-  const key = computeChannelId(config, requirement.network).toLowerCase();
-  const state = await payer.storage.get(key);
-  if (!state?.balance) return payer.depositFor(price);
-  const charged = BigInt(state.chargedCumulativeAmount ?? 0);
-  return BigInt(state.balance) >= charged + price ? undefined : payer.depositFor(price);
 }
 
 /**
