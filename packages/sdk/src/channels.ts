@@ -4,11 +4,13 @@
  * channel client (`@x402/evm/batch-settlement/client`) signs the deposits, vouchers and refunds and keeps each
  * channel's state in a {@link ChannelStorage}; this module says when a call uses a channel and what each holds.
  */
+import type { PaymentRequirements } from "@agent-tools/schema";
 import type { PaymentPayload } from "@x402/core/types";
 import { toClientEvmSigner } from "@x402/evm";
 import {
   type BatchSettlementDepositStrategyContext,
   BatchSettlementEvmScheme,
+  computeChannelId,
   InMemoryClientChannelStorage,
 } from "@x402/evm/batch-settlement/client";
 import { createPublicClient, http, type LocalAccount } from "viem";
@@ -104,10 +106,12 @@ export function channelSummary(channelId: string, state: ChannelState): ChannelS
   };
 }
 
-/** A client's channel payer: x402's channel scheme for the account, and where it keeps its channels. */
+/** A client's channel payer: x402's channel scheme for the account, where it keeps its channels, what it deposits. */
 export interface ChannelPayer {
   scheme: BatchSettlementEvmScheme;
   storage: ChannelStorage;
+  /** What a call deposits when its channel needs money, at a price of `price` units. */
+  depositFor(price: bigint): bigint;
 }
 
 /** The channel payer of `account` with the caller's options. */
@@ -123,7 +127,20 @@ export function createChannelPayer(account: LocalAccount, options: ChannelOption
     depositStrategy: (context: BatchSettlementDepositStrategyContext) =>
       depositFor(BigInt(context.requestAmount)).toString(),
   });
-  return { scheme, storage };
+  return { scheme, storage, depositFor };
+}
+
+/**
+ * What paying `requirement` over the payer's channel would deposit, before anything is signed: nothing when the
+ * channel's stored balance covers the price on top of what was charged, else {@link ChannelPayer.depositFor} (as
+ * x402's client is told to deposit). A channel with no stored state is opened with a deposit.
+ */
+export async function plannedDeposit(payer: ChannelPayer, requirement: PaymentRequirements): Promise<bigint> {
+  const id = computeChannelId(payer.scheme.buildChannelConfig(requirement as never), requirement.network).toLowerCase();
+  const state = await payer.storage.get(id);
+  const price = BigInt(requirement.amount);
+  const { balance, charged } = channelSummary(id, state ?? {});
+  return state && balance - charged >= price ? 0n : payer.depositFor(price);
 }
 
 /**

@@ -48,6 +48,7 @@ import {
 import { type ChannelOptions, createChannelPayer } from "./channels.js";
 import type { ClientContext } from "./context.js";
 import { paymentLimits } from "./payment-policy.js";
+import { createSpending, type SpendLog } from "./spending.js";
 import { createTransport } from "./transport.js";
 import { unitsToUsd } from "./units.js";
 
@@ -64,6 +65,22 @@ export interface AgentToolsClientOptions {
    * refused before signing (`PaymentRequiredError`, reason `over_budget`). See {@link AgentToolsClient.spentUsd}.
    */
   budget?: string | number;
+  /**
+   * The most the client pays over any rolling 24 hours, in USD (default: no limit), counted in `spendLog`: a quote
+   * that would take the day past it is refused before signing (`over_daily_limit`). Deposits into channels do not
+   * count (a refund gives them back): `maxDeposit` limits them.
+   */
+  maxPerDay?: string | number;
+  /**
+   * The most one deposit into a payment channel may put in, in USD (default: no limit): a call whose channel would
+   * need a larger deposit is refused before signing (`over_max_deposit`).
+   */
+  maxDeposit?: string | number;
+  /**
+   * Where the client keeps its dated charges for `maxPerDay` (default: in memory, so the day is this process's).
+   * Share one log between clients, or keep it in a file, for the limit to hold across them.
+   */
+  spendLog?: SpendLog;
   /**
    * Pay over x402 `batch-settlement` channels where the service offers them: the first call deposits
    * (`deposit`, default 1.00 USD), later calls sign a voucher each, with no transaction and no wait for a block.
@@ -254,7 +271,7 @@ export function createAgentToolsClient(options: AgentToolsClientOptions): AgentT
     account: options.account,
     signIn: options.signIn ?? true,
     limits: paymentLimits(options),
-    spending: { spentUnits: 0n },
+    spending: createSpending(options.spendLog),
     ...(options.receiptSigner ? { receiptSigner: options.receiptSigner } : {}),
     ...(options.channels && options.account
       ? { channels: createChannelPayer(options.account, options.channels === true ? {} : options.channels) }

@@ -1,6 +1,7 @@
 import type { LocalAccount } from "viem";
 import type { ChannelPayer } from "./channels.js";
-import type { PaymentLimits, Spending } from "./payment-policy.js";
+import type { PaymentLimits } from "./payment-policy.js";
+import type { Spending } from "./spending.js";
 import type { Transport } from "./transport.js";
 
 /**
@@ -13,9 +14,9 @@ export interface ClientContext {
   readonly account: LocalAccount | undefined;
   /** Whether paid calls sign in with the account. */
   readonly signIn: boolean;
-  /** The caller's caps on spending: per call, and over all the client's calls (the budget). */
+  /** The caller's limits on spending: per call, per deposit, per rolling day, over all the client's calls. */
   readonly limits: PaymentLimits;
-  /** What the client's paid calls have cost so far, counted against the budget. */
+  /** What the client's paid calls have cost so far, and the log of the rolling day's charges. */
   readonly spending: Spending;
   /** Pays over x402 `batch-settlement` channels where the service offers them (the option `channels`). */
   readonly channels?: ChannelPayer;

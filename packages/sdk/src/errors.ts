@@ -1,4 +1,5 @@
 import type { Clearance, ErrorBody, ErrorCode, PaymentRefusalReason, PaymentRequired } from "@agent-tools/schema";
+import type { LimitExceeded } from "./payment-policy.js";
 
 /**
  * What went wrong, as code can switch on it: the service's error codes (`invalid_request`, `upstream_timeout`, ...),
@@ -55,11 +56,20 @@ export class ValidationError extends ServiceError {
 }
 
 /**
- * Why the client stopped before paying: the quote is above `maxPaymentPerCall` (`over_max_payment`), it would take
- * the client past its `budget` (`over_budget`), there is no account to pay with (`no_account`), the service quoted
- * no price it could pay (`no_price`), or it offers no sign-in with Ethereum (`no_sign_in`).
+ * Why the client stopped before signing anything: the quote is above `maxPaymentPerCall` (`over_max_payment`), the
+ * call would deposit more than `maxDeposit` into a payment channel (`over_max_deposit`), it would take the last 24
+ * hours past `maxPerDay` (`over_daily_limit`) or the client past its `budget` (`over_budget`), there is no account to
+ * pay with (`no_account`), the service quoted no price it could pay (`no_price`), or it offers no sign-in with
+ * Ethereum (`no_sign_in`).
  */
-export type ClientRefusalReason = "over_max_payment" | "over_budget" | "no_account" | "no_price" | "no_sign_in";
+export type ClientRefusalReason =
+  | "over_max_payment"
+  | "over_max_deposit"
+  | "over_daily_limit"
+  | "over_budget"
+  | "no_account"
+  | "no_price"
+  | "no_sign_in";
 
 /**
  * 402 the client would not or could not pay. `reason` says why, typed: one of the service's refusal reasons
@@ -71,11 +81,13 @@ export class PaymentRequiredError extends AgentToolsError {
    * @param message What was refused and why.
    * @param quote The service's quote (x402 PaymentRequired).
    * @param reason Why: the service's reason, or the client's; undefined when a service gave none this client knows.
+   * @param limit For a refusal over one of the caller's limits: which, how large, and by how much.
    */
   constructor(
     message: string,
     readonly quote: PaymentRequired | undefined,
     readonly reason?: PaymentRefusalReason | ClientRefusalReason,
+    readonly limit?: LimitExceeded,
   ) {
     super(message);
   }

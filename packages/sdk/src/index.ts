@@ -115,4 +115,6 @@ export {
   usdToUnits,
   ValidationError,
 } from "./contracts.js";
+export type { LimitExceeded, SpendLimitName } from "./payment-policy.js";
 export { proofOfPayment } from "./receipt.js";
+export { memorySpendLog, type SpendLog, type SpendRecord } from "./spending.js";

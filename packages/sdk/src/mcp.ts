@@ -24,18 +24,24 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { LocalAccount } from "viem";
 import { NetworkError, PaymentRequiredError } from "./errors.js";
-import { type Payment, readSettlement, type SettlementFields, unitsToUsd, whilePaymentInUse } from "./payment.js";
 import {
-  decidePayment,
+  chargedUnits,
+  type Payment,
+  readSettlement,
+  type SettlementFields,
+  unitsToUsd,
+  whilePaymentInUse,
+} from "./payment.js";
+import {
+  decideCallPayment,
   learnSignInChain,
   paymentLimits,
   paymentRefusalError,
-  recordSpend,
   refusedPaymentError,
-  type Spending,
   signInFor,
   signPayment,
 } from "./payment-policy.js";
+import { createSpending, type SpendLog } from "./spending.js";
 import { networkReason, withRetries } from "./transport.js";
 
 export { PaymentRequiredError } from "./errors.js";
@@ -51,6 +57,12 @@ export interface McpClientOptions {
   maxPaymentPerCall?: string | number;
   /** Most the client may spend, in USD (default: no limit): a quote that would pass it is refused before signing. */
   budget?: string | number;
+  /** Most spent over any rolling 24 hours, in USD, counted in `spendLog` (default: no limit); see the HTTP client's. */
+  maxPerDay?: string | number;
+  /** Most one deposit into a payment channel may put in, in USD (default: no limit). */
+  maxDeposit?: string | number;
+  /** Where the rolling day's charges are kept (default: in memory); share it with other clients to share the limit. */
+  spendLog?: SpendLog;
   /** Sign in with the account so holders pay the discounted price (default true). */
   signIn?: boolean;
   /** The address whose signed receipts to accept (the payment catalog's `receiptSigner`); see the HTTP client's. */
@@ -102,7 +114,7 @@ export async function connectMcpClient(options: McpClientOptions): Promise<Agent
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
   const endpoint = `${baseUrl}${MCP_PATH}`;
   const limits = paymentLimits(options);
-  const spending: Spending = { spentUnits: 0n };
+  const spending = createSpending(options.spendLog);
   const { account } = options;
   const signIn = options.signIn ?? true;
   let signInChain: string | undefined;
@@ -147,43 +159,47 @@ export async function connectMcpClient(options: McpClientOptions): Promise<Agent
       }
       if (!quote) return { result, payment: null };
 
-      // The payment policy decides; this transport carries its values in `_meta`.
-      const decision = decidePayment({ quote, limits, spentUnits: spending.spentUnits, account });
+      // The payment policy decides, before anything is signed; this transport carries its values in `_meta`.
+      const { decision, hold } = await decideCallPayment({ quote, limits, spending, account, channels: undefined });
       if (!decision.pay)
         throw paymentRefusalError({ tool: name, quote, refusal: decision.refusal, capWording: "plain" });
       const { requirement } = decision;
-
-      // One signed payment for every attempt: sent again after a failure on the network, or while an earlier
-      // attempt holds it, it buys one call at most, and its identifier gets the answer it paid for.
-      const meta = {
-        ...(await signedIn()),
-        [MCP_PAYMENT_META]: await signPayment(decision.account, { quote, limits }),
-      };
-      // No JSON-RPC answer (an McpError is one) is a failure on the network.
-      const paid = await whilePaymentInUse(
-        () =>
-          withRetries(
-            () => send(name, args, meta),
-            (error) => !(error instanceof McpError),
-          ),
-        paymentRequiredOf,
-      );
-      const refused = paymentRequiredOf(paid);
-      if (refused) throw refusedPaymentError(refused);
-      const settlement = paid._meta?.[MCP_PAYMENT_RESPONSE_META] as SettlementFields | undefined;
-      if (paid.isError || !settlement) return { result: paid, payment: null };
-      recordSpend(spending, decision.amountUnits);
-      const payment = await readSettlement(
-        { ...settlement, amount: requirement.amount },
-        {
-          quote,
-          requirement,
-          payer: decision.account.address,
-          ...(options.receiptSigner ? { receiptSigner: options.receiptSigner } : {}),
-        },
-        paid,
-      );
-      return { result: paid, payment };
+      try {
+        // One signed payment for every attempt: sent again after a failure on the network, or while an earlier
+        // attempt holds it, it buys one call at most, and its identifier gets the answer it paid for.
+        const meta = {
+          ...(await signedIn()),
+          [MCP_PAYMENT_META]: await signPayment(decision.account, { quote, limits }),
+        };
+        // No JSON-RPC answer (an McpError is one) is a failure on the network.
+        const paid = await whilePaymentInUse(
+          () =>
+            withRetries(
+              () => send(name, args, meta),
+              (error) => !(error instanceof McpError),
+            ),
+          paymentRequiredOf,
+        );
+        const refused = paymentRequiredOf(paid);
+        if (refused) throw refusedPaymentError(refused);
+        const settlement = paid._meta?.[MCP_PAYMENT_RESPONSE_META] as SettlementFields | undefined;
+        if (paid.isError || !settlement) return { result: paid, payment: null };
+        const settled = { ...settlement, amount: requirement.amount };
+        await hold.settle(chargedUnits(settled, requirement));
+        const payment = await readSettlement(
+          settled,
+          {
+            quote,
+            requirement,
+            payer: decision.account.address,
+            ...(options.receiptSigner ? { receiptSigner: options.receiptSigner } : {}),
+          },
+          paid,
+        );
+        return { result: paid, payment };
+      } finally {
+        hold.release();
+      }
     },
 
     spentUsd: () => unitsToUsd(spending.spentUnits),

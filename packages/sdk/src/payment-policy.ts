@@ -10,10 +10,11 @@ import {
   parsePaymentRefusal,
 } from "@agent-tools/schema";
 import type { LocalAccount } from "viem";
-import { CHANNEL_SCHEME } from "./channels.js";
+import { CHANNEL_SCHEME, type ChannelPayer, plannedDeposit } from "./channels.js";
 import { PaymentRequiredError } from "./errors.js";
 import { createPayment } from "./payment.js";
 import { pickSignInChain, signInHeader } from "./sign-in.js";
+import { decideAndHold, type SpendHold, type Spending } from "./spending.js";
 import { unitsToUsd, usdToUnits } from "./units.js";
 
 /** The caller's limits on spending, in units of the USD stablecoin, set once per client. */
@@ -22,25 +23,42 @@ export interface PaymentLimits {
   readonly maxPaymentUnits: bigint;
   /** The most the client may spend over all its calls (the option `budget`); undefined for no limit. */
   readonly budgetUnits: bigint | undefined;
+  /** The most spent over any rolling day, as the client's spend log counts it (`maxPerDay`); undefined for none. */
+  readonly maxPerDayUnits?: bigint | undefined;
+  /** The most one deposit into a payment channel may put in (`maxDeposit`); undefined for no limit. */
+  readonly maxDepositUnits?: bigint | undefined;
 }
 
-/** The spending options both clients take, in USD (`createAgentToolsClient`, `connectMcpClient`). */
+/** The spending options every client takes, in USD (`createAgentToolsClient`, `connectMcpClient`, `connectA2aClient`). */
 export interface PaymentLimitsOptions {
+  /** Highest price paid for one call (default "1.00"). */
   maxPaymentPerCall?: string | number | undefined;
+  /** Most this client may spend over all its calls (default: no limit). */
   budget?: string | number | undefined;
+  /**
+   * Most spent over any rolling 24 hours (default: no limit), counted in the spend log (`spendLog`): in memory by
+   * default, so per process unless the log is kept elsewhere. Counts what calls were charged; deposits into a
+   * channel, which a refund gives back, count against `maxDeposit` instead.
+   */
+  maxPerDay?: string | number | undefined;
+  /** Most one deposit into a payment channel may put in (default: no limit). */
+  maxDeposit?: string | number | undefined;
 }
 
-/** A client's limits from its options: 1.00 USD a call unless it says otherwise, and no budget unless it sets one. */
-export function paymentLimits({ maxPaymentPerCall, budget }: PaymentLimitsOptions): PaymentLimits {
+/** A client's limits from its options: 1.00 USD a call unless it says otherwise, and no other limit unless set. */
+export function paymentLimits({
+  maxPaymentPerCall,
+  budget,
+  maxPerDay,
+  maxDeposit,
+}: PaymentLimitsOptions): PaymentLimits {
+  const optional = (usd: string | number | undefined) => (usd === undefined ? undefined : usdToUnits(usd));
   return {
     maxPaymentUnits: usdToUnits(maxPaymentPerCall ?? "1.00"),
-    budgetUnits: budget === undefined ? undefined : usdToUnits(budget),
+    budgetUnits: optional(budget),
+    ...(maxPerDay !== undefined ? { maxPerDayUnits: optional(maxPerDay) } : {}),
+    ...(maxDeposit !== undefined ? { maxDepositUnits: optional(maxDeposit) } : {}),
   };
-}
-
-/** What a client has paid so far: one tally per client, raised by {@link recordSpend}. */
-export interface Spending {
-  spentUnits: bigint;
 }
 
 // Signing in: a holder is quoted the holder price only when its request is signed in.
@@ -91,52 +109,63 @@ export function learnSignInChain({
 
 // Deciding: read the quote, then the caller's limits, in this order.
 
-/** A limit a price would pass: which one, how large it is, and by how much. */
+/** Which limit a payment would pass: the option that sets it. */
+export type SpendLimitName = "maxPaymentPerCall" | "maxDeposit" | "maxPerDay" | "budget";
+
+/** A limit a payment would pass: which one, how large it is, and by how much. */
 export interface LimitExceeded {
-  /** `maxPaymentPerCall` (one call's price) or `budget` (all the client's calls). */
-  limit: "maxPaymentPerCall" | "budget";
-  /** The price quoted, in units. */
+  limit: SpendLimitName;
+  /** The price quoted, or for `maxDeposit` the deposit the call would make, in units. */
   amountUnits: bigint;
   /** The limit, in units. */
   limitUnits: bigint;
-  /** What the client had spent before this call (0 for the per-call limit). */
+  /** What counted against the limit before this call (0 for the per-call and per-deposit limits). */
   spentUnits: bigint;
   /** How far past the limit paying would go, in units. */
   overByUnits: bigint;
 }
 
-/** Parameters of {@link checkLimits}: a price, the caller's limits, and what the client has spent. */
+/** Parameters of {@link checkLimits}: a price, the deposit it needs, the caller's limits, and what is spent. */
 export interface CheckLimitsParameters {
   amountUnits: bigint;
+  /** What the call would deposit into a payment channel (0 or undefined: none). */
+  depositUnits?: bigint;
   limits: PaymentLimits;
+  /** This client's calls so far, held ones included. */
   spentUnits: bigint;
+  /** The rolling day's charges in the spend log, held ones included. */
+  spentTodayUnits?: bigint;
 }
-/** What {@link checkLimits} returns: the first limit the price would pass, or undefined when it passes none. */
+/** What {@link checkLimits} returns: the first limit the payment would pass, or undefined when it passes none. */
 export type CheckLimitsReturnType = LimitExceeded | undefined;
 
-/** The first limit a price would pass: the per-call cap, then the budget. */
-export function checkLimits({ amountUnits, limits, spentUnits }: CheckLimitsParameters): CheckLimitsReturnType {
-  const { maxPaymentUnits, budgetUnits } = limits;
-  if (amountUnits > maxPaymentUnits) {
-    return {
-      limit: "maxPaymentPerCall",
-      amountUnits,
-      limitUnits: maxPaymentUnits,
-      spentUnits: 0n,
-      overByUnits: amountUnits - maxPaymentUnits,
-    };
-  }
-  if (budgetUnits !== undefined && spentUnits + amountUnits > budgetUnits) {
-    return {
-      limit: "budget",
-      amountUnits,
-      limitUnits: budgetUnits,
-      spentUnits,
-      overByUnits: spentUnits + amountUnits - budgetUnits,
-    };
-  }
-  return undefined;
+/** The first limit a payment would pass, in this order: per call, per deposit, per rolling day, the budget. */
+export function checkLimits({
+  amountUnits,
+  depositUnits = 0n,
+  limits,
+  spentUnits,
+  spentTodayUnits = 0n,
+}: CheckLimitsParameters): CheckLimitsReturnType {
+  const over = (limit: SpendLimitName, amount: bigint, limitUnits: bigint | undefined, spent: bigint) =>
+    limitUnits !== undefined && spent + amount > limitUnits
+      ? { limit, amountUnits: amount, limitUnits, spentUnits: spent, overByUnits: spent + amount - limitUnits }
+      : undefined;
+  return (
+    over("maxPaymentPerCall", amountUnits, limits.maxPaymentUnits, 0n) ??
+    (depositUnits > 0n ? over("maxDeposit", depositUnits, limits.maxDepositUnits, 0n) : undefined) ??
+    over("maxPerDay", amountUnits, limits.maxPerDayUnits, spentTodayUnits) ??
+    over("budget", amountUnits, limits.budgetUnits, spentUnits)
+  );
 }
+
+/** The reason a refusal over each limit gives (`PaymentRequiredError.reason`). */
+export const LIMIT_REASONS = {
+  maxPaymentPerCall: "over_max_payment",
+  maxDeposit: "over_max_deposit",
+  maxPerDay: "over_daily_limit",
+  budget: "over_budget",
+} as const satisfies Record<SpendLimitName, string>;
 
 /** Why a quote is not paid; `reason` is what `PaymentRequiredError.reason` says. */
 export type PaymentRefusal =
@@ -145,18 +174,36 @@ export type PaymentRefusal =
   /** The quote names nothing to pay; the service's reason when it gave one, else `no_price`. */
   | { kind: "no_price"; reason: PaymentRefusalReason | "no_price" }
   /** The price would pass one of the caller's limits. */
-  | { kind: "over_limit"; reason: "over_max_payment" | "over_budget"; exceeded: LimitExceeded }
+  | { kind: "over_limit"; reason: (typeof LIMIT_REASONS)[SpendLimitName]; exceeded: LimitExceeded }
   /** The client has no account to pay with. */
   | { kind: "no_account"; reason: "no_account"; amountUnits: bigint };
+
+/**
+ * The requirement of a quote a client pays: its channel's (`batch-settlement`) when the client pays over channels and
+ * the quote offers one, else the quote's first. Undefined when the quote names none.
+ */
+export function chooseRequirement(
+  quote: PaymentRequired,
+  channels: boolean | undefined,
+): PaymentRequirements | undefined {
+  return (
+    (channels ? quote.accepts?.find((accept) => accept.scheme === CHANNEL_SCHEME) : undefined) ?? quote.accepts?.[0]
+  );
+}
 
 /** Parameters of {@link decidePayment}: the service's quote, the caller's limits and account, the client's spending. */
 export interface DecidePaymentParameters {
   quote: PaymentRequired;
   limits: PaymentLimits;
+  /** This client's calls so far, held ones included. */
   spentUnits: bigint;
+  /** The rolling day's charges, held ones included (0 when the caller sets no limit per day). */
+  spentTodayUnits?: bigint;
   account: LocalAccount | undefined;
   /** Whether the client pays over a channel when the quote offers one (the option `channels`). */
   channels?: boolean;
+  /** What paying the chosen requirement would deposit into a channel ({@link chooseRequirement}; 0 for none). */
+  depositUnits?: bigint;
 }
 /** What {@link decidePayment} returns: the requirement to pay and with which account, or why it is not paid. */
 export type DecidePaymentReturnType =
@@ -165,16 +212,17 @@ export type DecidePaymentReturnType =
 
 /**
  * Whether to pay a quote, checked in this order: a refusal of the service's that paying cannot fix, a quote with no
- * price, the per-call cap, the budget, an account to pay with. The requirement paid is the quote's first, the one
- * {@link signPayment} signs, or its channel's (`batch-settlement`) when the client pays over channels and the quote
- * offers one. Nothing is signed here.
+ * price, the caller's limits ({@link checkLimits}), an account to pay with. The requirement paid is
+ * {@link chooseRequirement}'s. Nothing is signed here: every refusal comes before any signature.
  */
 export function decidePayment({
   quote,
   limits,
   spentUnits,
+  spentTodayUnits,
   account,
   channels,
+  depositUnits,
 }: DecidePaymentParameters): DecidePaymentReturnType {
   const quoted = parsePaymentRefusal(quote.error);
   // A quote comes with `payment_required`, or `sign_in_required` when only holders are served; any other reason of
@@ -182,27 +230,98 @@ export function decidePayment({
   if (quoted.reason && quoted.reason !== "payment_required" && quoted.reason !== "sign_in_required") {
     return { pay: false, refusal: { kind: "refused_by_service", reason: quoted.reason, sentence: quoted.message } };
   }
-  const requirement =
-    (channels ? quote.accepts?.find((accept) => accept.scheme === CHANNEL_SCHEME) : undefined) ?? quote.accepts?.[0];
+  const requirement = chooseRequirement(quote, channels);
   if (!requirement) return { pay: false, refusal: { kind: "no_price", reason: quoted.reason ?? "no_price" } };
   const amountUnits = BigInt(requirement.amount);
-  const exceeded = checkLimits({ amountUnits, limits, spentUnits });
-  if (exceeded) {
-    const reason = exceeded.limit === "budget" ? "over_budget" : "over_max_payment";
-    return { pay: false, refusal: { kind: "over_limit", reason, exceeded } };
-  }
+  const exceeded = checkLimits({
+    amountUnits,
+    limits,
+    spentUnits,
+    ...(spentTodayUnits !== undefined ? { spentTodayUnits } : {}),
+    ...(depositUnits !== undefined ? { depositUnits } : {}),
+  });
+  if (exceeded) return { pay: false, refusal: { kind: "over_limit", reason: LIMIT_REASONS[exceeded.limit], exceeded } };
   if (!account) return { pay: false, refusal: { kind: "no_account", reason: "no_account", amountUnits } };
   return { pay: true, requirement, amountUnits, account };
 }
 
+/** Parameters of {@link decideCallPayment}: the quote, and the client's limits, spending, account and channels. */
+export interface DecideCallPaymentParameters {
+  quote: PaymentRequired;
+  limits: PaymentLimits;
+  spending: Spending;
+  account: LocalAccount | undefined;
+  /** The client's channel payer, when it pays over channels. */
+  channels: ChannelPayer | undefined;
+}
+/** What {@link decideCallPayment} resolves with: the decision, and the price held until the call's answer. */
+export interface DecideCallPaymentReturnType {
+  decision: DecidePaymentReturnType;
+  /** Settle it with what the call was charged, or release it; a refusal holds nothing. */
+  hold: SpendHold;
+}
+
 /**
- * How a refusal over the per-call cap names the cap. The HTTP client names its option (`above maxPaymentPerCall 0.50
- * USD`, which the CLI rewrites to its own flag); the MCP client, whose refusals the stdio bridge hands to people as
- * they are, says `above the 0.50 USD per call allowed`. Both phrasings are relied on.
+ * {@link decidePayment} for one call of a client, as every transport asks it: the deposit a channel would need is
+ * worked out from the channel's stored state, what is spent is read (this client's calls and the rolling day's), and
+ * the price is held while the call runs, so that calls decided at once cannot together pass a limit.
+ */
+export async function decideCallPayment({
+  quote,
+  limits,
+  spending,
+  account,
+  channels,
+}: DecideCallPaymentParameters): Promise<DecideCallPaymentReturnType> {
+  const requirement = chooseRequirement(quote, channels !== undefined);
+  const depositUnits =
+    channels && requirement?.scheme === CHANNEL_SCHEME ? await plannedDeposit(channels, requirement) : 0n;
+  return decideAndHold(spending, ({ spentUnits, spentTodayUnits }) => {
+    const decision = decidePayment({
+      quote,
+      limits,
+      spentUnits,
+      spentTodayUnits,
+      account,
+      channels: channels !== undefined,
+      depositUnits,
+    });
+    return { decision, holdUnits: decision.pay ? decision.amountUnits : undefined };
+  });
+}
+
+/**
+ * The refusal of a channel payment signed again after a corrective 402, when the deposit it would now make (its
+ * stored state was dropped, say) passes `maxDeposit`; undefined when it passes none.
+ */
+export async function depositRefusal(
+  channels: ChannelPayer,
+  requirement: PaymentRequirements,
+  limits: PaymentLimits,
+): Promise<PaymentRefusal | undefined> {
+  const limitUnits = limits.maxDepositUnits;
+  if (limitUnits === undefined) return undefined;
+  const depositUnits = await plannedDeposit(channels, requirement);
+  if (depositUnits <= limitUnits) return undefined;
+  const exceeded = {
+    limit: "maxDeposit",
+    amountUnits: depositUnits,
+    limitUnits,
+    spentUnits: 0n,
+    overByUnits: depositUnits - limitUnits,
+  } as const;
+  return { kind: "over_limit", reason: LIMIT_REASONS.maxDeposit, exceeded };
+}
+
+/**
+ * How a refusal over a limit names it. The HTTP client names its options (`above maxPaymentPerCall 0.50 USD`); the MCP
+ * and A2A clients, whose refusals the stdio bridge hands to people as they are, say it in words (`above the 0.50 USD
+ * per call allowed`). Either way the error carries the limit, typed (`PaymentRequiredError.limit`), for a caller that
+ * words it its own way, as the command-line tool does with its flags.
  */
 export type CapWording = "option" | "plain";
 
-/** Parameters of {@link paymentRefusalError}: the tool called, its quote, the refusal, and how to name the cap. */
+/** Parameters of {@link paymentRefusalError}: the tool called, its quote, the refusal, and how to name the limit. */
 export interface PaymentRefusalErrorParameters {
   tool: string;
   quote: PaymentRequired;
@@ -217,29 +336,49 @@ export function paymentRefusalError({
   refusal,
   capWording,
 }: PaymentRefusalErrorParameters): PaymentRequiredError {
-  return new PaymentRequiredError(refusalMessage(tool, quote, refusal, capWording), quote, refusal.reason);
+  return new PaymentRequiredError(
+    refusalMessage(tool, quote, refusal, capWording),
+    quote,
+    refusal.reason,
+    refusal.kind === "over_limit" ? refusal.exceeded : undefined,
+  );
+}
+
+/** How each limit is named in a refusal: by its option, or in words. */
+const LIMIT_NAMES: Record<SpendLimitName, Record<CapWording, (limit: string) => string>> = {
+  maxPaymentPerCall: { option: (l) => `maxPaymentPerCall ${l} USD`, plain: (l) => `the ${l} USD per call allowed` },
+  maxDeposit: { option: (l) => `maxDeposit ${l} USD`, plain: (l) => `the ${l} USD per deposit allowed` },
+  maxPerDay: { option: (l) => `maxPerDay ${l} USD`, plain: (l) => `the ${l} USD per rolling day allowed` },
+  budget: { option: (l) => `budget ${l} USD`, plain: (l) => `the ${l} USD budget` },
+};
+
+/** The sentence of a refusal over a limit, naming the limit with `name`; the CLI words its flags with it too. */
+export function limitSentence(tool: string, exceeded: LimitExceeded, name: (limit: string) => string): string {
+  const usd = unitsToUsd;
+  const { amountUnits, limitUnits, spentUnits, overByUnits } = exceeded;
+  const over = `${usd(overByUnits)} USD over`;
+  switch (exceeded.limit) {
+    case "maxPaymentPerCall":
+      return `${tool} costs ${usd(amountUnits)} USD, above ${name(usd(limitUnits))} (${over}); nothing was paid.`;
+    case "maxDeposit":
+      return `${tool} would deposit ${usd(amountUnits)} USD into a payment channel, above ${name(usd(limitUnits))} (${over}); nothing was signed.`;
+    case "maxPerDay":
+      return `${tool} costs ${usd(amountUnits)} USD and ${usd(spentUnits)} USD was spent in the last 24 hours, against ${name(usd(limitUnits))} (${over}); nothing was paid.`;
+    case "budget":
+      return `${tool} costs ${usd(amountUnits)} USD and ${usd(spentUnits)} USD of ${name(usd(limitUnits))} is spent (${over}); nothing was paid.`;
+  }
 }
 
 function refusalMessage(tool: string, quote: PaymentRequired, refusal: PaymentRefusal, capWording: CapWording): string {
-  const usd = unitsToUsd;
   switch (refusal.kind) {
     case "refused_by_service":
       return `The service refused the ${refusal.reason === "invalid_siwx" ? "sign-in" : "call"}: ${refusal.sentence}`;
     case "no_price":
       return `The service asked for payment but quoted no price: ${quote.error ?? ""}`;
     case "no_account":
-      return `${tool} costs ${usd(refusal.amountUnits)} USD: pass an account to pay for it.`;
-    case "over_limit": {
-      const { amountUnits, limitUnits, spentUnits } = refusal.exceeded;
-      if (refusal.exceeded.limit === "budget") {
-        return `${tool} costs ${usd(amountUnits)} USD and ${usd(spentUnits)} of the ${usd(limitUnits)} USD budget is spent; nothing was paid.`;
-      }
-      const cap =
-        capWording === "option"
-          ? `maxPaymentPerCall ${usd(limitUnits)} USD`
-          : `the ${usd(limitUnits)} USD per call allowed`;
-      return `${tool} costs ${usd(amountUnits)} USD, above ${cap}; nothing was paid.`;
-    }
+      return `${tool} costs ${unitsToUsd(refusal.amountUnits)} USD: pass an account to pay for it.`;
+    case "over_limit":
+      return limitSentence(tool, refusal.exceeded, LIMIT_NAMES[refusal.exceeded.limit][capWording]);
   }
 }
 
@@ -268,9 +407,4 @@ export function signPayment(
 export function refusedPaymentError(refused: PaymentRequired): PaymentRequiredError {
   const why = parsePaymentRefusal(refused.error);
   return new PaymentRequiredError(`The payment was refused: ${why.message || "no reason given"}`, refused, why.reason);
-}
-
-/** Counts a settled payment against the budget: called once the service answered a paid call with its settlement. */
-export function recordSpend(spending: Spending, amountUnits: bigint): void {
-  spending.spentUnits += amountUnits;
 }

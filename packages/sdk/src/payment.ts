@@ -157,13 +157,8 @@ export async function readSettlement(
   paid: { quote: PaymentRequired; requirement: PaymentRequirements; payer: string; receiptSigner?: string },
   data: unknown,
 ): Promise<Payment> {
-  const channelState = (settlement.extra?.channelState ?? undefined) as
-    | { channelId?: string; chargedCumulativeAmount?: string; balance?: string }
-    | undefined;
-  const overChannel = paid.requirement.scheme === CHANNEL_SCHEME && channelState?.channelId !== undefined;
-  // Over a channel, the settlement's `amount` is what the call deposited; what it cost is `chargedAmount`.
-  const charged = overChannel ? String(settlement.extra?.chargedAmount ?? "") : settlement.amount;
-  const amount = charged || paid.requirement.amount;
+  const { channelState, overChannel } = channelOf(settlement, paid.requirement);
+  const amount = chargedUnits(settlement, paid.requirement).toString();
   const payment: Payment = {
     amount,
     amountUsd: unitsToUsd(amount),
@@ -193,6 +188,25 @@ export async function readSettlement(
   });
   if (typeof checked === "string") throw new InvalidReceiptError(checked, { data, payment });
   return { ...payment, receipt: checked ?? null };
+}
+
+/** The channel state a settlement over a channel carries, when it is one. */
+function channelOf(settlement: SettlementFields, requirement: PaymentRequirements) {
+  const channelState = (settlement.extra?.channelState ?? undefined) as
+    | { channelId?: string; chargedCumulativeAmount?: string; balance?: string }
+    | undefined;
+  return { channelState, overChannel: requirement.scheme === CHANNEL_SCHEME && channelState?.channelId !== undefined };
+}
+
+/**
+ * What a settled call cost, in units: over a channel its `chargedAmount` (the settlement's `amount` is then what the
+ * call deposited), else the settlement's amount; the requirement's price when the settlement names none.
+ */
+export function chargedUnits(settlement: SettlementFields, requirement: PaymentRequirements): bigint {
+  const charged = channelOf(settlement, requirement).overChannel
+    ? String(settlement.extra?.chargedAmount ?? "")
+    : settlement.amount;
+  return BigInt(charged || requirement.amount);
 }
 
 /** The fields of an x402 settlement the client reads. */

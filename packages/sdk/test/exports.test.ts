@@ -57,10 +57,12 @@ const EXPORTS: Record<string, string[]> = {
     "listMissionsRequestSchema",
     "listMissionsResponseSchema",
     "memoryChannelStorage",
+    "memorySpendLog",
     "parsePaymentRefusal",
     "proofOfPayment",
   ],
   "./mcp": ["PaymentRequiredError", "connectMcpClient", "paymentRequiredOf", "runStdioBridge"],
+  "./a2a": ["PaymentRequiredError", "connectA2aClient"],
   "./contracts": CONTRACTS,
 };
 

@@ -178,7 +178,7 @@ describe("refused payments", () => {
     expect(over).toBeInstanceOf(PaymentRequiredError);
     expect((over as PaymentRequiredError).reason).toBe("over_budget");
     expect((over as PaymentRequiredError).message).toBe(
-      "intel costs 1.00 USD and 1.00 of the 1.50 USD budget is spent; nothing was paid.",
+      "intel costs 1.00 USD and 1.00 USD of budget 1.50 USD is spent (0.50 USD over); nothing was paid.",
     );
     expect(client.spentUsd()).toBe("1.00");
     expect(seen.filter((request) => request.headers.has("payment-signature"))).toHaveLength(1);

@@ -53,6 +53,30 @@ describe("checkLimits", () => {
     });
     expect(checkLimits({ amountUnits: 500_000n, limits, spentUnits: 1_000_000n })).toBeUndefined();
   });
+
+  it("checks a call's deposit and the rolling day too: per call, per deposit, per day, then the budget", () => {
+    const all = paymentLimits({ maxPaymentPerCall: "1.00", maxDeposit: "2.00", maxPerDay: "3.00", budget: "4.00" });
+    const limitOf = (p: Partial<Parameters<typeof checkLimits>[0]>) =>
+      checkLimits({ amountUnits: 10_000n, limits: all, spentUnits: 0n, ...p })?.limit;
+    // Every limit passed at once: the per-call one is named.
+    const everything = { depositUnits: 5_000_000n, spentTodayUnits: 9_000_000n, spentUnits: 9_000_000n };
+    expect(limitOf({ ...everything, amountUnits: 2_000_000n })).toBe("maxPaymentPerCall");
+    expect(limitOf({ depositUnits: 2_000_001n, spentTodayUnits: 9_000_000n, spentUnits: 9_000_000n })).toBe(
+      "maxDeposit",
+    );
+    expect(limitOf({ depositUnits: 2_000_000n, spentTodayUnits: 2_995_000n, spentUnits: 9_000_000n })).toBe(
+      "maxPerDay",
+    );
+    expect(limitOf({ spentTodayUnits: 2_990_000n, spentUnits: 3_995_000n })).toBe("budget");
+    // At each limit exactly, nothing is passed.
+    expect(limitOf({ depositUnits: 2_000_000n, spentTodayUnits: 2_990_000n, spentUnits: 3_990_000n })).toBeUndefined();
+    expect(checkLimits({ amountUnits: 10_000n, depositUnits: 3_000_000n, limits: all, spentUnits: 0n })).toMatchObject({
+      limit: "maxDeposit",
+      amountUnits: 3_000_000n,
+      limitUnits: 2_000_000n,
+      overByUnits: 1_000_000n,
+    });
+  });
 });
 
 describe("decidePayment", () => {
@@ -103,8 +127,19 @@ describe("refusal errors", () => {
       expect(error.reason).toBe("over_max_payment");
       expect(error.quote).toBe(q);
     }
-    expect(option.message).toBe("intel costs 1.00 USD, above maxPaymentPerCall 0.50 USD; nothing was paid.");
-    expect(plain.message).toBe("intel costs 1.00 USD, above the 0.50 USD per call allowed; nothing was paid.");
+    expect(option.message).toBe(
+      "intel costs 1.00 USD, above maxPaymentPerCall 0.50 USD (0.50 USD over); nothing was paid.",
+    );
+    expect(plain.message).toBe(
+      "intel costs 1.00 USD, above the 0.50 USD per call allowed (0.50 USD over); nothing was paid.",
+    );
+    expect(option.limit).toEqual({
+      limit: "maxPaymentPerCall",
+      amountUnits: 1_000_000n,
+      limitUnits: 500_000n,
+      spentUnits: 0n,
+      overByUnits: 500_000n,
+    });
   });
 
   it("carry the service's reason for a payment it refused", () => {

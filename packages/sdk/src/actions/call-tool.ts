@@ -12,6 +12,7 @@ import {
 import { CHANNEL_SCHEME, forgetMissingChannel } from "../channels.js";
 import type { ClientContext } from "../context.js";
 import {
+  chargedUnits,
   createChannelPayment,
   decodeSettlementHeader,
   encodePaymentHeader,
@@ -21,10 +22,10 @@ import {
   whilePaymentInUse,
 } from "../payment.js";
 import {
-  decidePayment,
+  decideCallPayment,
+  depositRefusal,
   learnSignInChain,
   paymentRefusalError,
-  recordSpend,
   refusedPaymentError,
   signInFor,
   signPayment,
@@ -100,59 +101,60 @@ export async function callTool<N extends PaidRouteName>(
   if (res.status === successStatus) return { data: read(res), payment: null };
   if (res.status !== 402) throw errorFromAnswer(res);
 
-  // The payment policy decides; this transport carries its values in headers.
+  // The payment policy decides, before anything is signed; this transport carries its values in headers.
   const quote = res.body as PaymentRequired;
   const { limits, spending } = context;
-  const decision = decidePayment({
-    quote,
-    limits,
-    spentUnits: spending.spentUnits,
-    account,
-    channels: context.channels !== undefined,
-  });
+  const { decision, hold } = await decideCallPayment({ quote, limits, spending, account, channels: context.channels });
   if (!decision.pay) throw paymentRefusalError({ tool: name, quote, refusal: decision.refusal, capWording: "option" });
+  // Held until the answer: settled with what the call was charged, or let go when nothing was.
   const { requirement } = decision;
-
-  // One signed payment for every attempt: sent again (a retry, or a wait while an earlier attempt holds it), it
-  // buys one call at most, and its identifier gets the answer it paid for.
-  const channel = requirement.scheme === CHANNEL_SCHEME ? context.channels : undefined;
-  const sign = () =>
-    channel ? createChannelPayment(channel, quote) : signPayment(decision.account, { quote, limits });
-  const send = (payment: Awaited<ReturnType<typeof sign>>) =>
-    whilePaymentInUse(
-      () => ask({ ...headers, "PAYMENT-SIGNATURE": encodePaymentHeader(payment) }),
-      (answer) => (answer.status === 402 ? (answer.body as PaymentRequired) : undefined),
+  try {
+    // One signed payment for every attempt: sent again (a retry, or a wait while an earlier attempt holds it), it
+    // buys one call at most, and its identifier gets the answer it paid for.
+    const channel = requirement.scheme === CHANNEL_SCHEME ? context.channels : undefined;
+    const sign = () =>
+      channel ? createChannelPayment(channel, quote) : signPayment(decision.account, { quote, limits });
+    const send = (payment: Awaited<ReturnType<typeof sign>>) =>
+      whilePaymentInUse(
+        () => ask({ ...headers, "PAYMENT-SIGNATURE": encodePaymentHeader(payment) }),
+        (answer) => (answer.status === 402 ? (answer.body as PaymentRequired) : undefined),
+      );
+    const signed = await sign();
+    let paid = await send(signed);
+    if (channel) {
+      // The channel's state follows the answer; a 402 that set it right (the client's state was behind the
+      // service's) is signed again once.
+      let { recovered } = await readChannelAnswer(channel, quote, signed, paid);
+      if (paid.status === 402 && !recovered && refusalOf(paid) === CHANNEL_NOT_FOUND) {
+        recovered = await forgetMissingChannel(channel, signed);
+      }
+      if (paid.status === 402 && recovered) {
+        const refusal = await depositRefusal(channel, requirement, limits);
+        if (refusal) throw paymentRefusalError({ tool: name, quote, refusal, capWording: "option" });
+        const again = await sign();
+        paid = await send(again);
+        await readChannelAnswer(channel, quote, again, paid);
+      }
+    }
+    if (paid.status === 402) throw refusedPaymentError(paid.body as PaymentRequired);
+    if (paid.status !== successStatus) throw errorFromAnswer(paid);
+    const data = read(paid);
+    const header = paid.headers.get("payment-response");
+    if (!header) return { data, payment: null };
+    const settlement = decodeSettlementHeader(header);
+    await hold.settle(chargedUnits(settlement, requirement));
+    const payment = await readSettlement(
+      settlement,
+      {
+        quote,
+        requirement,
+        payer: decision.account.address,
+        ...(context.receiptSigner ? { receiptSigner: context.receiptSigner } : {}),
+      },
+      data,
     );
-  const signed = await sign();
-  let paid = await send(signed);
-  if (channel) {
-    // The channel's state follows the answer; a 402 that set it right (the client's state was behind the
-    // service's) is signed again once.
-    let { recovered } = await readChannelAnswer(channel, quote, signed, paid);
-    if (paid.status === 402 && !recovered && refusalOf(paid) === CHANNEL_NOT_FOUND) {
-      recovered = await forgetMissingChannel(channel, signed);
-    }
-    if (paid.status === 402 && recovered) {
-      const again = await sign();
-      paid = await send(again);
-      await readChannelAnswer(channel, quote, again, paid);
-    }
+    return { data, payment };
+  } finally {
+    hold.release();
   }
-  if (paid.status === 402) throw refusedPaymentError(paid.body as PaymentRequired);
-  if (paid.status !== successStatus) throw errorFromAnswer(paid);
-  const data = read(paid);
-  const header = paid.headers.get("payment-response");
-  if (!header) return { data, payment: null };
-  recordSpend(spending, decision.amountUnits);
-  const payment = await readSettlement(
-    decodeSettlementHeader(header),
-    {
-      quote,
-      requirement,
-      payer: decision.account.address,
-      ...(context.receiptSigner ? { receiptSigner: context.receiptSigner } : {}),
-    },
-    data,
-  );
-  return { data, payment };
 }
