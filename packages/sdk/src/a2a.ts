@@ -22,7 +22,7 @@ import {
   X402_A2A_EXTENSION_URIS,
 } from "@agent-tools/schema";
 import type { LocalAccount } from "viem";
-import { NetworkError, PaymentRequiredError } from "./errors.js";
+import { NetworkError } from "./errors.js";
 import { chargedUnits, type Payment, readSettlement, type SettlementFields, unitsToUsd } from "./payment.js";
 import {
   decideCallPayment,
