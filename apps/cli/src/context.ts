@@ -5,11 +5,21 @@ import { InvalidPrivateKeyError, type Payment, unitsToUsd } from "@agent-tools/s
 import type { Command } from "commander";
 import { channelDirectory, fileChannelStorage } from "./channel-store.js";
 import { describeFailure, ExitCode, type ServiceAddress, UsageError } from "./exit-codes.js";
+import { parsePrice } from "./option-parsers.js";
 import { type Style, styleFor } from "./render.js";
+import { fileSpendLog, spendLogPath } from "./spend-log.js";
 import { startSpinner } from "./spinner.js";
 
 type Sdk = typeof import("@agent-tools/sdk");
 type Account = ReturnType<Sdk["accountFromPrivateKey"]>;
+
+/** The spending options the SDK's clients take, from the global flags. */
+export interface SpendingOptions {
+  maxPaymentPerCall: string;
+  maxPerDay?: string;
+  maxDeposit?: string;
+  spendLog?: import("@agent-tools/sdk").SpendLog;
+}
 
 /** What the commands use of the world around them; bin.ts passes the process's own and the real SDK. */
 export interface CliDeps {
@@ -31,6 +41,10 @@ export interface GlobalOptions {
   baseUrl: string;
   keyFile?: string;
   maxPrice: string;
+  /** --max-per-day, else AGENT_TOOLS_MAX_PER_DAY. */
+  maxPerDay?: string;
+  /** --max-deposit, else AGENT_TOOLS_MAX_DEPOSIT. */
+  maxDeposit?: string;
   anonymous?: boolean;
   /** --channel: pay over a payment channel where the service offers one. */
   channel?: boolean;
@@ -51,10 +65,16 @@ export interface CommandContext {
   /** The account of a key `readKey` read: a key the SDK refuses (out of secp256k1's range) exits 2, saying why. */
   accountOf(key: `0x${string}`): Promise<Account>;
   /**
-   * The SDK's client for the global flags: the service, the key, --max-price, --anonymous, --channel; `channels`
+   * The SDK's client for the global flags: the service, the key, the limits, --anonymous, --channel; `channels`
    * reads the kept channels whatever --channel says (the `channels` commands).
    */
   client(options?: { channels?: boolean }): Promise<AgentToolsClient>;
+  /**
+   * The spending limits of the global flags (--max-price, --max-per-day, --max-deposit) with the payer's spend log
+   * they are counted in, as every client of the SDK takes them; a limit set by a variable that is not a USD amount
+   * exits 2.
+   */
+  limits(payer: Account | undefined): SpendingOptions;
   loadMcp: CliDeps["loadMcp"];
   /** Says why the command failed, and exits with its code; `input` is the request the command line made, if any. */
   fail(error: unknown, input?: unknown): never;
@@ -132,6 +152,26 @@ export function createCommandContext(program: Command, deps: CliDeps): CommandCo
     }
   };
 
+  const limits = (payer: Account | undefined): SpendingOptions => {
+    const options = globals();
+    // A flag's value is checked as it is parsed; one from a variable is checked here.
+    const checked = (value: string | undefined, flag: string, variable: string) => {
+      if (value === undefined) return {};
+      try {
+        return { [flag]: parsePrice(value) };
+      } catch {
+        return fail(new UsageError(`${variable} is not a USD amount (${value}): use a decimal such as 0.50.`));
+      }
+    };
+    return {
+      maxPaymentPerCall: options.maxPrice,
+      ...checked(options.maxPerDay, "maxPerDay", "AGENT_TOOLS_MAX_PER_DAY"),
+      ...checked(options.maxDeposit, "maxDeposit", "AGENT_TOOLS_MAX_DEPOSIT"),
+      // Every charge is logged, so that a limit per day set later counts the day's calls made before it.
+      ...(payer ? { spendLog: fileSpendLog(spendLogPath(env, payer.address)) } : {}),
+    };
+  };
+
   return {
     out,
     err,
@@ -139,14 +179,16 @@ export function createCommandContext(program: Command, deps: CliDeps): CommandCo
     globals,
     readKey,
     accountOf,
+    limits,
     async client(overrides) {
       const options = globals();
       const key = readKey();
       const { createAgentToolsClient } = await deps.loadSdk();
+      const account = key ? await accountOf(key) : undefined;
       return createAgentToolsClient({
         baseUrl: options.baseUrl,
-        maxPaymentPerCall: options.maxPrice,
-        ...(key ? { account: await accountOf(key) } : {}),
+        ...limits(account),
+        ...(account ? { account } : {}),
         signIn: !options.anonymous,
         // Over a channel the service offers, kept between runs: one deposit, then a voucher per call.
         ...(options.channel || overrides?.channels

@@ -225,18 +225,42 @@ export function describeFailure(
   return { code: ExitCode.upstream, message: error instanceof Error ? error.message : String(error) };
 }
 
+/** The SDK names its options in a refusal over a limit; this command's flags name them here. */
+const FLAG_OF_OPTION: Record<string, string> = {
+  maxPaymentPerCall: "--max-price",
+  maxPerDay: "--max-per-day",
+  maxDeposit: "--max-deposit",
+  budget: "--budget",
+};
+const withFlags = (message: string) =>
+  message.replace(
+    /\b(maxPaymentPerCall|maxPerDay|maxDeposit|budget) (?=\d)/,
+    (_, option: string) => `${FLAG_OF_OPTION[option]} `,
+  );
+
 /** What went wrong with a payment, and what to do about it, by the typed reason the SDK gives. */
 function paymentFailure(error: PaymentRequiredError, signedIn: boolean): string {
   const say = (what: string, hint: string) => `${what}\n${hint}`;
   switch (error.reason) {
     case "over_max_payment":
-      // The SDK names its own option; this command's is --max-price.
       return say(
-        error.message.replace("maxPaymentPerCall", "--max-price"),
+        withFlags(error.message),
         signedIn
           ? "Raise --max-price to pay it."
           : "Raise --max-price to pay it, or sign in as a holder (a key holding the token, without --anonymous) for the holder price.",
       );
+    case "over_daily_limit":
+      return say(
+        withFlags(error.message),
+        "Wait until earlier calls leave the 24-hour window, or raise --max-per-day (AGENT_TOOLS_MAX_PER_DAY).",
+      );
+    case "over_max_deposit":
+      return say(
+        withFlags(error.message),
+        "Lower --channel-deposit, raise --max-deposit (AGENT_TOOLS_MAX_DEPOSIT), or pay without --channel.",
+      );
+    case "over_budget":
+      return say(withFlags(error.message), "Raise --budget, or start a new session.");
     case "no_account":
       return say(error.message, "Set AGENT_TOOLS_PRIVATE_KEY or pass --key-file to pay.");
     case "invalid_siwx":

@@ -34,6 +34,22 @@ export function createProgram({ env, exit }: Pick<CliDeps, "env" | "exit">): Com
           .default("1.00")
           .argParser(parsePrice),
       )
+      .addOption(
+        new Option(
+          "--max-per-day <usd>",
+          "most to pay over any 24 hours, in USD, counted across runs (else AGENT_TOOLS_MAX_PER_DAY); a call that would pass it is refused before signing",
+        )
+          .default(env.AGENT_TOOLS_MAX_PER_DAY)
+          .argParser(parsePrice),
+      )
+      .addOption(
+        new Option(
+          "--max-deposit <usd>",
+          "most one channel deposit may put in, in USD (else AGENT_TOOLS_MAX_DEPOSIT); a call that would deposit more is refused before signing",
+        )
+          .default(env.AGENT_TOOLS_MAX_DEPOSIT)
+          .argParser(parsePrice),
+      )
       .option("--anonymous", "do not sign in: pay the standard price, no token ownership needed")
       .option(
         "--channel",
@@ -64,6 +80,7 @@ Examples:
   $ agent-tools offer-radar --token-id 5 --slug base-bloomers --slug static-kittens --json
   $ agent-tools drop-radar --token-id 1 --watch 60
   $ agent-tools intel --token-id 7 --anonymous --max-price 1.00
+  $ agent-tools intel --token-id 1 --max-per-day 0.50    # refused before signing once 0.50 USD is spent in 24 hours
   $ agent-tools intel --token-id 1 --channel      # over a payment channel: one deposit, then vouchers
   $ agent-tools channels                          # your payment channels: balance, charged, refundable
   $ agent-tools channels refund --token-id 1      # take back what is unspent
@@ -75,7 +92,7 @@ Examples:
   $ agent-tools agent 7
   $ agent-tools mcp --budget 5.00                # a local MCP server for Claude Desktop or Cursor
 
-Exit codes: 0 ok, 2 bad usage or invalid request, 3 payment refused or over --max-price,
+Exit codes: 0 ok, 2 bad usage or invalid request, 3 payment refused or over a limit (--max-price, ...),
             4 forbidden (token, clearance, unrevealed agent, sign-in, not the operator),
             5 upstream or network trouble.`,
       )

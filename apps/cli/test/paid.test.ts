@@ -164,7 +164,7 @@ describe("agent-tools against the embedded default", () => {
   it("--max-price below the quote exits 3 without paying", async () => {
     const result = await cli(["intel", "--token-id", "7", "--anonymous", "--max-price", "0.50"], 3);
     expect(result.status).toBe(3);
-    expect(result.stderr).toMatch(/1\.00 USD, above --max-price 0\.50 USD; nothing was paid/);
+    expect(result.stderr).toMatch(/1\.00 USD, above --max-price 0\.50 USD \(0\.50 USD over\); nothing was paid/);
     expect(result.stderr).not.toMatch(/paid \d/);
   });
 

@@ -94,6 +94,7 @@ export {
   UpstreamError,
   ValidationError,
 } from "./errors.js";
+export type { LimitExceeded, SpendLimitName } from "./limits.js";
 export type { Payment, PaymentChannel } from "./payment.js";
 export type { PaymentReceipt } from "./receipt.js";
 export { unitsToUsd, usdToUnits } from "./units.js";

@@ -1,5 +1,5 @@
 import type { Clearance, ErrorBody, ErrorCode, PaymentRefusalReason, PaymentRequired } from "@agent-tools/schema";
-import type { LimitExceeded } from "./payment-policy.js";
+import type { LimitExceeded } from "./limits.js";
 
 /**
  * What went wrong, as code can switch on it: the service's error codes (`invalid_request`, `upstream_timeout`, ...),

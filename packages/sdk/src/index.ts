@@ -66,6 +66,7 @@ export {
   type LedgerEntry,
   type LedgerPage,
   type LedgerReport,
+  type LimitExceeded,
   type ListChannelsReturnType,
   type ListMissionsInput,
   type ListMissionsOutput,
@@ -101,6 +102,7 @@ export {
   type RequestField,
   requestFields,
   ServiceError,
+  type SpendLimitName,
   type ToolName,
   type ToolResult,
   type TypedMission,
@@ -115,6 +117,5 @@ export {
   usdToUnits,
   ValidationError,
 } from "./contracts.js";
-export type { LimitExceeded, SpendLimitName } from "./payment-policy.js";
 export { proofOfPayment } from "./receipt.js";
 export { memorySpendLog, type SpendLog, type SpendRecord } from "./spending.js";

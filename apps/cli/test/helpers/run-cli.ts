@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { machineNode } from "./machine-node.js";
 
-const bin = fileURLToPath(new URL("../../dist/bin.js", import.meta.url));
+export const bin = fileURLToPath(new URL("../../dist/bin.js", import.meta.url));
 
 /** Runs the built CLI with the machine's Node and exactly `env` (no variable of the test's own leaks in). */
 export function runCli(args: string[], env: Record<string, string>) {
