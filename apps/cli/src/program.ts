@@ -80,7 +80,7 @@ Examples:
   $ agent-tools offer-radar --token-id 5 --slug base-bloomers --slug static-kittens --json
   $ agent-tools drop-radar --token-id 1 --watch 60
   $ agent-tools intel --token-id 7 --anonymous --max-price 1.00
-  $ agent-tools intel --token-id 1 --max-per-day 0.50    # refused before signing once 0.50 USD is spent in 24 hours
+  $ agent-tools intel --token-id 1 --max-per-day 5.00    # refused before signing once 5.00 USD is spent in 24 hours
   $ agent-tools intel --token-id 1 --channel      # over a payment channel: one deposit, then vouchers
   $ agent-tools channels                          # your payment channels: balance, charged, refundable
   $ agent-tools channels refund --token-id 1      # take back what is unspent

@@ -10,6 +10,7 @@ import { requestFields, toolRoutes } from "@agent-tools/sdk/contracts";
 import { attachEmbeddedService } from "@agent-tools/server/embedded-process";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { machineNode } from "./helpers/machine-node.js";
+import { stateHome } from "./helpers/state-home.js";
 
 const bin = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
 let server: Server;
@@ -195,7 +196,7 @@ describe("agent-tools console against the embedded default", () => {
       execFile(
         machineNode,
         [bin, "--base-url", service.url, ...args],
-        { env: { PATH: process.env.PATH ?? "", NO_COLOR: "1", ...env }, encoding: "utf8" },
+        { env: { PATH: process.env.PATH ?? "", NO_COLOR: "1", XDG_STATE_HOME: stateHome, ...env }, encoding: "utf8" },
         (error, stdout, stderr) => resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
       );
     });

@@ -6,6 +6,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, inject, it } from "vitest";
 import { machineNode } from "./helpers/machine-node.js";
+import { stateHome } from "./helpers/state-home.js";
 
 const bin = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
 /** The embedded default the package's test files share (test/global-setup.ts). */
@@ -18,7 +19,11 @@ async function bridge(keyIndex: number, options: string[], mcpOptions: string[] 
     new StdioClientTransport({
       command: machineNode,
       args: [bin, "--base-url", service.url, ...options, "mcp", ...mcpOptions],
-      env: { PATH: process.env.PATH ?? "", AGENT_TOOLS_PRIVATE_KEY: DEVNET_ACCOUNTS[keyIndex]!.privateKey },
+      env: {
+        PATH: process.env.PATH ?? "",
+        XDG_STATE_HOME: stateHome,
+        AGENT_TOOLS_PRIVATE_KEY: DEVNET_ACCOUNTS[keyIndex]!.privateKey,
+      },
       stderr: "ignore",
     }),
   );

@@ -6,6 +6,7 @@ import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
 import { dispatchResponseSchema, type LedgerReport, paidRoutes } from "@agent-tools/sdk";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { missionParams, nextMorningUtc, parseRunAt } from "../src/commands/mission-params.js";
+import { stateHome } from "./helpers/state-home.js";
 
 const bin = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
 
@@ -113,7 +114,7 @@ beforeEach(() => {
 
 function cli(args: string[], keyIndex?: number) {
   return new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
-    const env: Record<string, string> = { PATH: process.env.PATH ?? "", NO_COLOR: "1" };
+    const env: Record<string, string> = { PATH: process.env.PATH ?? "", NO_COLOR: "1", XDG_STATE_HOME: stateHome };
     if (keyIndex !== undefined) env.AGENT_TOOLS_PRIVATE_KEY = DEVNET_ACCOUNTS[keyIndex]!.privateKey;
     execFile(
       process.execPath,

@@ -16,6 +16,7 @@ import { startFaultProxy } from "@agent-tools/upstream-sim";
 import { parse } from "csv-parse/sync";
 import { describe, expect, inject, it } from "vitest";
 import { machineNode } from "./helpers/machine-node.js";
+import { stateHome } from "./helpers/state-home.js";
 
 const bin = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
 /** The embedded default the package's test files share (test/global-setup.ts). */
@@ -24,7 +25,7 @@ const service = attachEmbeddedService(inject("embeddedService"));
 /** Runs the built CLI with the machine's Node against the service (or `baseUrl`), key from the environment. */
 function cli(args: string[], keyIndex?: number, baseUrl = service.url) {
   return new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
-    const env: Record<string, string> = { PATH: process.env.PATH ?? "", NO_COLOR: "1" };
+    const env: Record<string, string> = { PATH: process.env.PATH ?? "", NO_COLOR: "1", XDG_STATE_HOME: stateHome };
     if (keyIndex !== undefined) env.AGENT_TOOLS_PRIVATE_KEY = DEVNET_ACCOUNTS[keyIndex]!.privateKey;
     execFile(machineNode, [bin, "--base-url", baseUrl, ...args], { env, encoding: "utf8" }, (error, stdout, stderr) => {
       resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr });

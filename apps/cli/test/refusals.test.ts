@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { accountFromPrivateKey } from "@agent-tools/sdk";
 import { InvalidPrivateKeyError } from "@agent-tools/sdk/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stateHome } from "./helpers/state-home.js";
 
 const bin = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
 const ELITE_KEY = "0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba";
@@ -54,7 +55,7 @@ function cli(args: string[], env: Record<string, string> = {}) {
     execFile(
       process.execPath,
       [bin, "--base-url", closedUrl, ...args],
-      { encoding: "utf8", env: { PATH: process.env.PATH ?? "", ...env } },
+      { encoding: "utf8", env: { PATH: process.env.PATH ?? "", XDG_STATE_HOME: stateHome, ...env } },
       (error, stdout, stderr) => {
         resolve({ status: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
       },

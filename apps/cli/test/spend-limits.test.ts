@@ -18,6 +18,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, inject, it } from "vitest";
 import { machineNode } from "./helpers/machine-node.js";
 import { bin, runCli } from "./helpers/run-cli.js";
+import { stateHome } from "./helpers/state-home.js";
 
 const service = attachEmbeddedService(inject("embeddedService"));
 
@@ -50,7 +51,7 @@ async function throughBridge(env: Record<string, string>, globals: string[], mcp
     new StdioClientTransport({
       command: machineNode,
       args: [bin, ...globals, "mcp", ...mcpFlags],
-      env: { PATH: process.env.PATH ?? "", ...env },
+      env: { PATH: process.env.PATH ?? "", XDG_STATE_HOME: stateHome, ...env },
       stderr: "ignore",
     }),
   );

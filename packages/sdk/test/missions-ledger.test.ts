@@ -166,6 +166,38 @@ describe("refused payments", () => {
     expect(seen.every((request) => !request.headers.has("payment-signature"))).toBe(true);
   });
 
+  it("hold each call's price while it runs: ten calls at once under a day of 0.05 USD sign five payments", async () => {
+    // The paid answers wait until every call has been decided, so that each decision sees the others only as held.
+    let release = () => {};
+    const allDecided = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { fetch, seen } = fakeFetch(async (request) => {
+      if (!request.headers.has("payment-signature")) return challenge("10000");
+      await allDecided;
+      return json(200, paidRoutes.intel.sampleOutput, settled("10000"));
+    });
+    const client = createAgentToolsClient({ baseUrl: BASE, account, signIn: false, fetch, maxPerDay: "0.05" });
+    const calls = Array.from({ length: 10 }, () => client.intel({ tokenId: 1 }).catch((error: unknown) => error));
+    const refusals = calls.slice(5).map(async (call) => (await call) as PaymentRequiredError);
+    // Five are refused while the first five are still held, before any of them is answered.
+    for (const refusal of await Promise.all(refusals)) {
+      expect(refusal.reason).toBe("over_daily_limit");
+      expect(refusal.limit).toMatchObject({ spentUnits: 50_000n, overByUnits: 10_000n });
+    }
+    release();
+    const paidCalls = await Promise.all(calls.slice(0, 5));
+    expect(paidCalls.map((call) => (call as { payment: { amount: string } }).payment.amount)).toEqual(
+      Array(5).fill("10000"),
+    );
+    expect(seen.filter((request) => request.headers.has("payment-signature"))).toHaveLength(5);
+    // The day is spent: the next call is refused, and its message counts what was charged.
+    const next = (await client.intel({ tokenId: 1 }).catch((error: unknown) => error)) as PaymentRequiredError;
+    expect(next.message).toBe(
+      "intel costs 0.01 USD and 0.05 USD was spent in the last 24 hours, against maxPerDay 0.05 USD (0.01 USD over); nothing was paid.",
+    );
+  });
+
   it("keep to the client's budget, as the MCP client does: a quote that would pass it is refused before signing", async () => {
     const { fetch, seen } = fakeFetch((request) =>
       request.headers.has("payment-signature")

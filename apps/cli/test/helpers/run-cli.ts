@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { machineNode } from "./machine-node.js";
+import { stateHome } from "./state-home.js";
 
 export const bin = fileURLToPath(new URL("../../dist/bin.js", import.meta.url));
 
@@ -10,7 +11,7 @@ export function runCli(args: string[], env: Record<string, string>) {
     execFile(
       machineNode,
       [bin, ...args],
-      { env: { PATH: process.env.PATH ?? "", NO_COLOR: "1", ...env }, encoding: "utf8" },
+      { env: { PATH: process.env.PATH ?? "", NO_COLOR: "1", XDG_STATE_HOME: stateHome, ...env }, encoding: "utf8" },
       (error, stdout, stderr) => {
         resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr });
       },
