@@ -1,5 +1,5 @@
 import { type PaymentRequired, type PaymentRequirements, parsePaymentRefusal } from "@agent-tools/schema";
-import { x402Client, x402HTTPClient } from "@x402/core/client";
+import { x402Client } from "@x402/core/client";
 import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import { toClientEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
@@ -88,20 +88,30 @@ export async function createChannelPayment(
   return channelClient(payer, quote).createPaymentPayload(withPaymentIdentifier(quote) as never);
 }
 
+/** What a paid call's answer says of its payment, whatever the transport: its settlement, or the 402 refusing it. */
+export interface PaymentOutcome {
+  settlement?: SettlementFields | undefined;
+  paymentRequired?: PaymentRequired | undefined;
+}
+
 /**
- * Reads a paid answer over a channel into the channel's stored state: the charged total and balance of a paid
- * answer, or the channel's state from a corrective 402 (the client's cumulative amount was out of step with the
- * service's, as after its state was lost). `recovered` when the call may be signed again and sent once more.
+ * Reads a paid answer over a channel into the channel's stored state (x402's channel client reads it): the charged
+ * total and balance of a settlement, or the channel's state from a corrective 402 (the client's cumulative amount was
+ * out of step with the service's, as after its state was lost). `recovered` when the call may be signed again.
  */
-export async function readChannelAnswer(
+export async function readChannelOutcome(
   payer: ChannelPayer,
   quote: PaymentRequired,
   payment: Awaited<ReturnType<typeof createChannelPayment>>,
-  answer: { status: number; headers: Headers },
+  { settlement, paymentRequired }: PaymentOutcome,
 ): Promise<{ recovered: boolean }> {
-  const http = new x402HTTPClient(channelClient(payer, quote));
-  const result = await http.processPaymentResult(payment, (name) => answer.headers.get(name), answer.status);
-  return { recovered: result.recovered === true };
+  const result = await channelClient(payer, quote).handlePaymentResponse({
+    paymentPayload: payment,
+    requirements: payment.accepted,
+    ...(settlement ? { settleResponse: { success: true, ...settlement } as never } : {}),
+    ...(paymentRequired && !settlement ? { paymentRequired: paymentRequired as never } : {}),
+  });
+  return { recovered: result?.recovered === true };
 }
 
 function channelClient(payer: ChannelPayer, quote: PaymentRequired): x402Client {

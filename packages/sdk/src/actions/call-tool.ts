@@ -3,27 +3,24 @@ import {
   type PaidRouteName,
   type PaymentRequired,
   paidRoutes,
-  parsePaymentRefusal,
   routeMethod,
   type ToolInput,
   type ToolOutput,
   type ToolRoute,
 } from "@agent-tools/schema";
-import { CHANNEL_SCHEME, forgetMissingChannel } from "../channels.js";
+import { payOverChannel } from "../channel-payment.js";
+import { CHANNEL_SCHEME } from "../channels.js";
 import type { ClientContext } from "../context.js";
 import {
   chargedUnits,
-  createChannelPayment,
   decodeSettlementHeader,
   encodePaymentHeader,
   type Payment,
-  readChannelAnswer,
   readSettlement,
   whilePaymentInUse,
 } from "../payment.js";
 import {
   decideCallPayment,
-  depositRefusal,
   learnSignInChain,
   paymentRefusalError,
   refusedPaymentError,
@@ -31,12 +28,6 @@ import {
   signPayment,
 } from "../payment-policy.js";
 import { type Answer, errorFromAnswer, parseAnswer, validateLocally, withRetries } from "../transport.js";
-
-/** The service's refusal of a voucher for a channel it does not know. */
-const CHANNEL_NOT_FOUND = "invalid_batch_settlement_evm_channel_not_found";
-
-/** The reason of a 402 answer, as its body's `error` says it. */
-const refusalOf = (answer: Answer) => parsePaymentRefusal((answer.body as PaymentRequired | undefined)?.error).reason;
 
 /** A paid tool's answer and what it cost. */
 export interface ToolResult<T> {
@@ -111,31 +102,30 @@ export async function callTool<N extends PaidRouteName>(
   try {
     // One signed payment for every attempt: sent again (a retry, or a wait while an earlier attempt holds it), it
     // buys one call at most, and its identifier gets the answer it paid for.
-    const channel = requirement.scheme === CHANNEL_SCHEME ? context.channels : undefined;
-    const sign = () =>
-      channel ? createChannelPayment(channel, quote) : signPayment(decision.account, { quote, limits });
-    const send = (payment: Awaited<ReturnType<typeof sign>>) =>
+    const send = (payment: Awaited<ReturnType<typeof signPayment>>) =>
       whilePaymentInUse(
         () => ask({ ...headers, "PAYMENT-SIGNATURE": encodePaymentHeader(payment) }),
         (answer) => (answer.status === 402 ? (answer.body as PaymentRequired) : undefined),
       );
-    const signed = await sign();
-    let paid = await send(signed);
-    if (channel) {
-      // The channel's state follows the answer; a 402 that set it right (the client's state was behind the
-      // service's) is signed again once.
-      let { recovered } = await readChannelAnswer(channel, quote, signed, paid);
-      if (paid.status === 402 && !recovered && refusalOf(paid) === CHANNEL_NOT_FOUND) {
-        recovered = await forgetMissingChannel(channel, signed);
-      }
-      if (paid.status === 402 && recovered) {
-        const refusal = await depositRefusal(channel, requirement, limits);
-        if (refusal) throw paymentRefusalError({ tool: name, quote, refusal, capWording: "option" });
-        const again = await sign();
-        paid = await send(again);
-        await readChannelAnswer(channel, quote, again, paid);
-      }
-    }
+    const channel = requirement.scheme === CHANNEL_SCHEME ? context.channels : undefined;
+    const paid = channel
+      ? await payOverChannel({
+          tool: name,
+          quote,
+          requirement,
+          channel,
+          limits,
+          capWording: "option",
+          send,
+          outcomeOf: (answer) => {
+            const header = answer.headers.get("payment-response");
+            return {
+              settlement: header ? decodeSettlementHeader(header) : undefined,
+              paymentRequired: answer.status === 402 ? (answer.body as PaymentRequired) : undefined,
+            };
+          },
+        })
+      : await send(await signPayment(decision.account, { quote, limits }));
     if (paid.status === 402) throw refusedPaymentError(paid.body as PaymentRequired);
     if (paid.status !== successStatus) throw errorFromAnswer(paid);
     const data = read(paid);
