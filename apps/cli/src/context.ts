@@ -1,6 +1,6 @@
 // What every command shares: the global flags as parsed, the SDK's client, printing, and failing with an exit code.
 import { readFileSync } from "node:fs";
-import type { AgentToolsClient } from "@agent-tools/sdk";
+import type { AgentToolsClient, ChannelStorage } from "@agent-tools/sdk";
 import { InvalidPrivateKeyError, type Payment, unitsToUsd } from "@agent-tools/sdk/contracts";
 import type { Command } from "commander";
 import { channelDirectory, fileChannelStorage } from "./channel-store.js";
@@ -75,6 +75,8 @@ export interface CommandContext {
    * exits 2.
    */
   limits(payer: Account | undefined): SpendingOptions;
+  /** With --channel (or `always`), the SDK's `channels` option: --channel-deposit, kept in the channel directory. */
+  channels(always?: boolean): { channels?: { deposit: string; storage: ChannelStorage } };
   loadMcp: CliDeps["loadMcp"];
   /** Says why the command failed, and exits with its code; `input` is the request the command line made, if any. */
   fail(error: unknown, input?: unknown): never;
@@ -172,6 +174,14 @@ export function createCommandContext(program: Command, deps: CliDeps): CommandCo
     };
   };
 
+  // Over a channel the service offers, kept between runs: one deposit, then a voucher per call.
+  const channels = (always?: boolean) => {
+    const options = globals();
+    return options.channel || always
+      ? { channels: { deposit: options.channelDeposit, storage: fileChannelStorage(channelDirectory(env)) } }
+      : {};
+  };
+
   return {
     out,
     err,
@@ -180,6 +190,7 @@ export function createCommandContext(program: Command, deps: CliDeps): CommandCo
     readKey,
     accountOf,
     limits,
+    channels,
     async client(overrides) {
       const options = globals();
       const key = readKey();
@@ -190,10 +201,7 @@ export function createCommandContext(program: Command, deps: CliDeps): CommandCo
         ...limits(account),
         ...(account ? { account } : {}),
         signIn: !options.anonymous,
-        // Over a channel the service offers, kept between runs: one deposit, then a voucher per call.
-        ...(options.channel || overrides?.channels
-          ? { channels: { deposit: options.channelDeposit, storage: fileChannelStorage(channelDirectory(env)) } }
-          : {}),
+        ...channels(overrides?.channels),
       });
     },
     loadMcp: deps.loadMcp,

@@ -8,9 +8,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
 import { attachEmbeddedService } from "@agent-tools/server/embedded-process";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, describe, expect, inject, it } from "vitest";
+import { machineNode } from "./helpers/machine-node.js";
 import { balanceOn, l2UrlOf } from "./helpers/refund-transfer.js";
-import { runCli } from "./helpers/run-cli.js";
+import { bin, runCli } from "./helpers/run-cli.js";
+import { stateHome } from "./helpers/state-home.js";
 
 const service = attachEmbeddedService(inject("embeddedService"));
 /** Account 9 pays over a channel here, and in no other test file of the package; it holds token 9. */
@@ -74,5 +79,46 @@ describe("agent-tools over a payment channel", () => {
     const again = await cli(["channels", "refund", "--token-id", "9"]);
     expect(again.status).toBe(3);
     expect(again.stderr).toMatch(/refund was refused/);
+  });
+
+  it("agent-tools --channel mcp pays a desktop agent's calls over the channel the runs before it kept", async () => {
+    const l2 = l2UrlOf(service.output());
+    const catalog = (await (await fetch(`${service.url}/.well-known/x402`)).json()) as {
+      items: { accepts: { asset: string }[] }[];
+    };
+    const asset = catalog.items[0]!.accepts[0]!.asset;
+    const payer = DEVNET_ACCOUNTS[PAYER]!.address;
+    const [id] = (JSON.parse((await cli(["channels", "--json"])).stdout) as { channelId: string }[]).map(
+      (channel) => channel.channelId,
+    );
+    const before = await balanceOn(l2, asset, payer);
+    const client = new Client({ name: "desktop-agent", version: "1.0.0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: machineNode,
+        args: [bin, "--base-url", service.url, "--channel", "--channel-deposit", "0.05", "mcp"],
+        env: {
+          PATH: process.env.PATH ?? "",
+          XDG_STATE_HOME: stateHome,
+          AGENT_TOOLS_PRIVATE_KEY: DEVNET_ACCOUNTS[PAYER]!.privateKey,
+          AGENT_TOOLS_CHANNEL_DIR: channelDir,
+        },
+        stderr: "ignore",
+      }),
+    );
+    try {
+      for (let call = 0; call < 2; call++) {
+        const result = (await client.callTool({ name: "intel", arguments: { tokenId: 9 } })) as CallToolResult;
+        expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+        expect(result.structuredContent).toMatchObject({ tokenId: 9 });
+      }
+    } finally {
+      await client.close();
+    }
+    // The channel the runs above refunded in full is topped up once (0.05), and both calls are charged on it.
+    expect(await balanceOn(l2, asset, payer)).toBe(before - 50_000n);
+    expect(JSON.parse((await cli(["channels", "--json"])).stdout)).toEqual([
+      expect.objectContaining({ channelId: id, balance: "70000", charged: "40000", refundable: "30000" }),
+    ]);
   });
 });

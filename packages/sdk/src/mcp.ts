@@ -23,6 +23,8 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { LocalAccount } from "viem";
+import { payOverChannel } from "./channel-payment.js";
+import { CHANNEL_SCHEME, type ChannelOptions, createChannelPayer } from "./channels.js";
 import { NetworkError, PaymentRequiredError } from "./errors.js";
 import {
   chargedUnits,
@@ -63,6 +65,12 @@ export interface McpClientOptions {
   maxDeposit?: string | number;
   /** Where the rolling day's charges are kept (default: in memory); share it with other clients to share the limit. */
   spendLog?: SpendLog;
+  /**
+   * Pay over x402 `batch-settlement` channels where the service offers them, as the HTTP client does (its option
+   * `channels`): one deposit, then a voucher per call. Keep the state in a `storage` of your own to use a channel
+   * across processes, or with the HTTP client.
+   */
+  channels?: ChannelOptions | boolean;
   /** Sign in with the account so holders pay the discounted price (default true). */
   signIn?: boolean;
   /** The address whose signed receipts to accept (the payment catalog's `receiptSigner`); see the HTTP client's. */
@@ -115,6 +123,10 @@ export async function connectMcpClient(options: McpClientOptions): Promise<Agent
   const endpoint = `${baseUrl}${MCP_PATH}`;
   const limits = paymentLimits(options);
   const spending = createSpending(options.spendLog);
+  const channels =
+    options.channels && options.account
+      ? createChannelPayer(options.account, options.channels === true ? {} : options.channels)
+      : undefined;
   const { account } = options;
   const signIn = options.signIn ?? true;
   let signInChain: string | undefined;
@@ -160,31 +172,46 @@ export async function connectMcpClient(options: McpClientOptions): Promise<Agent
       if (!quote) return { result, payment: null };
 
       // The payment policy decides, before anything is signed; this transport carries its values in `_meta`.
-      const { decision, hold } = await decideCallPayment({ quote, limits, spending, account, channels: undefined });
+      const { decision, hold } = await decideCallPayment({ quote, limits, spending, account, channels });
       if (!decision.pay)
         throw paymentRefusalError({ tool: name, quote, refusal: decision.refusal, capWording: "plain" });
       const { requirement } = decision;
       try {
         // One signed payment for every attempt: sent again after a failure on the network, or while an earlier
         // attempt holds it, it buys one call at most, and its identifier gets the answer it paid for.
-        const meta = {
-          ...(await signedIn()),
-          [MCP_PAYMENT_META]: await signPayment(decision.account, { quote, limits }),
-        };
-        // No JSON-RPC answer (an McpError is one) is a failure on the network.
-        const paid = await whilePaymentInUse(
-          () =>
-            withRetries(
-              () => send(name, args, meta),
-              (error) => !(error instanceof McpError),
-            ),
-          paymentRequiredOf,
-        );
+        const signedInMeta = await signedIn();
+        const sendPaid = (payment: Awaited<ReturnType<typeof signPayment>>) =>
+          whilePaymentInUse(
+            // No JSON-RPC answer (an McpError is one) is a failure on the network.
+            () =>
+              withRetries(
+                () => send(name, args, { ...signedInMeta, [MCP_PAYMENT_META]: payment }),
+                (error) => !(error instanceof McpError),
+              ),
+            paymentRequiredOf,
+          );
+        const channel = requirement.scheme === CHANNEL_SCHEME ? channels : undefined;
+        const paid = channel
+          ? await payOverChannel({
+              tool: name,
+              quote,
+              requirement,
+              channel,
+              limits,
+              capWording: "plain",
+              send: sendPaid,
+              outcomeOf: (answer) => ({
+                settlement: answer._meta?.[MCP_PAYMENT_RESPONSE_META] as SettlementFields | undefined,
+                paymentRequired: paymentRequiredOf(answer),
+              }),
+            })
+          : await sendPaid(await signPayment(decision.account, { quote, limits }));
         const refused = paymentRequiredOf(paid);
         if (refused) throw refusedPaymentError(refused);
         const settlement = paid._meta?.[MCP_PAYMENT_RESPONSE_META] as SettlementFields | undefined;
         if (paid.isError || !settlement) return { result: paid, payment: null };
-        const settled = { ...settlement, amount: requirement.amount };
+        // Over a channel the settlement's amount is what the call deposited; an `exact` one is the price.
+        const settled = channel ? settlement : { ...settlement, amount: requirement.amount };
         await hold.settle(chargedUnits(settled, requirement));
         const payment = await readSettlement(
           settled,

@@ -15,6 +15,7 @@ import {
   type PaymentRequired,
   PaymentRequiredError,
 } from "../src/index.js";
+import { connectMcpClient } from "../src/mcp.js";
 import { balanceOf, paymentChainRpc } from "./helpers/payment-chain.js";
 
 const service = attachEmbeddedService(inject("embeddedService"));
@@ -135,6 +136,33 @@ describe("paying over channels", () => {
     const { payment } = await client.intel({ tokenId: 5 });
     expect(payment!.channel).toMatchObject({ id, charged: "10000", balance: "50000", deposited: "50000" });
     expect(await balanceOf(service, payer.address)).toBe(before - 50_000n);
+  });
+
+  it("the MCP client pays over the same channel as the HTTP client when they share its storage", async () => {
+    const salt = `0x${"04".padStart(64, "0")}` as const;
+    const storage = memoryChannelStorage();
+    const channels = { deposit: "0.05", storage, salt };
+    const before = await balanceOf(service, payer.address);
+    const mcp = await connectMcpClient({ baseUrl: service.url, account: payer, channels });
+    try {
+      const first = await mcp.callTool("intel", { tokenId: 5 });
+      expect(first.result.isError).toBeFalsy();
+      expect(first.payment).toMatchObject({ amount: "10000", channel: { charged: "10000", deposited: "50000" } });
+      const id = first.payment!.channel!.id;
+      const second = await mcp.callTool("intel", { tokenId: 5 });
+      expect(second.payment).toMatchObject({ amount: "10000", transaction: "", channel: { id, charged: "20000" } });
+      expect(second.payment!.receipt).not.toBeNull();
+      expect(await balanceOf(service, payer.address)).toBe(before - 50_000n);
+
+      // The HTTP client with the same storage goes on from the MCP client's last voucher, and refunds the rest.
+      const http = createAgentToolsClient({ baseUrl: service.url, account: payer, channels });
+      const third = await http.intel({ tokenId: 5 });
+      expect(third.payment!.channel).toMatchObject({ id, charged: "30000", deposited: "0" });
+      expect(await http.refundChannel({ tokenId: 5 })).toMatchObject({ channelId: id, refunded: 20_000n });
+      expect(await balanceOf(service, payer.address)).toBe(before - 30_000n);
+    } finally {
+      await mcp.close();
+    }
   });
 
   it("without the option, the same service is paid with exact", async () => {

@@ -54,7 +54,7 @@ interface Limits {
   budget?: string;
   maxDeposit?: string;
   spendLog?: SpendLog;
-  /** Pay over a channel with this deposit (HTTP only: the MCP and A2A clients pay with `exact`). */
+  /** Pay over a channel with this deposit (HTTP and MCP: the A2A client pays with `exact`). */
   deposit?: string;
 }
 
@@ -72,7 +72,14 @@ const transports = {
     await client.intel({ tokenId: 1 });
   },
   mcp: async (account: LocalAccount, limits: Limits) => {
-    const client = await connectMcpClient({ baseUrl: service.url, account, signIn: false, ...limits });
+    const { deposit, ...rest } = limits;
+    const client = await connectMcpClient({
+      baseUrl: service.url,
+      account,
+      signIn: false,
+      ...rest,
+      ...(deposit ? { channels: { deposit, storage: memoryChannelStorage() } } : {}),
+    });
     try {
       await client.callTool("intel", { tokenId: 1 });
     } finally {
@@ -146,9 +153,10 @@ const rows: Row[] = [
     message: {
       option:
         /^intel would deposit 2\.00 USD into a payment channel, above maxDeposit 1\.50 USD \(0\.50 USD over\); nothing was signed\.$/,
-      plain: /never/,
+      plain:
+        /^intel would deposit 2\.00 USD into a payment channel, above the 1\.50 USD per deposit allowed \(0\.50 USD over\); nothing was signed\.$/,
     },
-    transports: ["http"],
+    transports: ["http", "mcp"],
   },
 ];
 

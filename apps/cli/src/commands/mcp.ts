@@ -28,6 +28,7 @@ async function runMcp(context: CommandContext, options: { budget?: string }): Pr
   await runStdioBridge({
     baseUrl: opts.baseUrl,
     ...context.limits(account),
+    ...context.channels(),
     ...(options.budget ? { budget: options.budget } : {}),
     ...(account ? { account } : {}),
     signIn: !opts.anonymous,
@@ -35,6 +36,6 @@ async function runMcp(context: CommandContext, options: { budget?: string }): Pr
   // stdout carries the protocol; what people read goes to stderr.
   context.err.write(
     `agent-tools mcp: serving ${opts.baseUrl}/mcp on stdio` +
-      `${key ? `, paying up to ${opts.maxPrice} USD a call${opts.maxPerDay ? `, ${opts.maxPerDay} USD a day` : ""}${options.budget ? `, ${options.budget} USD in all` : ""}` : ", free tools and quotes only (no key)"}\n`,
+      `${key ? `, paying up to ${opts.maxPrice} USD a call${opts.maxPerDay ? `, ${opts.maxPerDay} USD a day` : ""}${opts.channel ? ", over payment channels" : ""}${options.budget ? `, ${options.budget} USD in all` : ""}` : ", free tools and quotes only (no key)"}\n`,
   );
 }
