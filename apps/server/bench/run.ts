@@ -27,7 +27,10 @@
  *   `@x402/express` in the same run; at 100 calls/s on a chain mining a block every second, next to `exact`; and the
  *   gas of 1,000 calls over channels (deposits, claims and sweeps) next to `exact`'s, from the receipts.
  *
- *   --only=healthz,info,challenge,paid,channels,mcp,batching,remote,market,ledger   run some lines only
+ * - A terminal session (bench/cli-session.ts): 20 runs of the built `agent-tools intel` on a chain mining a block every
+ *   second, paid with `exact`, then over a channel refunded at the end; wall time and gas.
+ *
+ *   --only=healthz,info,challenge,paid,channels,cli,mcp,batching,remote,market,ledger   run some lines only
  *   --ledger-sizes=10000,1000000,10000000       the ledger line's book sizes on Postgres (payments, grown in turn)
  *   --ledger-pglite-sizes=10000,100000,1000000  and on PGlite (a size that would grow for over 5 minutes is left out)
  *   --cpu-prof[=dir]                                   write CPU profiles of our server (default ./bench-profiles)
@@ -39,6 +42,7 @@ import { spawnDevnetProcess } from "@agent-tools/devnet";
 import { toolRoutes } from "@agent-tools/schema";
 import { deploymentEnv } from "../test/helpers/deployment-env.js";
 import { type ChannelSide, channelCalls, channelGas, openChannels } from "./channels.js";
+import { benchCliSession, SESSION_CALLS } from "./cli-session.js";
 import { benchLedger, type LedgerLine, printLedger } from "./ledger.js";
 import { alternate, combine, type LoadOptions, type LoadResult, load, type ServerCpu } from "./load.js";
 import { benchMarket, type MarketLine, printMarket } from "./market.js";
@@ -65,7 +69,7 @@ const sizesOf = (flag: string) =>
 const ledgerSizes = sizesOf("--ledger-sizes");
 const pgliteSizes = sizesOf("--ledger-pglite-sizes");
 /** The lines that run against the devnet, ours next to the references (the others start what they need). */
-const CHAIN_LINES = ["healthz", "info", "challenge", "paid", "channels", "mcp", "batching", "remote"];
+const CHAIN_LINES = ["healthz", "info", "challenge", "paid", "channels", "cli", "mcp", "batching", "remote"];
 const progress = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 /** Latency the proxy adds to every chain call in the remote lines. */
@@ -277,6 +281,32 @@ async function chainLines(out: {
 
     if (wants("channels")) {
       await channelLine({ rows, notes, ours, ourCpu, referenceCpu, ready, signers, deployment, network });
+    }
+
+    if (wants("cli")) {
+      progress(
+        `a terminal session of ${SESSION_CALLS} agent-tools intel runs, a block every ${BLOCK_MS} ms: exact, then a channel`,
+      );
+      await rpc(deployment.l2.rpcUrl, "evm_setAutomine", [false]);
+      await rpc(deployment.l2.rpcUrl, "evm_setIntervalMining", [BLOCK_MS]);
+      try {
+        const { exact, channel } = await benchCliSession({
+          baseUrl: ours.url,
+          l2RpcUrl: deployment.l2.rpcUrl,
+          tempDir: temp,
+        });
+        const perCall = (side: typeof exact) => Number(side.gas) / side.calls;
+        notes.push(
+          `A terminal session of ${SESSION_CALLS} \`agent-tools intel\` runs on ${BLOCK_MS} ms blocks (a process per call, ` +
+            `as the holder): exact ${fmt(exact.seconds, 1)} s, ${fmt(Number(exact.gas))} gas in ${exact.transactions} ` +
+            `transactions; over a channel ${fmt(channel.seconds, 1)} s (${fmt(exact.seconds / channel.seconds, 2)}x ` +
+            `faster), ${fmt(Number(channel.gas))} gas in ${channel.transactions} transactions, the deposit and the ` +
+            `closing refund included (${fmt((100 * perCall(channel)) / perCall(exact), 1)}% of exact's gas).`,
+        );
+      } finally {
+        await rpc(deployment.l2.rpcUrl, "evm_setIntervalMining", [0]);
+        await rpc(deployment.l2.rpcUrl, "evm_setAutomine", [true]);
+      }
     }
 
     if (wants("mcp")) {
