@@ -23,7 +23,7 @@ import {
 } from "@agent-tools/schema";
 import type { LocalAccount } from "viem";
 import { NetworkError } from "./errors.js";
-import { chargedUnits, type Payment, readSettlement, type SettlementFields, unitsToUsd } from "./payment.js";
+import { type Payment, type SettlementFields, unitsToUsd } from "./payment.js";
 import {
   decideCallPayment,
   learnSignInChain,
@@ -31,6 +31,7 @@ import {
   paymentLimits,
   paymentRefusalError,
   refusedPaymentError,
+  settledPayment,
   signInFor,
   signPayment,
 } from "./payment-policy.js";
@@ -174,8 +175,8 @@ export async function connectA2aClient(options: A2aClientOptions): Promise<Agent
           return { task: paid, answer: answerOf(paid), payment: null };
         }
         const answer = answerOf(paid);
-        await hold.settle(chargedUnits(settlement, requirement));
-        const payment = await readSettlement(
+        const payment = await settledPayment(
+          hold,
           settlement,
           {
             quote,

@@ -5,8 +5,9 @@
  */
 import { type PaymentRequired, type PaymentRequirements, parsePaymentRefusal } from "@agent-tools/schema";
 import { type ChannelPayer, forgetMissingChannel } from "./channels.js";
+import type { PaymentLimits } from "./limits.js";
 import { createChannelPayment, type PaymentOutcome, readChannelOutcome } from "./payment.js";
-import { type CapWording, depositRefusal, type PaymentLimits, paymentRefusalError } from "./payment-policy.js";
+import { type CapWording, depositRefusal, paymentRefusalError } from "./payment-policy.js";
 
 /** The service's refusal of a voucher for a channel it does not know. */
 const CHANNEL_NOT_FOUND = "invalid_batch_settlement_evm_channel_not_found";

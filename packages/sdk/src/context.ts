@@ -1,6 +1,6 @@
 import type { LocalAccount } from "viem";
 import type { ChannelPayer } from "./channels.js";
-import type { PaymentLimits } from "./payment-policy.js";
+import type { PaymentLimits } from "./limits.js";
 import type { Spending } from "./spending.js";
 import type { Transport } from "./transport.js";
 

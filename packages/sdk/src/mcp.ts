@@ -26,20 +26,15 @@ import type { LocalAccount } from "viem";
 import { payOverChannel } from "./channel-payment.js";
 import { CHANNEL_SCHEME, type ChannelOptions, createChannelPayer } from "./channels.js";
 import { NetworkError, PaymentRequiredError } from "./errors.js";
-import {
-  chargedUnits,
-  type Payment,
-  readSettlement,
-  type SettlementFields,
-  unitsToUsd,
-  whilePaymentInUse,
-} from "./payment.js";
+import { type Payment, type SettlementFields, unitsToUsd, whilePaymentInUse } from "./payment.js";
 import {
   decideCallPayment,
   learnSignInChain,
+  type PaymentLimitsOptions,
   paymentLimits,
   paymentRefusalError,
   refusedPaymentError,
+  settledPayment,
   signInFor,
   signPayment,
 } from "./payment-policy.js";
@@ -50,19 +45,11 @@ export { PaymentRequiredError } from "./errors.js";
 export type { Payment } from "./payment.js";
 
 /** How to create an MCP client: the service, who signs in and pays, and the caps on spending. */
-export interface McpClientOptions {
+export interface McpClientOptions extends PaymentLimitsOptions {
   /** The service's origin, for example `http://127.0.0.1:8402`; the endpoint is `<baseUrl>/mcp`. */
   baseUrl: string;
   /** A viem local account: it signs in (holder price) and pays. Without one, only free tools and quotes work. */
   account?: LocalAccount;
-  /** Highest price paid for one call, in USD (default "1.00"): a higher quote is refused before signing. */
-  maxPaymentPerCall?: string | number;
-  /** Most the client may spend, in USD (default: no limit): a quote that would pass it is refused before signing. */
-  budget?: string | number;
-  /** Most spent over any rolling 24 hours, in USD, counted in `spendLog` (default: no limit); see the HTTP client's. */
-  maxPerDay?: string | number;
-  /** Most one deposit into a payment channel may put in, in USD (default: no limit). */
-  maxDeposit?: string | number;
   /** Where the rolling day's charges are kept (default: in memory); share it with other clients to share the limit. */
   spendLog?: SpendLog;
   /**
@@ -212,8 +199,8 @@ export async function connectMcpClient(options: McpClientOptions): Promise<Agent
         if (paid.isError || !settlement) return { result: paid, payment: null };
         // Over a channel the settlement's amount is what the call deposited; an `exact` one is the price.
         const settled = channel ? settlement : { ...settlement, amount: requirement.amount };
-        await hold.settle(chargedUnits(settled, requirement));
-        const payment = await readSettlement(
+        const payment = await settledPayment(
+          hold,
           settled,
           {
             quote,

@@ -20,20 +20,9 @@ import {
   type PaymentLimits,
   type SpendLimitName,
 } from "./limits.js";
-import { createPayment } from "./payment.js";
+import { chargedUnits, createPayment, type Payment, readSettlement, type SettlementFields } from "./payment.js";
 import { pickSignInChain, signInHeader } from "./sign-in.js";
 import { decideAndHold, type SpendHold, type Spending } from "./spending.js";
-
-export {
-  type CheckLimitsParameters,
-  type CheckLimitsReturnType,
-  checkLimits,
-  LIMIT_REASONS,
-  type LimitExceeded,
-  limitSentence,
-  type PaymentLimits,
-  type SpendLimitName,
-} from "./limits.js";
 
 import { unitsToUsd, usdToUnits } from "./units.js";
 
@@ -334,6 +323,23 @@ export function signPayment(
   { quote, limits }: SignPaymentParameters,
 ): Promise<SignPaymentReturnType> {
   return createPayment(account, quote, limits.maxPaymentUnits);
+}
+
+/** Parameters of {@link settledPayment}: the paid call's quote, requirement and payer, and whose receipts to accept. */
+export type SettledPaymentParameters = Parameters<typeof readSettlement>[1];
+
+/**
+ * The payment of a paid answer: what it was charged counts against the caller's limits (the call's hold settled),
+ * then its settlement is read and its receipt checked (`readSettlement`; `data` rides on an `InvalidReceiptError`).
+ */
+export async function settledPayment(
+  hold: SpendHold,
+  settlement: SettlementFields,
+  paid: SettledPaymentParameters,
+  data: unknown,
+): Promise<Payment> {
+  await hold.settle(chargedUnits(settlement, paid.requirement));
+  return readSettlement(settlement, paid, data);
 }
 
 /** The error for a signed payment the service refused (the 402 that answered it), with the service's reason. */

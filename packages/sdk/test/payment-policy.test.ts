@@ -6,13 +6,8 @@ import type { PaymentRequired } from "@agent-tools/schema";
 import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { PaymentRequiredError } from "../src/errors.js";
-import {
-  checkLimits,
-  decidePayment,
-  paymentLimits,
-  paymentRefusalError,
-  refusedPaymentError,
-} from "../src/payment-policy.js";
+import { checkLimits } from "../src/limits.js";
+import { decidePayment, paymentLimits, paymentRefusalError, refusedPaymentError } from "../src/payment-policy.js";
 
 /** Public test key of the standard mnemonic (devnet only). */
 const account = privateKeyToAccount("0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d");

@@ -11,19 +11,13 @@ import {
 import { payOverChannel } from "../channel-payment.js";
 import { CHANNEL_SCHEME } from "../channels.js";
 import type { ClientContext } from "../context.js";
-import {
-  chargedUnits,
-  decodeSettlementHeader,
-  encodePaymentHeader,
-  type Payment,
-  readSettlement,
-  whilePaymentInUse,
-} from "../payment.js";
+import { decodeSettlementHeader, encodePaymentHeader, type Payment, whilePaymentInUse } from "../payment.js";
 import {
   decideCallPayment,
   learnSignInChain,
   paymentRefusalError,
   refusedPaymentError,
+  settledPayment,
   signInFor,
   signPayment,
 } from "../payment-policy.js";
@@ -131,10 +125,9 @@ export async function callTool<N extends PaidRouteName>(
     const data = read(paid);
     const header = paid.headers.get("payment-response");
     if (!header) return { data, payment: null };
-    const settlement = decodeSettlementHeader(header);
-    await hold.settle(chargedUnits(settlement, requirement));
-    const payment = await readSettlement(
-      settlement,
+    const payment = await settledPayment(
+      hold,
+      decodeSettlementHeader(header),
       {
         quote,
         requirement,
