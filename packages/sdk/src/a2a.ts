@@ -35,7 +35,7 @@ import {
   signInFor,
   signPayment,
 } from "./payment-policy.js";
-import { createSpending, type SpendLog } from "./spending.js";
+import { type SpendLog, spendingFor } from "./spending.js";
 import { networkReason } from "./transport.js";
 
 export { PaymentRequiredError } from "./errors.js";
@@ -103,7 +103,7 @@ export async function connectA2aClient(options: A2aClientOptions): Promise<Agent
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
   const endpoint = `${baseUrl}${A2A_PATH}`;
   const limits = paymentLimits(options);
-  const spending = createSpending(options.spendLog);
+  const spending = spendingFor(options);
   const { account } = options;
   const signIn = options.signIn ?? true;
   let signInChain: string | undefined;

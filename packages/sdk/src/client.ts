@@ -48,7 +48,7 @@ import {
 import { type ChannelOptions, createChannelPayer } from "./channels.js";
 import type { ClientContext } from "./context.js";
 import { paymentLimits } from "./payment-policy.js";
-import { createSpending, type SpendLog } from "./spending.js";
+import { type SpendLog, spendingFor } from "./spending.js";
 import { createTransport } from "./transport.js";
 import { unitsToUsd } from "./units.js";
 
@@ -271,7 +271,7 @@ export function createAgentToolsClient(options: AgentToolsClientOptions): AgentT
     account: options.account,
     signIn: options.signIn ?? true,
     limits: paymentLimits(options),
-    spending: createSpending(options.spendLog),
+    spending: spendingFor(options),
     ...(options.receiptSigner ? { receiptSigner: options.receiptSigner } : {}),
     ...(options.channels && options.account
       ? { channels: createChannelPayer(options.account, options.channels === true ? {} : options.channels) }

@@ -47,6 +47,19 @@ export interface CheckLimitsParameters {
 /** What {@link checkLimits} returns: the first limit the payment would pass, or undefined when it passes none. */
 export type CheckLimitsReturnType = LimitExceeded | undefined;
 
+/** A deposit over `maxDeposit`, or undefined (no deposit, no such limit, or within it). */
+export function depositOverLimit(depositUnits: bigint, limits: PaymentLimits): LimitExceeded | undefined {
+  const limitUnits = limits.maxDepositUnits;
+  if (depositUnits <= 0n || limitUnits === undefined || depositUnits <= limitUnits) return undefined;
+  return {
+    limit: "maxDeposit",
+    amountUnits: depositUnits,
+    limitUnits,
+    spentUnits: 0n,
+    overByUnits: depositUnits - limitUnits,
+  };
+}
+
 /** The first limit a payment would pass, in this order: per call, per deposit, per rolling day, the budget. */
 export function checkLimits({
   amountUnits,
@@ -61,7 +74,7 @@ export function checkLimits({
       : undefined;
   return (
     over("maxPaymentPerCall", amountUnits, limits.maxPaymentUnits, 0n) ??
-    (depositUnits > 0n ? over("maxDeposit", depositUnits, limits.maxDepositUnits, 0n) : undefined) ??
+    depositOverLimit(depositUnits, limits) ??
     over("maxPerDay", amountUnits, limits.maxPerDayUnits, spentTodayUnits) ??
     over("budget", amountUnits, limits.budgetUnits, spentUnits)
   );

@@ -38,7 +38,7 @@ import {
   signInFor,
   signPayment,
 } from "./payment-policy.js";
-import { createSpending, type SpendLog } from "./spending.js";
+import { type SpendLog, spendingFor } from "./spending.js";
 import { networkReason, withRetries } from "./transport.js";
 
 export { PaymentRequiredError } from "./errors.js";
@@ -109,7 +109,7 @@ export async function connectMcpClient(options: McpClientOptions): Promise<Agent
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
   const endpoint = `${baseUrl}${MCP_PATH}`;
   const limits = paymentLimits(options);
-  const spending = createSpending(options.spendLog);
+  const spending = spendingFor(options);
   const channels =
     options.channels && options.account
       ? createChannelPayer(options.account, options.channels === true ? {} : options.channels)

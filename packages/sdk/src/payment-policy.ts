@@ -14,6 +14,7 @@ import { CHANNEL_SCHEME, type ChannelPayer, plannedDeposit } from "./channels.js
 import { PaymentRequiredError } from "./errors.js";
 import {
   checkLimits,
+  depositOverLimit,
   LIMIT_REASONS,
   type LimitExceeded,
   limitSentence,
@@ -34,7 +35,7 @@ export interface PaymentLimitsOptions {
   budget?: string | number | undefined;
   /**
    * Most spent over any rolling 24 hours (default: no limit), counted in the spend log (`spendLog`): in memory by
-   * default, so per process unless the log is kept elsewhere. Counts what calls were charged; deposits into a
+   * default, so per process unless the log is kept elsewhere. Counts the price each paid call authorized; deposits into a
    * channel, which a refund gives back, count against `maxDeposit` instead.
    */
   maxPerDay?: string | number | undefined;
@@ -213,20 +214,27 @@ export async function decideCallPayment({
   channels,
 }: DecideCallPaymentParameters): Promise<DecideCallPaymentReturnType> {
   const requirement = chooseRequirement(quote, channels !== undefined);
+  // The deposit is worked out (a read of the channel's stored state) only for a limit that needs it.
   const depositUnits =
-    channels && requirement?.scheme === CHANNEL_SCHEME ? await plannedDeposit(channels, requirement) : 0n;
-  return decideAndHold(spending, ({ spentUnits, spentTodayUnits }) => {
-    const decision = decidePayment({
-      quote,
-      limits,
-      spentUnits,
-      spentTodayUnits,
-      account,
-      channels: channels !== undefined,
-      depositUnits,
-    });
-    return { decision, holdUnits: decision.pay ? decision.amountUnits : undefined };
-  });
+    limits.maxDepositUnits !== undefined && channels && requirement?.scheme === CHANNEL_SCHEME
+      ? await plannedDeposit(channels, requirement)
+      : 0n;
+  return decideAndHold(
+    spending,
+    ({ spentUnits, spentTodayUnits }) => {
+      const decision = decidePayment({
+        quote,
+        limits,
+        spentUnits,
+        spentTodayUnits,
+        account,
+        channels: channels !== undefined,
+        depositUnits,
+      });
+      return { decision, holdUnits: decision.pay ? decision.amountUnits : undefined };
+    },
+    { countDay: limits.maxPerDayUnits !== undefined },
+  );
 }
 
 /**
@@ -238,17 +246,9 @@ export async function depositRefusal(
   requirement: PaymentRequirements,
   limits: PaymentLimits,
 ): Promise<PaymentRefusal | undefined> {
-  const limitUnits = limits.maxDepositUnits;
-  if (limitUnits === undefined) return undefined;
-  const depositUnits = await plannedDeposit(channels, requirement);
-  if (depositUnits <= limitUnits) return undefined;
-  const exceeded = {
-    limit: "maxDeposit",
-    amountUnits: depositUnits,
-    limitUnits,
-    spentUnits: 0n,
-    overByUnits: depositUnits - limitUnits,
-  } as const;
+  if (limits.maxDepositUnits === undefined) return undefined;
+  const exceeded = depositOverLimit(await plannedDeposit(channels, requirement), limits);
+  if (!exceeded) return undefined;
   return { kind: "over_limit", reason: LIMIT_REASONS.maxDeposit, exceeded };
 }
 
@@ -329,8 +329,10 @@ export function signPayment(
 export type SettledPaymentParameters = Parameters<typeof readSettlement>[1];
 
 /**
- * The payment of a paid answer: what it was charged counts against the caller's limits (the call's hold settled),
- * then its settlement is read and its receipt checked (`readSettlement`; `data` rides on an `InvalidReceiptError`).
+ * The payment of a paid answer: the call's hold is settled, then its settlement is read and its receipt checked
+ * (`readSettlement`; `data` rides on an `InvalidReceiptError`). What counts against the limits is the price the
+ * payment authorized, never less: the charge a settlement reports is the service's word, and a voucher signed for
+ * the price lets the service claim all of it whatever it reports.
  */
 export async function settledPayment(
   hold: SpendHold,
@@ -338,7 +340,9 @@ export async function settledPayment(
   paid: SettledPaymentParameters,
   data: unknown,
 ): Promise<Payment> {
-  await hold.settle(chargedUnits(settlement, paid.requirement));
+  const authorized = BigInt(paid.requirement.amount);
+  const charged = chargedUnits(settlement, paid.requirement);
+  await hold.settle(charged > authorized ? charged : authorized);
   return readSettlement(settlement, paid, data);
 }
 

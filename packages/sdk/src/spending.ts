@@ -44,15 +44,24 @@ export interface Spending {
   spentUnits: bigint;
   /** The prices of calls decided and not answered yet. */
   heldUnits: bigint;
-  readonly log: SpendLog;
+  /** Where charges are logged for `maxPerDay`; none when nothing would read it. */
+  readonly log: SpendLog | undefined;
   readonly now: () => Date;
   /** Decisions and settlements, one at a time. */
   turn: Promise<unknown>;
 }
 
-/** A client's spending, from nothing, over `log` (memory by default). */
-export function createSpending(log: SpendLog = memorySpendLog(), now: () => Date = () => new Date()): Spending {
+/** A client's spending, from nothing, logging its charges in `log` when it has one. */
+export function createSpending(log?: SpendLog, now: () => Date = () => new Date()): Spending {
   return { spentUnits: 0n, heldUnits: 0n, log, now, turn: Promise.resolve() };
+}
+
+/**
+ * The spending of a client with these options: its charges logged in `spendLog` when it names one (a log the caller
+ * keeps may serve a limit set later), else in memory when it sets `maxPerDay`, else nowhere.
+ */
+export function spendingFor(options: { spendLog?: SpendLog | undefined; maxPerDay?: unknown }): Spending {
+  return createSpending(options.spendLog ?? (options.maxPerDay !== undefined ? memorySpendLog() : undefined));
 }
 
 /** What counts against the limits when a call is decided: held prices included. */
@@ -80,15 +89,17 @@ function inTurn<T>(spending: Spending, work: () => Promise<T>): Promise<T> {
 
 /**
  * Decides a call on what is spent so far, and holds the price `decide` settles on (0 or undefined holds nothing),
- * in one turn of the client's queue.
+ * in one turn of the client's queue. The log is read only when the day is counted (`countDay`, for `maxPerDay`).
  */
 export function decideAndHold<T>(
   spending: Spending,
   decide: (spent: SpentSoFar) => { decision: T; holdUnits: bigint | undefined },
+  { countDay = true }: { countDay?: boolean } = {},
 ): Promise<{ decision: T; hold: SpendHold }> {
   return inTurn(spending, async () => {
     const since = new Date(spending.now().getTime() - DAY_MS);
-    const logged = (await spending.log.since(since)).reduce((sum, record) => sum + BigInt(record.units), 0n);
+    const records = countDay && spending.log ? await spending.log.since(since) : [];
+    const logged = records.reduce((sum, record) => sum + BigInt(record.units), 0n);
     const { decision, holdUnits = 0n } = decide({
       spentUnits: spending.spentUnits + spending.heldUnits,
       spentTodayUnits: logged + spending.heldUnits,
@@ -110,7 +121,7 @@ function holdSpend(spending: Spending, units: bigint): SpendHold {
     settle: (chargedUnits) =>
       inTurn(spending, async () => {
         if (!open) return;
-        if (chargedUnits > 0n) await spending.log.add({ at: spending.now().toISOString(), units: `${chargedUnits}` });
+        if (chargedUnits > 0n) await spending.log?.add({ at: spending.now().toISOString(), units: `${chargedUnits}` });
         if (letGo()) spending.spentUnits += chargedUnits;
       }),
     release: () => void letGo(),

@@ -198,6 +198,20 @@ describe("refused payments", () => {
     );
   });
 
+  it("count against the day what a payment authorized, not a lower charge the service reports", async () => {
+    const { fetch, seen } = fakeFetch((request) =>
+      request.headers.has("payment-signature")
+        ? json(200, paidRoutes.intel.sampleOutput, settled("1"))
+        : challenge("10000"),
+    );
+    const client = createAgentToolsClient({ baseUrl: BASE, account, signIn: false, fetch, maxPerDay: "0.015" });
+    await client.intel({ tokenId: 1 });
+    const over = (await client.intel({ tokenId: 1 }).catch((error: unknown) => error)) as PaymentRequiredError;
+    expect(over.reason).toBe("over_daily_limit");
+    expect(over.limit).toMatchObject({ spentUnits: 10_000n, overByUnits: 5_000n });
+    expect(seen.filter((request) => request.headers.has("payment-signature"))).toHaveLength(1);
+  });
+
   it("keep to the client's budget, as the MCP client does: a quote that would pass it is refused before signing", async () => {
     const { fetch, seen } = fakeFetch((request) =>
       request.headers.has("payment-signature")

@@ -7,7 +7,7 @@ import { createSpending, DAY_MS, decideAndHold, memorySpendLog } from "../src/sp
 
 describe("spending", () => {
   it("holds a decided price until its call settles or lets go, and counts calls decided at once", async () => {
-    const spending = createSpending();
+    const spending = createSpending(memorySpendLog());
     const seen: bigint[] = [];
     const decide = () =>
       decideAndHold(spending, (spent) => {
