@@ -2,6 +2,7 @@
  * Paying over x402 `batch-settlement` channels against the embedded default (test/global-setup.ts): one deposit on
  * chain, then vouchers; the channel kept across a restart of the client; the unspent balance back on chain.
  */
+import { type AddressInfo, createServer } from "node:net";
 import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
 import { attachEmbeddedService } from "@agent-tools/server/embedded-process";
 import { toClientEvmSigner } from "@x402/evm";
@@ -12,6 +13,7 @@ import {
   ChannelError,
   createAgentToolsClient,
   memoryChannelStorage,
+  NetworkError,
   type PaymentRequired,
   PaymentRequiredError,
 } from "../src/index.js";
@@ -163,6 +165,20 @@ describe("paying over channels", () => {
     } finally {
       await mcp.close();
     }
+  });
+
+  it("a refund asked of a service that does not answer is a network error, said in words", async () => {
+    // A port nothing listens on: one the system gave and took back.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const client = createAgentToolsClient({ baseUrl: `http://127.0.0.1:${port}`, account: payer, channels: true });
+    const error = await client.refundChannel({ tokenId: 5 }).catch((failure: unknown) => failure);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as NetworkError).message).toBe(
+      `Could not reach http://127.0.0.1:${port}/intel?tokenId=5: nothing accepts connections there (connection refused).`,
+    );
   });
 
   it("without the option, the same service is paid with exact", async () => {

@@ -1,7 +1,8 @@
 import { inputToQuery, paidRoutes } from "@agent-tools/schema";
 import { type ChannelSummary, channelSummary } from "../channels.js";
 import type { ClientContext } from "../context.js";
-import { ChannelError } from "../errors.js";
+import { ChannelError, NetworkError } from "../errors.js";
+import { networkReason } from "../transport.js";
 
 /** What {@link listChannels} resolves with: the client's channels, as their storage last recorded them. */
 export type ListChannelsReturnType = ChannelSummary[];
@@ -55,6 +56,10 @@ export async function refundChannel(
       fetch: context.transport.fetch,
     });
   } catch (error) {
+    // fetch fails with a TypeError when no answer came at all: the service was not reached, nothing was refused.
+    if (error instanceof TypeError) {
+      throw new NetworkError(`Could not reach ${url}: ${networkReason(error)}.`, { cause: error });
+    }
     throw new ChannelError(`The channel refund was refused: ${refundFailure(error)}`, { cause: error });
   }
   const state = (settled.extra as { channelState?: { channelId?: string } } | undefined)?.channelState;
