@@ -22,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmbeddedProcess, spawnEmbeddedService } from "../dist/index.js";
 import { type CollectionIndex, createCollectionIndex } from "../src/chain/collection-index.js";
 import { runNodeScript, waitForOutput } from "../src/startup/embedded-process.js";
+import { openDatabase } from "../src/store/open-database.js";
 import { openPglite } from "../src/store/pglite.js";
 import { deploymentEnv } from "../test/helpers/deployment-env.js";
 import { startTestFacilitator, type TestFacilitator } from "../test/helpers/http-facilitator.js";
@@ -350,6 +351,34 @@ describe.skipIf(skipPostgres())("two server processes on one Postgres database",
     await postgres?.stop();
   });
 
+  it("the embedded default refuses a database holding an earlier start's book, naming DATABASE_URL", async () => {
+    const databaseUrl = await postgres!.createDatabase();
+    const db = await openDatabase({ kind: "postgres", url: databaseUrl });
+    try {
+      await db.query(
+        `INSERT INTO settlements (payment_key, status, route, method, token_id, payer, nonce, price_point, amount,
+           asset, network, pay_to, valid_before, request_id)
+         VALUES ('earlier', 'pending', '/intel', 'POST', 1, '0x1', '0x1', 'standard', 10000, '0x1', 'eip155:31338',
+           '0x1', now(), 'r')`,
+      );
+    } finally {
+      await db.close();
+    }
+    const embeddedScript = fileURLToPath(new URL("../dist/embedded.js", import.meta.url));
+    const proc = runNodeScript(embeddedScript, {
+      PORT: "0",
+      L1_PORT: "0",
+      L2_PORT: "0",
+      LOG_LEVEL: "warn",
+      DATABASE_URL: databaseUrl,
+    });
+    const [code] = (await once(proc.child, "exit")) as [number | null];
+    expect(code).toBe(1);
+    expect(proc.output()).toMatch(
+      /agent-tools failed to start: DATABASE_URL: the database holds payments, channels or missions of an earlier start of the embedded default/,
+    );
+  }, 120_000);
+
   it("run 50 due missions, each exactly once", async () => {
     const databaseUrl = await postgres!.createDatabase();
     // One mission at a time each, polling often: both instances are kept busy on the same queue.
@@ -438,7 +467,7 @@ describe("the embedded default (pnpm start)", () => {
     );
   }, 120_000);
 
-  it("keeps its ledger in its data directory between restarts, and stops all it started on kill <pid> of pnpm start", async () => {
+  it("moves an earlier start's book aside when started again on new chains, and stops all it started on kill <pid> of pnpm start", async () => {
     let transaction: string;
     try {
       expect(first.output()).toContain(`data           ${dataDir}`);
@@ -502,7 +531,18 @@ describe("the embedded default (pnpm start)", () => {
       });
       expect(res.status).toBe(200);
       const report = ledgerReportSchema.parse(await res.json());
-      expect(report.entries.map((e) => e.transaction)).toEqual([transaction]);
+      // The chains are new: the payment of the first start is not in this start's book, which would describe a
+      // transaction and a balance these chains do not have; it is kept in the database moved aside.
+      expect(report.entries).toEqual([]);
+      const earlier = join(dataDir, "earlier-start");
+      expect(printed).toContain(`data: the earlier start's database, whose chains are gone, moved to ${earlier}`);
+      const moved = await openPglite(earlier);
+      try {
+        const rows = await moved.query<{ transaction: string }>("SELECT transaction FROM settlements");
+        expect(rows.map((row) => row.transaction)).toEqual([transaction]);
+      } finally {
+        await moved.close();
+      }
 
       const stopping = Date.now();
       process.kill(pnpm.pid!, "SIGTERM");

@@ -3,7 +3,8 @@ import { withListenerUrl } from "../config/config.js";
 import { SETTLEMENT_DEFAULTS } from "../config/config-env.js";
 import { type Database, storeDescription } from "../store/database.js";
 import { openDatabase, type StoreConfig } from "../store/open-database.js";
-import { claimDataDirectory, pgliteOpening } from "../store/pglite.js";
+import { StartupError } from "../errors/startup-error.js";
+import { claimDataDirectory, pgliteOpening, setAsideDatabase } from "../store/pglite.js";
 import { exitOnStartFailure, loadConfigOrExit, stopOnSignals } from "./lifecycle.js";
 import { createLogger } from "./logger.js";
 import { openListener } from "./server.js";
@@ -21,6 +22,10 @@ const secondsSince = (since: number) => ((performance.now() - since) / 1000).toF
 async function openStore(store: StoreConfig, say: Say): Promise<Database> {
   const started = performance.now();
   if (store.kind === "pglite") {
+    // The chains are new at each start: the book of the chains before is moved aside, not opened
+    // (docs/decisions.md, "The embedded default's book").
+    const earlier = setAsideDatabase(store.dataDir);
+    if (earlier) say(`  data: the earlier start's database, whose chains are gone, moved to ${earlier}`);
     const opening = pgliteOpening(store.dataDir);
     say(
       opening === "create"
@@ -31,8 +36,26 @@ async function openStore(store: StoreConfig, say: Say): Promise<Database> {
     );
   } else say("  data: connecting to Postgres...");
   const db = await openDatabase(store);
+  if (store.kind === "postgres" && (await holdsAnEarlierBook(db))) {
+    await db.close();
+    throw new StartupError(
+      "DATABASE_URL",
+      "the database holds payments, channels or missions of an earlier start of the embedded default, whose chains " +
+        "are gone (each start makes new ones); give the embedded default an empty database, or leave DATABASE_URL " +
+        "unset to keep its book in DATA_DIR, which each start moves aside.",
+    );
+  }
   say(`  data: ready in ${secondsSince(started)} s`);
   return db;
+}
+
+/** True when a Postgres database already holds a book: the embedded default's chains, new, would not match it. */
+async function holdsAnEarlierBook(db: Database): Promise<boolean> {
+  const [row] = await db.query<{ held: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM settlements) OR EXISTS (SELECT 1 FROM channels)
+       OR EXISTS (SELECT 1 FROM missions) AS held`,
+  );
+  return row?.held === true;
 }
 
 /** The marketplace and market-data simulators, on ports of their own. */
@@ -144,7 +167,7 @@ async function main(): Promise<void> {
   say(`  USD token       ${deployment.addresses.usdToken}`);
   say(
     service.db.kind === "pglite"
-      ? `  data           ${service.db.location}  (PGlite: the ledger and the missions; kept between restarts, delete it to start afresh)`
+      ? `  data           ${service.db.location}  (PGlite: the ledger, the channels and the missions of these chains; the next start moves them aside)`
       : `  data           ${storeDescription(service.db)}  (the ledger and the missions)`,
   );
   say("");

@@ -203,6 +203,26 @@ export function pgliteOpening(dataDir: string): "open" | "copy" | "create" {
   return template && existsSync(join(template, "PG_VERSION")) ? "copy" : "create";
 }
 
+/** Where `setAsideDatabase` keeps the database it moved, inside the data directory. */
+export const EARLIER_DATABASE = "earlier-start";
+
+/**
+ * Moves the database of a data directory aside, into `<dataDir>/earlier-start/pgdata` (replacing one moved there
+ * before), and returns where; undefined when the directory holds none. The embedded default does this at each start:
+ * its chains are new, and a book of the chains before would describe channels and payments they do not have
+ * (docs/decisions.md, "The embedded default's book"). A rename: nothing is copied.
+ */
+export function setAsideDatabase(dataDir: string): string | undefined {
+  const dir = resolve(dataDir);
+  const pgdata = join(dir, "pgdata");
+  if (!existsSync(pgdata)) return undefined;
+  const earlier = join(dir, EARLIER_DATABASE);
+  rmSync(earlier, { recursive: true, force: true });
+  mkdirSync(earlier, { recursive: true });
+  renameSync(pgdata, join(earlier, "pgdata"));
+  return earlier;
+}
+
 /**
  * PGlite on a data directory (created when missing, from the kept template or in a child process). It survives
  * restarts and crashes: Postgres' own write-ahead log is on disk. One process at a time: a second one is refused with
