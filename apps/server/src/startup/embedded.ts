@@ -1,9 +1,9 @@
 import { spawnDevnetProcess } from "@agent-tools/devnet/process";
 import { withListenerUrl } from "../config/config.js";
 import { SETTLEMENT_DEFAULTS } from "../config/config-env.js";
+import { StartupError } from "../errors/startup-error.js";
 import { type Database, storeDescription } from "../store/database.js";
 import { openDatabase, type StoreConfig } from "../store/open-database.js";
-import { StartupError } from "../errors/startup-error.js";
 import { claimDataDirectory, pgliteOpening, setAsideDatabase } from "../store/pglite.js";
 import { exitOnStartFailure, loadConfigOrExit, stopOnSignals } from "./lifecycle.js";
 import { createLogger } from "./logger.js";
