@@ -5,7 +5,7 @@ import { InvalidPrivateKeyError, type Payment, unitsToUsd } from "@agent-tools/s
 import type { Command } from "commander";
 import { channelDirectory, fileChannelStorage } from "./channel-store.js";
 import { describeFailure, ExitCode, type ServiceAddress, UsageError } from "./exit-codes.js";
-import { parsePrice } from "./option-parsers.js";
+import { parseHttpUrl, parsePrice } from "./option-parsers.js";
 import { type Style, styleFor } from "./render.js";
 import { fileSpendLog, spendLogPath } from "./spend-log.js";
 import { startSpinner } from "./spinner.js";
@@ -46,9 +46,14 @@ export interface GlobalOptions {
   /** --max-deposit, else AGENT_TOOLS_MAX_DEPOSIT. */
   maxDeposit?: string;
   anonymous?: boolean;
-  /** --channel: pay over a payment channel where the service offers one. */
+  /**
+   * False with --no-channel: pay each call with `exact`. Otherwise (the default, or --channel) pay over a payment
+   * channel where the service offers one.
+   */
   channel?: boolean;
   channelDeposit: string;
+  /** --rpc-url, else AGENT_TOOLS_RPC_URL: the payment chain, read when a channel's record is behind the service's. */
+  rpcUrl?: string;
   json?: boolean;
   watch?: number;
 }
@@ -65,8 +70,8 @@ export interface CommandContext {
   /** The account of a key `readKey` read: a key the SDK refuses (out of secp256k1's range) exits 2, saying why. */
   accountOf(key: `0x${string}`): Promise<Account>;
   /**
-   * The SDK's client for the global flags: the service, the key, the limits, --anonymous, --channel; `channels`
-   * reads the kept channels whatever --channel says (the `channels` commands).
+   * The SDK's client for the global flags: the service, the key, the limits, --anonymous, --no-channel; `channels`
+   * reads the kept channels whatever --no-channel says (the `channels` commands).
    */
   client(options?: { channels?: boolean }): Promise<AgentToolsClient>;
   /**
@@ -75,8 +80,8 @@ export interface CommandContext {
    * exits 2.
    */
   limits(payer: Account | undefined): SpendingOptions;
-  /** With --channel (or `always`), the SDK's `channels` option: --channel-deposit, kept in the channel directory. */
-  channels(always?: boolean): { channels?: { deposit: string; storage: ChannelStorage } };
+  /** Unless --no-channel (or `always`), the SDK's `channels` option: --channel-deposit, kept in the channel directory. */
+  channels(always?: boolean): { channels?: { deposit: string; storage: ChannelStorage; rpcUrl?: string } };
   loadMcp: CliDeps["loadMcp"];
   /** Says why the command failed, and exits with its code; `input` is the request the command line made, if any. */
   fail(error: unknown, input?: unknown): never;
@@ -177,9 +182,23 @@ export function createCommandContext(program: Command, deps: CliDeps): CommandCo
   // Over a channel the service offers, kept between runs: one deposit, then a voucher per call.
   const channels = (always?: boolean) => {
     const options = globals();
-    return options.channel || always
-      ? { channels: { deposit: options.channelDeposit, storage: fileChannelStorage(channelDirectory(env)) } }
-      : {};
+    if (options.channel === false && !always) return {};
+    const rpcUrl = options.rpcUrl;
+    if (rpcUrl !== undefined) {
+      try {
+        parseHttpUrl(rpcUrl);
+      } catch {
+        // Not quoted: an RPC URL often carries an API key.
+        fail(new UsageError("AGENT_TOOLS_RPC_URL is not an http:// or https:// URL."));
+      }
+    }
+    return {
+      channels: {
+        deposit: options.channelDeposit,
+        storage: fileChannelStorage(channelDirectory(env)),
+        ...(rpcUrl ? { rpcUrl } : {}),
+      },
+    };
   };
 
   return {
@@ -217,7 +236,10 @@ export function createCommandContext(program: Command, deps: CliDeps): CommandCo
       if (!payment) return;
       if (payment.channel) {
         const { id, deposited } = payment.channel;
-        const deposit = deposited !== "0" ? ` · deposited ${unitsToUsd(deposited)} USD, tx ${payment.transaction}` : "";
+        const deposit =
+          deposited !== "0"
+            ? ` · deposited ${unitsToUsd(deposited)} USD, tx ${payment.transaction} (what is not charged comes back with: agent-tools channels refund)`
+            : "";
         err.write(
           errStyle.dim(
             `charged ${payment.amountUsd} USD over channel ${id} from ${payment.payer} · ` +

@@ -257,7 +257,13 @@ function paymentFailure(error: PaymentRequiredError, signedIn: boolean): string 
     case "over_max_deposit":
       return say(
         withFlags(error.message),
-        "Lower --channel-deposit, raise --max-deposit (AGENT_TOOLS_MAX_DEPOSIT), or pay without --channel.",
+        "Lower --channel-deposit, raise --max-deposit (AGENT_TOOLS_MAX_DEPOSIT), or pay each call with a transfer of its own (--no-channel).",
+      );
+    case "invalid_batch_settlement_evm_cumulative_amount_mismatch":
+    case "invalid_batch_settlement_evm_cumulative_below_claimed":
+      return say(
+        `${error.message}: this machine's record of the payment channel is behind the service's (the key paid over it from another machine or channel directory, or the record was lost).`,
+        "Set AGENT_TOOLS_RPC_URL (or --rpc-url) to a JSON-RPC URL of the payment chain: the command then checks the service's word against the chain and pays on. Or pay this call with --no-channel.",
       );
     case "over_budget":
       return say(withFlags(error.message), "Raise --budget, or start a new session.");

@@ -6,6 +6,15 @@ export const parsePrice = (value: string) => {
   return value;
 };
 
+export const parseHttpUrl = (value: string) => {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {}
+  if (!url || !/^https?:$/.test(url.protocol)) throw new InvalidArgumentError("use an http:// or https:// URL");
+  return value;
+};
+
 export const parseSeconds = (value: string) => {
   const seconds = Number(value);
   if (!Number.isInteger(seconds) || seconds < 5)

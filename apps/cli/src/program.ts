@@ -4,7 +4,7 @@ import { version } from "../package.json";
 import { REFUND_EXAMPLE } from "./commands/ledger.js";
 import type { CliDeps } from "./context.js";
 import { ExitCode, usageMessage } from "./exit-codes.js";
-import { parsePrice, parseSeconds } from "./option-parsers.js";
+import { parseHttpUrl, parsePrice, parseSeconds } from "./option-parsers.js";
 
 export const DEFAULT_BASE_URL = "http://127.0.0.1:8402";
 
@@ -51,14 +51,24 @@ export function createProgram({ env, exit }: Pick<CliDeps, "env" | "exit">): Com
           .argParser(parsePrice),
       )
       .option("--anonymous", "do not sign in: pay the standard price, no token ownership needed")
+      // Paying over a channel is the default; --channel is still taken, as runs written before that say it.
+      .addOption(new Option("--channel").hideHelp())
       .option(
-        "--channel",
-        "pay over a payment channel where the service offers one: one deposit, then no transaction per call (kept in AGENT_TOOLS_CHANNEL_DIR)",
+        "--no-channel",
+        "pay each call with a transfer of its own (x402 exact), not over the payment channel the service offers (by default, one deposit then a signed voucher per call, kept in AGENT_TOOLS_CHANNEL_DIR)",
+      )
+      .addOption(
+        new Option(
+          "--rpc-url <url>",
+          "a JSON-RPC URL of the payment chain (else AGENT_TOOLS_RPC_URL): with it, a channel this machine's record is behind on (paid from elsewhere, or its record lost) is checked on chain and paid on",
+        )
+          .default(env.AGENT_TOOLS_RPC_URL)
+          .argParser(parseHttpUrl),
       )
       .addOption(
         new Option(
           "--channel-deposit <usd>",
-          "with --channel, what opening or topping up a channel deposits, in USD (what is not charged is refundable)",
+          "what opening or topping up a payment channel deposits, in USD (what is not charged is refundable: agent-tools channels refund)",
         )
           .default("1.00")
           .argParser(parsePrice),
@@ -81,9 +91,9 @@ Examples:
   $ agent-tools drop-radar --token-id 1 --watch 60
   $ agent-tools intel --token-id 7 --anonymous --max-price 1.00
   $ agent-tools intel --token-id 1 --max-per-day 5.00    # refused before signing once 5.00 USD is spent in 24 hours
-  $ agent-tools intel --token-id 1 --channel      # over a payment channel: one deposit, then vouchers
+  $ agent-tools intel --token-id 1 --no-channel   # a transfer for this call alone, no payment channel
   $ agent-tools channels                          # your payment channels: balance, charged, refundable
-  $ agent-tools channels refund --token-id 1      # take back what is unspent
+  $ agent-tools channels refund                   # take back what is unspent
   $ agent-tools dispatch allowlist-scan --token-id 5 --run-at +2h --param type=upcoming --param limit=10
   $ agent-tools missions --token-id 5 --status done
   $ agent-tools ledger --from 2026-11-01 --key-file operator.key   # the operator's key

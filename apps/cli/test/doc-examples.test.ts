@@ -57,7 +57,7 @@ const TEXTS = ["README.md", "packages/sdk/README.md", "docs/api.md"];
 /** The embedded default the package's test files share (test/global-setup.ts). */
 const service = attachEmbeddedService(inject("embeddedService"));
 /** What `pnpm start` printed: the line that points a terminal at it, and its payment chain's URL. */
-const printedExport = /^ {2}(export AGENT_TOOLS_BASE_URL=\S+)$/m.exec(service.output())?.[1];
+const printedExport = /^ {2}(export AGENT_TOOLS_BASE_URL=\S+ AGENT_TOOLS_RPC_URL=\S+)$/m.exec(service.output())?.[1];
 const printedL2 = /L2 \(payments\)\s+(http:\/\/\S+)/.exec(service.output())?.[1];
 let work: string;
 let temp: string;
@@ -195,7 +195,7 @@ function run(command: string, args: string[], options: { cwd: string; env: Recor
 describe("what pnpm start prints", () => {
   it("names the address it runs on, and the line that points a terminal there", () => {
     expect(new URL(service.url).port).not.toBe("8402");
-    expect(printedExport).toBe(`export AGENT_TOOLS_BASE_URL=${service.url}`);
+    expect(printedExport).toBe(`export AGENT_TOOLS_BASE_URL=${service.url} AGENT_TOOLS_RPC_URL=${printedL2}`);
     expect(printedL2, "the embedded default prints its L2").toBeTruthy();
   });
 });
@@ -221,7 +221,7 @@ describe("the shell examples of the README and docs/api.md", () => {
         const where = `${block.file}:${block.line + i + 1}: ${line}`;
         if (line.startsWith("export ")) {
           // The line pnpm start printed, where the docs say to run it.
-          exports.push(line.replace(/^export AGENT_TOOLS_BASE_URL=\S+/, printedExport!));
+          exports.push(line.replace(/^export AGENT_TOOLS_BASE_URL=\S+( AGENT_TOOLS_RPC_URL=\S+)?/, printedExport!));
           continue;
         }
         // The address comes from the export; a command that writes the default port would miss the service.

@@ -56,8 +56,11 @@ async function cli(args: string[], wallet?: Wallet): Promise<{ code: number; jso
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [cliScript, "--base-url", production.url, "--json", ...keyArgs, ...args],
-      { encoding: "utf8", timeout: 120_000 },
+      // Paid with `exact` (--no-channel), each call settled on chain: the ledger is checked against the chain's
+      // transfers below. The channel line of the rehearsal pays over a channel with x402's own client.
+      [cliScript, "--base-url", production.url, "--json", "--no-channel", ...keyArgs, ...args],
+      // What the command keeps between runs (spend logs) stays in the rehearsal's directory, not the user's home.
+      { encoding: "utf8", timeout: 120_000, env: { ...process.env, XDG_STATE_HOME: join(keyDir, "state") } },
       (error, stdout, stderr) => {
         let json: unknown;
         try {

@@ -19,27 +19,29 @@ export function registerChannelCommands(program: Command, context: CommandContex
     .addHelpText(
       "after",
       `
-With --channel, a tool command pays over a payment channel when the service offers one (x402 batch-settlement):
-the first call deposits --channel-deposit (1.00 USD by default) into the channel, each later call signs a voucher
-for its price, with no transaction of its own. The channels are kept in AGENT_TOOLS_CHANNEL_DIR (by default
+A tool command pays over a payment channel when the service offers one (x402 batch-settlement): the first call
+deposits --channel-deposit (1.00 USD by default) into the channel, each later call signs a voucher for its price,
+with no transaction of its own. The channels are kept in AGENT_TOOLS_CHANNEL_DIR (by default
 ~/.local/state/agent-tools/channels, readable by you alone), so the next run goes on with the same channel.
-What is not charged stays yours: 'agent-tools channels refund' takes it back.
+What is not charged stays yours: 'agent-tools channels refund' takes it back. --no-channel pays a call with a
+transfer of its own instead.
 
 Examples:
-  $ agent-tools intel --token-id 1 --channel --channel-deposit 0.10
+  $ agent-tools intel --token-id 1 --channel-deposit 0.10
   $ agent-tools channels
   $ agent-tools channels --json
-  $ agent-tools channels refund --token-id 1`,
+  $ agent-tools channels refund`,
     )
     .action(() => runList(context));
 
   channels
     .command("refund")
     .description("Take back what is unspent on your channel with this service (the service claims what it charged)")
-    .requiredOption(
+    .option(
       "--token-id <id>",
-      "an agent the refund is asked through (GET /intel?tokenId=...); any will do",
+      "an agent the refund is asked through (GET /intel?tokenId=...); any will do, without signing in",
       parseTokenId,
+      1,
     )
     .addOption(
       new Option("--amount <usd>", "take back this much, in USD (default: all that is left)").argParser(parsePrice),
@@ -47,7 +49,7 @@ Examples:
     .action((options: RefundOptions) => runRefund(context, options));
 }
 
-/** A client that pays over channels: a key, and the channels kept (whether or not --channel was given). */
+/** A client that pays over channels: a key, and the channels kept (whatever --no-channel says). */
 async function channelClient(context: CommandContext, command: string) {
   context.refuseWatch(command);
   if (!context.readKey()) {

@@ -36,6 +36,6 @@ async function runMcp(context: CommandContext, options: { budget?: string }): Pr
   // stdout carries the protocol; what people read goes to stderr.
   context.err.write(
     `agent-tools mcp: serving ${opts.baseUrl}/mcp on stdio` +
-      `${key ? `, paying up to ${opts.maxPrice} USD a call${opts.maxPerDay ? `, ${opts.maxPerDay} USD a day` : ""}${opts.channel ? ", over payment channels" : ""}${options.budget ? `, ${options.budget} USD in all` : ""}` : ", free tools and quotes only (no key)"}\n`,
+      `${key ? `, paying up to ${opts.maxPrice} USD a call${opts.maxPerDay ? `, ${opts.maxPerDay} USD a day` : ""}${opts.channel !== false ? ", over payment channels" : ""}${options.budget ? `, ${options.budget} USD in all` : ""}` : ", free tools and quotes only (no key)"}\n`,
   );
 }

@@ -196,7 +196,8 @@ async function main(): Promise<void> {
   say("");
   // The CLI and the docs' examples read the service's address from this variable (README, "Once the service runs").
   say("Point the CLI and the docs' examples at it, in each terminal you use them from:");
-  say(`  export AGENT_TOOLS_BASE_URL=${config.publicUrl}`);
+  // The RPC lets the CLI check a payment channel on chain when its record is behind the service's (docs/channels.md).
+  say(`  export AGENT_TOOLS_BASE_URL=${config.publicUrl} AGENT_TOOLS_RPC_URL=${deployment.l2.rpcUrl}`);
   say(`Try: curl ${config.publicUrl}/agents/info/1`);
 
   stopOnSignals(logger, async () => {
