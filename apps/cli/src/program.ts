@@ -62,7 +62,8 @@ export function createProgram({ env, exit }: Pick<CliDeps, "env" | "exit">): Com
           "--rpc-url <url>",
           "a JSON-RPC URL of the payment chain (else AGENT_TOOLS_RPC_URL): with it, a channel this machine's record is behind on (paid from elsewhere, or its record lost) is checked on chain and paid on",
         )
-          .default(env.AGENT_TOOLS_RPC_URL)
+          // An empty variable is no URL.
+          .default(env.AGENT_TOOLS_RPC_URL || undefined)
           .argParser(parseHttpUrl),
       )
       .addOption(

@@ -1,6 +1,6 @@
 /**
- * `--channel` and `agent-tools channels` against the embedded default (test/global-setup.ts): two runs of the built
- * command open one channel and go on with it, the state kept in a directory only its user reads, and the unspent
+ * Paying over a channel, as the command does by default, and `agent-tools channels` against the embedded default
+ * (test/global-setup.ts): two runs of the built command open one channel and go on with it, the state kept in a directory only its user reads, and the unspent
  * balance comes back on chain.
  */
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
@@ -13,6 +13,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { machineNode } from "./helpers/machine-node.js";
+import { printedRpcUrl } from "./helpers/printed-rpc.js";
 import { balanceOn, l2UrlOf } from "./helpers/refund-transfer.js";
 import { bin, runCli } from "./helpers/run-cli.js";
 import { stateHome } from "./helpers/state-home.js";
@@ -40,7 +41,7 @@ describe("agent-tools over a payment channel", () => {
     const payer = DEVNET_ACCOUNTS[PAYER]!.address;
     const before = await balanceOn(l2, asset, payer);
 
-    const first = await cli(["intel", "--token-id", "9", "--channel", "--channel-deposit", "0.05"]);
+    const first = await cli(["intel", "--token-id", "9", "--channel-deposit", "0.05"]);
     expect(first.status).toBe(0);
     expect(first.stdout).toContain("Agent #9");
     const opened =
@@ -50,7 +51,7 @@ describe("agent-tools over a payment channel", () => {
     expect(opened, first.stderr).not.toBeNull();
     const id = opened![1]!;
 
-    const second = await cli(["intel", "--token-id", "9", "--channel", "--channel-deposit", "0.05"]);
+    const second = await cli(["intel", "--token-id", "9", "--channel-deposit", "0.05"]);
     expect(second.status).toBe(0);
     expect(second.stderr).toContain(`charged 0.01 USD over channel ${id} from ${payer} · 0.03 USD left in it`);
     expect(second.stderr).not.toContain("deposited");
@@ -68,7 +69,7 @@ describe("agent-tools over a payment channel", () => {
     const table = await cli(["channels"]);
     expect(table.stdout).toMatch(new RegExp(`^0\\.05\\s+0\\.02\\s+[\\d.]+\\s+0\\.03\\s+${id}$`, "m"));
 
-    const part = await cli(["channels", "refund", "--token-id", "9", "--amount", "0.01"]);
+    const part = await cli(["channels", "refund", "--amount", "0.01"]);
     expect(part.status).toBe(0);
     expect(part.stdout).toMatch(new RegExp(`^Refunded 0\\.01 USD from channel ${id} · tx 0x[0-9a-f]{64}$`, "m"));
     const refund = await cli(["channels", "refund", "--token-id", "9", "--json"]);
@@ -81,7 +82,7 @@ describe("agent-tools over a payment channel", () => {
     expect(again.stderr).toMatch(/refund was refused/);
   });
 
-  it("agent-tools --channel mcp pays a desktop agent's calls over the channel the runs before it kept", async () => {
+  it("agent-tools mcp pays a desktop agent's calls over the channel the runs before it kept", async () => {
     const l2 = l2UrlOf(service.output());
     const catalog = (await (await fetch(`${service.url}/.well-known/x402`)).json()) as {
       items: { accepts: { asset: string }[] }[];
@@ -96,10 +97,11 @@ describe("agent-tools over a payment channel", () => {
     await client.connect(
       new StdioClientTransport({
         command: machineNode,
-        args: [bin, "--base-url", service.url, "--channel", "--channel-deposit", "0.05", "mcp"],
+        args: [bin, "--base-url", service.url, "--channel-deposit", "0.05", "mcp"],
         env: {
           PATH: process.env.PATH ?? "",
           XDG_STATE_HOME: stateHome,
+          AGENT_TOOLS_RPC_URL: printedRpcUrl(),
           AGENT_TOOLS_PRIVATE_KEY: DEVNET_ACCOUNTS[PAYER]!.privateKey,
           AGENT_TOOLS_CHANNEL_DIR: channelDir,
         },
@@ -120,5 +122,37 @@ describe("agent-tools over a payment channel", () => {
     expect(JSON.parse((await cli(["channels", "--json"])).stdout)).toEqual([
       expect.objectContaining({ channelId: id, balance: "70000", charged: "40000", refundable: "30000" }),
     ]);
+  });
+  it("a record behind the service's is refused without an RPC, saying what to set, and paid on with one", async () => {
+    const l2 = l2UrlOf(service.output());
+    const catalog = (await (await fetch(`${service.url}/.well-known/x402`)).json()) as {
+      items: { accepts: { asset: string }[] }[];
+    };
+    const asset = catalog.items[0]!.accepts[0]!.asset;
+    const payer = DEVNET_ACCOUNTS[PAYER]!.address;
+    const [id] = (JSON.parse((await cli(["channels", "--json"])).stdout) as { channelId: string }[]).map(
+      (channel) => channel.channelId,
+    );
+    // Another machine of the same key: a channel directory that holds no record of the channel the runs above used.
+    const elsewhere = join(channelDir, "..", "elsewhere");
+    const run = (rpcUrl: string) =>
+      runCli(["--base-url", service.url, "intel", "--token-id", "9"], {
+        AGENT_TOOLS_PRIVATE_KEY: DEVNET_ACCOUNTS[PAYER]!.privateKey,
+        AGENT_TOOLS_CHANNEL_DIR: elsewhere,
+        AGENT_TOOLS_RPC_URL: rpcUrl,
+      });
+    const before = await balanceOn(l2, asset, payer);
+    const refused = await run("");
+    expect(refused.status).toBe(3);
+    expect(refused.stderr).toMatch(/this machine's record of the payment channel is behind the service's/);
+    expect(refused.stderr).toMatch(/^Set AGENT_TOOLS_RPC_URL \(or --rpc-url\) to a JSON-RPC URL of the payment chain/m);
+    expect(await balanceOn(l2, asset, payer)).toBe(before);
+
+    const paid = await run(printedRpcUrl());
+    expect(paid.status, paid.stderr).toBe(0);
+    expect(paid.stderr).toContain(`charged 0.01 USD over channel ${id} from ${payer}`);
+    // It went on from the chain's balance: no deposit.
+    expect(paid.stderr).not.toContain("deposited");
+    expect(await balanceOn(l2, asset, payer)).toBe(before);
   });
 });

@@ -40,7 +40,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { machineNode } from "./helpers/machine-node.js";
 import { type PackageRegistry, startPackageRegistry } from "./helpers/package-registry.js";
-import { l2UrlOf, sendTransfer } from "./helpers/refund-transfer.js";
+import { balanceOn, l2UrlOf, sendTransfer } from "./helpers/refund-transfer.js";
 
 const repo = fileURLToPath(new URL("../../../", import.meta.url));
 // The workspace's TypeScript 7 (the native compiler), which type-checks the code examples.
@@ -169,6 +169,7 @@ const namedAccount = (text: string) => /demo account #(\d)/.exec(text)?.[1];
 const env = () => ({
   PATH: `${join(work, "bin")}${delimiter}${userPath}`,
   AGENT_TOOLS_BASE_URL: service.url,
+  AGENT_TOOLS_RPC_URL: printedL2!,
   NO_COLOR: "1",
   HOME: work,
 });
@@ -226,7 +227,7 @@ describe("the shell examples of the README and docs/api.md", () => {
         }
         // The address comes from the export; a command that writes the default port would miss the service.
         expect(line, where).not.toContain(DOC_ORIGIN);
-        const { AGENT_TOOLS_BASE_URL: _, ...terminal } = env();
+        const { AGENT_TOOLS_BASE_URL: _, AGENT_TOOLS_RPC_URL: __, ...terminal } = env();
         const result = await run("bash", ["-c", [...exports, line].join("\n")], { cwd: work, env: terminal });
         ran++;
         expect(result.status, `${where}\n${result.stderr}${result.stdout}`).toBe(0);
@@ -235,6 +236,54 @@ describe("the shell examples of the README and docs/api.md", () => {
     expect(exports.filter((line) => line.startsWith("export AGENT_TOOLS_BASE_URL="))).not.toEqual([]);
     expect(ran).toBeGreaterThanOrEqual(10);
     // A dozen processes one after another, each waiting on chains: the time they take is the machine's.
+  }, 300_000);
+});
+
+describe("the README's session", () => {
+  it("run twice, each command a process of its own, pays over one channel; its refund comes back on chain", async () => {
+    const block = blocksOf("README.md").find((b) => b.lang === "console" && b.body.includes("channels refund"));
+    expect(block, "the README's session").toBeDefined();
+    const commands = block!.body
+      .split("\n")
+      .filter((line) => line.startsWith("$ "))
+      .map((line) => line.slice(2));
+    const [keyLine, ...runs] = commands;
+    expect(keyLine).toMatch(/^export AGENT_TOOLS_PRIVATE_KEY=/);
+    const payer = DEVNET_ACCOUNTS.find((account) => keyLine!.includes(account.privateKey))!.address;
+    const catalog = (await (await fetch(`${service.url}/.well-known/x402`)).json()) as {
+      items: { accepts: { asset: string }[] }[];
+    };
+    const asset = catalog.items[0]!.accepts[0]!.asset;
+    // A reader of its own: a home where nothing of an earlier run is kept.
+    const home = mkdtempSync(join(tmpdir(), "agent-tools-session-"));
+    const { AGENT_TOOLS_BASE_URL: _, AGENT_TOOLS_RPC_URL: __, ...terminal } = { ...env(), HOME: home };
+    const channels = new Set<string>();
+    try {
+      for (let session = 1; session <= 2; session++) {
+        for (const command of runs) {
+          const before = await balanceOn(printedL2!, asset, payer);
+          const result = await run("bash", ["-c", [printedExport!, keyLine!, command].join("\n")], {
+            cwd: work,
+            env: terminal,
+          });
+          const where = `session ${session}: ${command}`;
+          expect(result.status, `${where}\n${result.stderr}${result.stdout}`).toBe(0);
+          for (const [, id] of `${result.stderr}${result.stdout}`.matchAll(/channel (0x[0-9a-f]{64})/g))
+            channels.add(id!);
+          if (command.endsWith("channels refund")) {
+            // What the refund says came back is what the payer's wallet gained on chain.
+            const refunded = /^Refunded (\d+)\.(\d{2}) USD/m.exec(result.stdout);
+            expect(refunded, where).not.toBeNull();
+            const units = BigInt(refunded![1]!) * 1_000_000n + BigInt(refunded![2]!) * 10_000n;
+            expect(units).toBeGreaterThan(0n);
+            expect(await balanceOn(printedL2!, asset, payer)).toBe(before + units);
+          }
+        }
+      }
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+    expect([...channels]).toHaveLength(1);
   }, 300_000);
 });
 
@@ -358,14 +407,15 @@ function runUntil(args: string[], key: string, ready: RegExp): Promise<string> {
 }
 
 /**
- * A refund to book, as the refund command's help examples need one: a payment made now (demo account #1's intel on
- * token 1) and a transfer of one unit of it back from PAY_TO (demo account #0). Made once; a refund booked already is
+ * A refund to book, as the refund command's help examples need one: a payment made now with `exact` (demo account
+ * #1's intel on token 1) and a transfer of one unit of it back from PAY_TO (demo account #0). Made once; a refund booked already is
  * answered again, so every example that books it exits 0.
  */
 let refundToBook: Promise<{ payer: string; nonce: string; transaction: string }> | undefined;
 function bookableRefund() {
   refundToBook ??= (async () => {
-    const paid = await run(machineNode, [bin, "intel", "--token-id", "1"], {
+    // With `exact`: a transfer back refunds a payment that moved money of its own.
+    const paid = await run(machineNode, [bin, "--no-channel", "intel", "--token-id", "1"], {
       cwd: work,
       env: { ...env(), AGENT_TOOLS_PRIVATE_KEY: keyOf(1) },
     });

@@ -6,6 +6,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, inject, it } from "vitest";
 import { machineNode } from "./helpers/machine-node.js";
+import { printedRpcUrl } from "./helpers/printed-rpc.js";
 import { stateHome } from "./helpers/state-home.js";
 
 const bin = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
@@ -22,6 +23,7 @@ async function bridge(keyIndex: number, options: string[], mcpOptions: string[] 
       env: {
         PATH: process.env.PATH ?? "",
         XDG_STATE_HOME: stateHome,
+        AGENT_TOOLS_RPC_URL: printedRpcUrl(),
         AGENT_TOOLS_PRIVATE_KEY: DEVNET_ACCOUNTS[keyIndex]!.privateKey,
       },
       stderr: "ignore",
@@ -49,7 +51,8 @@ const text = (result: CallToolResult) => (result.content[0] as { text: string })
 describe("agent-tools mcp", () => {
   it("offers the tools, pays a holder's call at the holder price, and honours --budget before signing", async () => {
     const payer = DEVNET_ACCOUNTS[1]!.address;
-    const client = await bridge(1, [], ["--budget", "0.015"]);
+    // With `exact` (--no-channel), the wallet pays each call itself (channels.test.ts has the bridge on a channel).
+    const client = await bridge(1, ["--no-channel"], ["--budget", "0.015"]);
     try {
       const { tools } = await client.listTools();
       expect(tools.map((tool) => tool.name)).toContain("drop_radar");

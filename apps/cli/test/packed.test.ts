@@ -26,6 +26,8 @@ import { attachEmbeddedService } from "@agent-tools/server/embedded-process";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { machineNode } from "./helpers/machine-node.js";
 import { type PackageRegistry, startPackageRegistry } from "./helpers/package-registry.js";
+import { printedRpcUrl } from "./helpers/printed-rpc.js";
+import { stateHome } from "./helpers/state-home.js";
 
 const repo = fileURLToPath(new URL("../../../", import.meta.url));
 // The TypeScript a project installs today (`npm install typescript`: the 7.x native compiler), as the workspace has it.
@@ -275,7 +277,13 @@ describe("the installed CLI", () => {
     const installed = join(globalPrefix, "bin", "agent-tools");
     const cliPackage = join(globalPrefix, "lib", "node_modules", "@agent-tools", "cli");
     expect(existsSync(join(cliPackage, "node_modules"))).toBe(false);
-    const env = { PATH: `${dirname(machineNode)}${delimiter}${process.env.PATH ?? ""}`, NO_COLOR: "1" };
+    // What the command keeps between runs (spend logs, channels) goes to the test run's state directory.
+    const env = {
+      PATH: `${dirname(machineNode)}${delimiter}${process.env.PATH ?? ""}`,
+      NO_COLOR: "1",
+      XDG_STATE_HOME: stateHome,
+      AGENT_TOOLS_RPC_URL: printedRpcUrl(),
+    };
     const version = JSON.parse(readFileSync(join(repo, "apps/cli/package.json"), "utf8")).version as string;
     expect((await run(installed, ["--version"], { cwd: project, env })).stdout.trim()).toBe(version);
     const health = await run(installed, ["--base-url", service.url, "health"], { cwd: project, env });
@@ -286,7 +294,7 @@ describe("the installed CLI", () => {
       cwd: project,
       env: { ...env, AGENT_TOOLS_PRIVATE_KEY: DEVNET_ACCOUNTS[2]!.privateKey },
     });
-    expect(paid.stderr).toMatch(/paid 0\.01 USD/);
+    expect(paid.stderr).toMatch(/charged 0\.01 USD over channel 0x[0-9a-f]{64}/);
     expect(JSON.parse(paid.stdout)).toMatchObject({ tokenId: 2, caller: DEVNET_ACCOUNTS[2]!.address });
   }, 120_000);
 });

@@ -16,6 +16,7 @@ import { startFaultProxy } from "@agent-tools/upstream-sim";
 import { parse } from "csv-parse/sync";
 import { describe, expect, inject, it } from "vitest";
 import { machineNode } from "./helpers/machine-node.js";
+import { printedRpcUrl } from "./helpers/printed-rpc.js";
 import { stateHome } from "./helpers/state-home.js";
 
 const bin = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
@@ -25,7 +26,12 @@ const service = attachEmbeddedService(inject("embeddedService"));
 /** Runs the built CLI with the machine's Node against the service (or `baseUrl`), key from the environment. */
 function cli(args: string[], keyIndex?: number, baseUrl = service.url) {
   return new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
-    const env: Record<string, string> = { PATH: process.env.PATH ?? "", NO_COLOR: "1", XDG_STATE_HOME: stateHome };
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? "",
+      NO_COLOR: "1",
+      XDG_STATE_HOME: stateHome,
+      AGENT_TOOLS_RPC_URL: printedRpcUrl(),
+    };
     if (keyIndex !== undefined) env.AGENT_TOOLS_PRIVATE_KEY = DEVNET_ACCOUNTS[keyIndex]!.privateKey;
     execFile(machineNode, [bin, "--base-url", baseUrl, ...args], { env, encoding: "utf8" }, (error, stdout, stderr) => {
       resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr });
@@ -33,12 +39,18 @@ function cli(args: string[], keyIndex?: number, baseUrl = service.url) {
   });
 }
 
+/** The payment line of a call paid over a channel (the command's default where the service offers channels). */
+const overChannel = (usd: string, payer: string) =>
+  new RegExp(
+    `charged ${usd.replace(".", "\\.")} USD over channel 0x[0-9a-f]{64} from ${payer} · \\d+\\.\\d{2} USD left in it`,
+  );
+
 describe("agent-tools against the embedded default", () => {
   it("a demo holder pays the discounted price for intel, and the key is never printed", async () => {
     const result = await cli(["intel", "--token-id", "1"], 1);
     expect(result.status).toBe(0);
     expect(result.stdout).toContain("Agent #1");
-    expect(result.stderr).toMatch(/paid 0\.01 USD from 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 · tx 0x[0-9a-f]{64}/);
+    expect(result.stderr).toMatch(overChannel("0.01", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"));
     // The service's receipt, checked by the SDK: on the embedded default the operator's key (#0) signs it.
     expect(result.stderr).toContain(`receipt signed by ${DEVNET_ACCOUNTS[0]!.address}`);
     expect(result.stdout + result.stderr).not.toContain(DEVNET_ACCOUNTS[1]!.privateKey.slice(2));
@@ -52,7 +64,14 @@ describe("agent-tools against the embedded default", () => {
     expect(result.stdout).toMatch(/^name\s+chain\s+status\s+stage\s+price\s+when\s+slug$/m);
     expect(result.stdout).toMatch(/\supcoming\s+.+\((public|allowlist|token_gated|unknown)\)\s+.+\s+opens in \d+[dhm]/);
     expect(result.stdout).not.toMatch(/remaining|maxSupply/);
-    expect(result.stderr).toMatch(/paid 0\.01 USD from 0x70997970C51812dc3A010C7d01b50e0d17dc79C8/);
+    expect(result.stderr).toMatch(overChannel("0.01", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"));
+  });
+
+  it("pays with a transfer of its own under --no-channel", async () => {
+    const result = await cli(["intel", "--token-id", "1", "--no-channel"], 1);
+    expect(result.status).toBe(0);
+    expect(result.stderr).toMatch(/paid 0\.01 USD from 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 · tx 0x[0-9a-f]{64}/);
+    expect(result.stderr).not.toMatch(/channel/);
   });
 
   it("shows each radar in its own view: full addresses, risk with its flags, error codes", async () => {
@@ -84,39 +103,45 @@ describe("agent-tools against the embedded default", () => {
     expect(intel.stderr).toMatch(
       /\/intel is for revealed agents; token 6001 is not revealed yet\. Nothing was charged\.$/m,
     );
-    expect(intel.stderr).not.toMatch(/paid \d/);
+    expect(intel.stderr).not.toMatch(/(paid|charged) \d/);
     // The marketplace knows no such collection: the verified payment is given back.
     const offers = await cli(["offer-radar", "--token-id", "5", "--slug", "no-such-collection"], 5);
     expect(offers.status).toBe(2);
     expect(offers.stderr).toMatch(
       /^agent-tools: The marketplace has no collection with the slug 'no-such-collection'\. Nothing was charged; check the slugs/m,
     );
-    expect(offers.stderr).not.toMatch(/paid \d/);
+    expect(offers.stderr).not.toMatch(/(paid|charged) \d/);
     expect(await ledgerTotal()).toEqual(before);
   });
 
-  it("has the answer of a paid call cut off after settlement on its retry, and pays once", async () => {
-    const ledgerTotal = async () =>
-      ledgerReportSchema.parse(JSON.parse((await cli(["ledger", "--json"], 0)).stdout)).total;
-    const before = await ledgerTotal();
-    const proxy = await startFaultProxy(service.url);
-    try {
-      // The service answers and settles; the proxy passes on half of the answer and closes the connection.
-      proxy.inject({ kind: "truncate" }, { count: 1, match: (r) => r.headers["payment-signature"] !== undefined });
-      // Anonymous: a sign-in names the service's own origin, and this call reaches it through the proxy.
-      const result = await cli(["intel", "--token-id", "8", "--anonymous", "--json"], 8, proxy.url);
-      expect(result.stderr).toMatch(/paid 1\.00 USD from 0x[0-9a-fA-F]{40} · tx 0x[0-9a-f]{64}/);
-      expect(result.status).toBe(0);
-      expect(JSON.parse(result.stdout)).toMatchObject({ tokenId: 8 });
-      const paid = proxy.requests().filter((r) => r.headers["payment-signature"] !== undefined);
-      expect(paid.map((r) => r.fate)).toEqual(["truncate", "forwarded"]);
-    } finally {
-      await proxy.close();
-    }
-    const after = await ledgerTotal();
-    expect(after.payments).toBe(before.payments + 1);
-    expect(BigInt(after.amount)).toBe(BigInt(before.amount) + 1_000_000n);
-  });
+  it.each([
+    ["with a transfer of its own", ["--no-channel"], /paid 1\.00 USD from 0x[0-9a-fA-F]{40} · tx 0x[0-9a-f]{64}/],
+    ["over its channel", [], overChannel("1.00", DEVNET_ACCOUNTS[8]!.address)],
+  ])(
+    "has the answer of a paid call cut off after settlement on its retry, and pays once (%s)",
+    async (_, flags, line) => {
+      const ledgerTotal = async () =>
+        ledgerReportSchema.parse(JSON.parse((await cli(["ledger", "--json"], 0)).stdout)).total;
+      const before = await ledgerTotal();
+      const proxy = await startFaultProxy(service.url);
+      try {
+        // The service answers and settles; the proxy passes on half of the answer and closes the connection.
+        proxy.inject({ kind: "truncate" }, { count: 1, match: (r) => r.headers["payment-signature"] !== undefined });
+        // Anonymous: a sign-in names the service's own origin, and this call reaches it through the proxy.
+        const result = await cli(["intel", "--token-id", "8", "--anonymous", "--json", ...flags], 8, proxy.url);
+        expect(result.stderr).toMatch(line);
+        expect(result.status).toBe(0);
+        expect(JSON.parse(result.stdout)).toMatchObject({ tokenId: 8 });
+        const paid = proxy.requests().filter((r) => r.headers["payment-signature"] !== undefined);
+        expect(paid.map((r) => r.fate)).toEqual(["truncate", "forwarded"]);
+      } finally {
+        await proxy.close();
+      }
+      const after = await ledgerTotal();
+      expect(after.payments).toBe(before.payments + 1);
+      expect(BigInt(after.amount)).toBe(BigInt(before.amount) + 1_000_000n);
+    },
+  );
 
   it("shows a wallet's NFTs and offers, and an allowlist scan's drops with the reason per ineligible one", async () => {
     const portfolio = await cli(["portfolio", "--token-id", "5"], 5);
@@ -144,29 +169,35 @@ describe("agent-tools against the embedded default", () => {
   it("an anonymous run pays the standard price", async () => {
     const result = await cli(["intel", "--token-id", "7", "--anonymous"], 3);
     expect(result.status).toBe(0);
-    expect(result.stderr).toMatch(/paid 1\.00 USD/);
+    expect(result.stderr).toMatch(overChannel("1.00", DEVNET_ACCOUNTS[3]!.address));
   });
 
-  it("sends the paid request again, with the same payment, when its connection is reset on the way", async () => {
-    const proxy = await startFaultProxy(service.url);
-    try {
-      proxy.resetNext({ match: (r) => r.headers["payment-signature"] !== undefined });
-      const result = await cli(["intel", "--token-id", "8", "--anonymous"], 8, proxy.url);
-      expect(result.stderr).toMatch(/paid 1\.00 USD/);
-      expect(result.status).toBe(0);
-      const paid = proxy.requests().filter((r) => r.headers["payment-signature"] !== undefined);
-      expect(paid.map((r) => r.fate)).toEqual(["reset", "forwarded"]);
-      expect(paid[1]!.headers["payment-signature"]).toBe(paid[0]!.headers["payment-signature"]);
-    } finally {
-      await proxy.close();
-    }
-  });
+  it.each([
+    ["with a transfer of its own", ["--no-channel"], /paid 1\.00 USD/],
+    ["over its channel", [], overChannel("1.00", DEVNET_ACCOUNTS[8]!.address)],
+  ])(
+    "sends the paid request again, with the same payment, when its connection is reset on the way (%s)",
+    async (_, flags, line) => {
+      const proxy = await startFaultProxy(service.url);
+      try {
+        proxy.resetNext({ match: (r) => r.headers["payment-signature"] !== undefined });
+        const result = await cli(["intel", "--token-id", "8", "--anonymous", ...flags], 8, proxy.url);
+        expect(result.stderr).toMatch(line);
+        expect(result.status).toBe(0);
+        const paid = proxy.requests().filter((r) => r.headers["payment-signature"] !== undefined);
+        expect(paid.map((r) => r.fate)).toEqual(["reset", "forwarded"]);
+        expect(paid[1]!.headers["payment-signature"]).toBe(paid[0]!.headers["payment-signature"]);
+      } finally {
+        await proxy.close();
+      }
+    },
+  );
 
   it("--max-price below the quote exits 3 without paying", async () => {
     const result = await cli(["intel", "--token-id", "7", "--anonymous", "--max-price", "0.50"], 3);
     expect(result.status).toBe(3);
     expect(result.stderr).toMatch(/1\.00 USD, above --max-price 0\.50 USD \(0\.50 USD over\); nothing was paid/);
-    expect(result.stderr).not.toMatch(/paid \d/);
+    expect(result.stderr).not.toMatch(/(paid|charged) \d/);
   });
 
   it("a Holder-clearance token on offer-radar exits 4 and names the clearance", async () => {
@@ -213,7 +244,7 @@ describe("agent-tools against the embedded default", () => {
       writeFileSync(file, `${DEVNET_ACCOUNTS[2]!.privateKey}\n`, { mode: 0o600 });
       const result = await cli(["intel", "--token-id", "2", "--key-file", file]);
       expect(result.status).toBe(0);
-      expect(result.stderr).toMatch(/paid 0\.01 USD from 0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC/);
+      expect(result.stderr).toMatch(overChannel("0.01", "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -236,6 +267,7 @@ function eliteToken(): { tokenId: number; account: number } {
 }
 
 describe("missions and the ledger against the embedded default", () => {
+  // Paid with `exact` (--no-channel): each payment has a transaction of its own, which the ledger must list.
   /** Transactions of the payments these tests made, from the CLI's stderr. */
   const transactions: string[] = [];
   const paidTx = (stderr: string) => {
@@ -247,7 +279,10 @@ describe("missions and the ledger against the embedded default", () => {
 
   it("an Elite holder queues an intel mission at the holder price", async () => {
     const elite = eliteToken();
-    const result = await cli(["dispatch", "intel", "--token-id", String(elite.tokenId), "--json"], elite.account);
+    const result = await cli(
+      ["--no-channel", "dispatch", "intel", "--token-id", String(elite.tokenId), "--json"],
+      elite.account,
+    );
     expect(result.stderr).toMatch(/paid 0\.01 USD/);
     expect(result.status).toBe(0);
     const { mission } = dispatchResponseSchema.parse(JSON.parse(result.stdout));
@@ -256,7 +291,7 @@ describe("missions and the ledger against the embedded default", () => {
     expect(paidTx(result.stderr)).toBeDefined();
     missionId = mission.id;
     // Read by a person: the service's brief, and one way to follow the mission, the CLI's own command.
-    const human = await cli(["dispatch", "intel", "--token-id", String(elite.tokenId)], elite.account);
+    const human = await cli(["--no-channel", "dispatch", "intel", "--token-id", String(elite.tokenId)], elite.account);
     expect(human.status).toBe(0);
     paidTx(human.stderr);
     expect(human.stdout).toMatch(new RegExp(`^Mission queued for agent #${elite.tokenId}: intel runs now\\.$`, "m"));
@@ -267,25 +302,40 @@ describe("missions and the ledger against the embedded default", () => {
   it("missions shows it done once the service has run it", async () => {
     const elite = eliteToken();
     await service.printed(new RegExp(`"mission":"${missionId}".*"msg":"mission done"`));
-    const result = await cli(["missions", "--token-id", String(elite.tokenId), "--json"], elite.account);
+    const result = await cli(
+      ["--no-channel", "missions", "--token-id", String(elite.tokenId), "--json"],
+      elite.account,
+    );
     expect(result.status).toBe(0);
     paidTx(result.stderr);
     const found = listMissionsResponseSchema.parse(JSON.parse(result.stdout)).missions.find((m) => m.id === missionId);
     expect(found).toBeDefined();
     expect(found!.status).toBe("done");
     expect(found!.result).toMatchObject({ tokenId: elite.tokenId });
-    const table = await cli(["missions", "--token-id", String(elite.tokenId), "--status", "done"], elite.account);
+    const table = await cli(
+      ["--no-channel", "missions", "--token-id", String(elite.tokenId), "--status", "done"],
+      elite.account,
+    );
     expect(table.status).toBe(0);
     paidTx(table.stderr);
     expect(table.stdout).toMatch(new RegExp(`${missionId.slice(0, 8)}\\s+intel\\s+done`));
   });
 
+  it("queues a mission paid over the holder's channel, as the command pays by default, and the service runs it", async () => {
+    const elite = eliteToken();
+    const result = await cli(["dispatch", "intel", "--token-id", String(elite.tokenId), "--json"], elite.account);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(overChannel("0.01", DEVNET_ACCOUNTS[elite.account]!.address));
+    const { mission } = dispatchResponseSchema.parse(JSON.parse(result.stdout));
+    await service.printed(new RegExp(`"mission":"${mission.id}".*"msg":"mission done"`));
+  });
+
   it("an unrevealed token (6001) exits 4", async () => {
     // Token 6001 belongs to demo account ((6001 - 1) mod 9) + 1 = 7.
-    const result = await cli(["dispatch", "intel", "--token-id", "6001"], 7);
+    const result = await cli(["--no-channel", "dispatch", "intel", "--token-id", "6001"], 7);
     expect(result.status).toBe(4);
     expect(result.stderr).toMatch(/Intel and missions are for revealed agents/);
-    expect(result.stderr).not.toMatch(/paid \d/);
+    expect(result.stderr).not.toMatch(/(paid|charged) \d/);
   });
 
   it("the ledger, read with the operator's key #0, shows the payments made", async () => {

@@ -18,9 +18,12 @@ const cli = (args: string[], keyIndex?: number) =>
     keyIndex === undefined ? {} : { AGENT_TOOLS_PRIVATE_KEY: DEVNET_ACCOUNTS[keyIndex]!.privateKey },
   );
 
-/** A payment made now by demo account #1 (intel on token 1, 0.01 USD), as the operator's ledger lists it. */
+/**
+ * A payment made now by demo account #1 (intel on token 1, 0.01 USD), as the operator's ledger lists it: with `exact`
+ * (--no-channel), a transfer the operator can send back.
+ */
 async function freshPayment(): Promise<LedgerEntry> {
-  const paid = await cli(["intel", "--token-id", "1"], 1);
+  const paid = await cli(["--no-channel", "intel", "--token-id", "1"], 1);
   expect(paid.status, paid.stderr).toBe(0);
   const transaction = /· tx (0x[0-9a-f]{64})/.exec(paid.stderr)?.[1];
   const exported = await cli(["ledger", "--format", "jsonl"], OPERATOR);

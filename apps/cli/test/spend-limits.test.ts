@@ -147,7 +147,7 @@ describe("spending limits of the command line and the MCP bridge", () => {
       XDG_STATE_HOME: state,
     };
     const paid = await runCli(["intel", "--token-id", "6", "--max-per-day", "0.015"], env);
-    expect(paid.stderr).toMatch(/paid 0\.01 USD/);
+    expect(paid.stderr).toMatch(/charged 0\.01 USD over channel/);
     expect(paid.status).toBe(0);
     const log = join(state, "agent-tools", "spend", `${DEVNET_ACCOUNTS[6]!.address.toLowerCase()}.jsonl`);
     const [charge] = readFileSync(log, "utf8").trim().split("\n");
