@@ -30,6 +30,22 @@ const cli = (args: string[]) =>
     AGENT_TOOLS_CHANNEL_DIR: channelDir,
   });
 
+/** The payment chain, its USD token, the payer, and the channel the runs before kept. */
+async function keptChannel() {
+  const catalog = (await (await fetch(`${service.url}/.well-known/x402`)).json()) as {
+    items: { accepts: { asset: string }[] }[];
+  };
+  const [id] = (JSON.parse((await cli(["channels", "--json"])).stdout) as { channelId: string }[]).map(
+    (channel) => channel.channelId,
+  );
+  return {
+    l2: l2UrlOf(service.output()),
+    asset: catalog.items[0]!.accepts[0]!.asset,
+    payer: DEVNET_ACCOUNTS[PAYER]!.address,
+    id,
+  };
+}
+
 describe("agent-tools over a payment channel", () => {
   it("two runs open one channel and reuse it; channels lists it; refund returns the rest on chain", async () => {
     const l2 = l2UrlOf(service.output());
@@ -83,15 +99,7 @@ describe("agent-tools over a payment channel", () => {
   });
 
   it("agent-tools mcp pays a desktop agent's calls over the channel the runs before it kept", async () => {
-    const l2 = l2UrlOf(service.output());
-    const catalog = (await (await fetch(`${service.url}/.well-known/x402`)).json()) as {
-      items: { accepts: { asset: string }[] }[];
-    };
-    const asset = catalog.items[0]!.accepts[0]!.asset;
-    const payer = DEVNET_ACCOUNTS[PAYER]!.address;
-    const [id] = (JSON.parse((await cli(["channels", "--json"])).stdout) as { channelId: string }[]).map(
-      (channel) => channel.channelId,
-    );
+    const { l2, asset, payer, id } = await keptChannel();
     const before = await balanceOn(l2, asset, payer);
     const client = new Client({ name: "desktop-agent", version: "1.0.0" });
     await client.connect(
@@ -123,16 +131,9 @@ describe("agent-tools over a payment channel", () => {
       expect.objectContaining({ channelId: id, balance: "70000", charged: "40000", refundable: "30000" }),
     ]);
   });
+
   it("a record behind the service's is refused without an RPC, saying what to set, and paid on with one", async () => {
-    const l2 = l2UrlOf(service.output());
-    const catalog = (await (await fetch(`${service.url}/.well-known/x402`)).json()) as {
-      items: { accepts: { asset: string }[] }[];
-    };
-    const asset = catalog.items[0]!.accepts[0]!.asset;
-    const payer = DEVNET_ACCOUNTS[PAYER]!.address;
-    const [id] = (JSON.parse((await cli(["channels", "--json"])).stdout) as { channelId: string }[]).map(
-      (channel) => channel.channelId,
-    );
+    const { l2, asset, payer, id } = await keptChannel();
     // Another machine of the same key: a channel directory that holds no record of the channel the runs above used.
     const elsewhere = join(channelDir, "..", "elsewhere");
     const run = (rpcUrl: string) =>
