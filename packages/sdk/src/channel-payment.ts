@@ -4,7 +4,7 @@
  * transport says how a payment is sent and what its answer says of it.
  */
 import { type PaymentRequired, type PaymentRequirements, parsePaymentRefusal } from "@agent-tools/schema";
-import { type ChannelPayer, forgetMissingChannel } from "./channels.js";
+import { type ChannelPayer, forgetMissingChannel, keepChannelTerms } from "./channels.js";
 import type { PaymentLimits } from "./limits.js";
 import { createChannelPayment, type PaymentOutcome, readChannelOutcome } from "./payment.js";
 import { type CapWording, depositRefusal, paymentRefusalError } from "./payment-policy.js";
@@ -44,6 +44,7 @@ export async function payOverChannel<A>({
   const outcome = outcomeOf(answer);
   let { recovered } = await readChannelOutcome(channel, quote, signed, outcome);
   const refused = outcome.settlement ? undefined : outcome.paymentRequired;
+  if (outcome.settlement) await keepChannelTerms(channel, requirement);
   if (!refused) return answer;
   if (!recovered && parsePaymentRefusal(refused.error).reason === CHANNEL_NOT_FOUND) {
     recovered = await forgetMissingChannel(channel, signed);
@@ -53,6 +54,8 @@ export async function payOverChannel<A>({
   if (refusal) throw paymentRefusalError({ tool, quote, refusal, capWording });
   const again = await createChannelPayment(channel, quote);
   const second = await send(again);
-  await readChannelOutcome(channel, quote, again, outcomeOf(second));
+  const secondOutcome = outcomeOf(second);
+  await readChannelOutcome(channel, quote, again, secondOutcome);
+  if (secondOutcome.settlement) await keepChannelTerms(channel, requirement);
   return second;
 }

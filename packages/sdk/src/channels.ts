@@ -28,6 +28,20 @@ export interface ChannelState {
   /** The payer's latest voucher: its total and signature. */
   signedMaxClaimable?: string;
   signature?: `0x${string}`;
+  /** The payment chain (CAIP-2) and the channel's terms, kept so that the payer can withdraw without the service. */
+  network?: string;
+  terms?: ChannelTerms;
+}
+
+/** A channel's terms as x402's contract takes them (its `ChannelConfig`); `withdrawDelay` in seconds. */
+export interface ChannelTerms {
+  payer: `0x${string}`;
+  payerAuthorizer: `0x${string}`;
+  receiver: `0x${string}`;
+  receiverAuthorizer: `0x${string}`;
+  token: `0x${string}`;
+  withdrawDelay: number;
+  salt: `0x${string}`;
 }
 
 /**
@@ -112,6 +126,10 @@ export interface ChannelPayer {
   storage: ChannelStorage;
   /** What a call deposits when its channel needs money, at a price of `price` units. */
   depositFor(price: bigint): bigint;
+  /** The account that pays, and sends a timed withdrawal's transactions. */
+  account: LocalAccount;
+  /** The payment chain's JSON-RPC URL, when the caller gave one (option `rpcUrl`). */
+  rpcUrl?: string;
 }
 
 /** The channel payer of `account` with the caller's options. */
@@ -121,13 +139,29 @@ export function createChannelPayer(account: LocalAccount, options: ChannelOption
   const depositFor = (price: bigint) => (deposit > price ? deposit : price);
   const chain = options.rpcUrl ? createPublicClient({ transport: http(options.rpcUrl) }) : undefined;
   const scheme = new BatchSettlementEvmScheme(toClientEvmSigner(account, chain as never), {
-    storage: keepRefunded(storage),
+    storage: clientStorage(storage),
     ...(options.salt ? { salt: options.salt } : {}),
     // The deposit the caller chose, whatever the scheme would pick; x402's client asks only when one is needed.
     depositStrategy: (context: BatchSettlementDepositStrategyContext) =>
       depositFor(BigInt(context.requestAmount)).toString(),
   });
-  return { scheme, storage, depositFor };
+  return { scheme, storage, depositFor, account, ...(options.rpcUrl ? { rpcUrl: options.rpcUrl } : {}) };
+}
+
+/** The id of the payer's channel for `requirement` (lower case, as storage keys are) and the channel's terms. */
+function channelOf(payer: ChannelPayer, requirement: PaymentRequirements) {
+  const terms = payer.scheme.buildChannelConfig(requirement as never) as ChannelTerms;
+  return { id: computeChannelId(terms, requirement.network).toLowerCase(), terms };
+}
+
+/**
+ * Keeps the terms of the channel a call was paid over beside its state, once: a timed withdrawal needs them, and
+ * the service that gave them may then be gone.
+ */
+export async function keepChannelTerms(payer: ChannelPayer, requirement: PaymentRequirements): Promise<void> {
+  const { id, terms } = channelOf(payer, requirement);
+  const state = await payer.storage.get(id);
+  if (state && !state.terms) await payer.storage.set(id, { ...state, network: requirement.network, terms });
 }
 
 /**
@@ -136,7 +170,7 @@ export function createChannelPayer(account: LocalAccount, options: ChannelOption
  * x402's client is told to deposit). A channel with no stored state is opened with a deposit.
  */
 export async function plannedDeposit(payer: ChannelPayer, requirement: PaymentRequirements): Promise<bigint> {
-  const id = computeChannelId(payer.scheme.buildChannelConfig(requirement as never), requirement.network).toLowerCase();
+  const { id } = channelOf(payer, requirement);
   const state = await payer.storage.get(id);
   const price = BigInt(requirement.amount);
   const { balance, charged } = channelSummary(id, state ?? {});
@@ -147,12 +181,16 @@ export async function plannedDeposit(payer: ChannelPayer, requirement: PaymentRe
  * The storage as x402's client is handed it. That client forgets a channel once it is refunded in full, and would
  * then open it again from nothing: its deposit, of a total the service already charged, is refused, and only a read
  * of the chain sets it right. Kept instead as the refund left it (balance = charged = claimed), the channel is
- * topped up by the next call, which needs no chain read.
+ * topped up by the next call, which needs no chain read. And the state it writes, which knows nothing of a
+ * channel's terms, keeps the terms kept before (see {@link keepChannelTerms}).
  */
-function keepRefunded(storage: ChannelStorage): ChannelStorage {
+function clientStorage(storage: ChannelStorage): ChannelStorage {
   return {
     get: (key) => storage.get(key),
-    set: (key, state) => storage.set(key, state),
+    async set(key, state) {
+      const kept = state.terms ? undefined : await storage.get(key);
+      await storage.set(key, kept?.terms ? { ...state, network: kept.network, terms: kept.terms } : state);
+    },
     list: () => storage.list(),
     async delete(key) {
       const state = await storage.get(key);

@@ -45,6 +45,11 @@ import {
   getOpenApi,
   getRegistration,
 } from "./actions/public.js";
+import {
+  type WithdrawChannelParameters,
+  type WithdrawChannelReturnType,
+  withdrawChannel,
+} from "./actions/withdraw-channel.js";
 import { type ChannelOptions, createChannelPayer } from "./channels.js";
 import type { ClientContext } from "./context.js";
 import { paymentLimits } from "./payment-policy.js";
@@ -253,6 +258,15 @@ export interface AgentToolsClient extends ToolMethods {
    * const { refunded, transaction } = await client.refundChannel({ tokenId: 1 });
    */
   refundChannel(parameters: RefundChannelParameters): Promise<RefundChannelReturnType>;
+  /**
+   * Starts, or once the channel's delay has passed finishes, the payer's timed withdrawal from a channel, on the
+   * payment chain (`channels.rpcUrl`) and without the service: for when it does not answer. Sends one transaction
+   * from the account, which pays its gas. Throws `ChannelError` when there is nothing to withdraw.
+   * @example
+   * const step = await client.withdrawChannel();
+   * if (step.status === "started") console.log("finish it after", step.finishableAt);
+   */
+  withdrawChannel(parameters?: WithdrawChannelParameters): Promise<WithdrawChannelReturnType>;
   /** The address that signs in and pays, if any. */
   readonly address: string | undefined;
 }
@@ -302,6 +316,7 @@ export function createAgentToolsClient(options: AgentToolsClientOptions): AgentT
     spentUsd: () => unitsToUsd(context.spending.spentUnits),
     channels: () => listChannels(context),
     refundChannel: (parameters) => refundChannel(context, parameters),
+    withdrawChannel: (parameters) => withdrawChannel(context, parameters),
     address: options.account?.address,
   };
 }

@@ -76,7 +76,8 @@ export type {
   GetOpenApiReturnType,
   GetRegistrationReturnType,
 } from "./actions/public.js";
-export type { ChannelOptions, ChannelState, ChannelStorage, ChannelSummary } from "./channels.js";
+export type { WithdrawChannelParameters, WithdrawChannelReturnType } from "./actions/withdraw-channel.js";
+export type { ChannelOptions, ChannelState, ChannelStorage, ChannelSummary, ChannelTerms } from "./channels.js";
 export {
   AgentToolsError,
   type AgentToolsErrorCode,

@@ -1,5 +1,6 @@
-// `channels`: the payment channels the tool commands pay over (list), and taking back what is unspent (refund).
-import type { ChannelSummary, RefundChannelReturnType } from "@agent-tools/sdk/contracts";
+// `channels`: the payment channels the tool commands pay over (list), and taking back what is unspent: through the
+// service (refund), or on the chain without it (withdraw).
+import type { ChannelSummary, RefundChannelReturnType, WithdrawChannelReturnType } from "@agent-tools/sdk/contracts";
 import { unitsToUsd, usdToUnits } from "@agent-tools/sdk/contracts";
 import { type Command, Option } from "commander";
 import type { CommandContext } from "../context.js";
@@ -47,6 +48,26 @@ Examples:
       new Option("--amount <usd>", "take back this much, in USD (default: all that is left)").argParser(parsePrice),
     )
     .action((options: RefundOptions) => runRefund(context, options));
+
+  channels
+    .command("withdraw")
+    .description(
+      "Take back what the service has not claimed, on the payment chain without the service: a first run starts the withdrawal, a run after the channel's delay finishes it",
+    )
+    .option("--channel <id>", "the channel (default: the only one kept)")
+    .addHelpText(
+      "after",
+      `
+For when the service does not answer: 'channels refund' is quicker whenever it does. The withdrawal is x402's timed
+one, on the channel contract: it needs AGENT_TOOLS_RPC_URL (or --rpc-url) and gas in the key's account on the payment
+chain. Until the channel's delay has passed (24 hours on a service's default), the service can still claim what it
+charged; then the rest comes back.
+
+Examples:
+  $ agent-tools channels withdraw          # starts it: prints from when it can be finished
+  $ agent-tools channels withdraw          # run again after the delay: finishes it`,
+    )
+    .action((options: { channel?: string }) => runWithdraw(context, options));
 }
 
 /** A client that pays over channels: a key, and the channels kept (whatever --no-channel says). */
@@ -90,6 +111,45 @@ async function runRefund(context: CommandContext, options: RefundOptions): Promi
     context.print({ ...refund, refunded: refund.refunded.toString() }, () => renderRefund(refund));
   } catch (error) {
     context.fail(error);
+  }
+}
+
+async function runWithdraw(context: CommandContext, options: { channel?: string }): Promise<void> {
+  try {
+    if (!context.globals().rpcUrl) {
+      throw new UsageError(
+        "channels withdraw sends a transaction on the payment chain: set AGENT_TOOLS_RPC_URL or pass --rpc-url (a JSON-RPC URL of that chain).",
+      );
+    }
+    const client = await channelClient(context, "channels withdraw");
+    const stop = context.spinner("Withdrawing on the payment chain…");
+    const step = await client.withdrawChannel(options.channel ? { channelId: options.channel } : {}).finally(stop);
+    context.print(
+      {
+        ...step,
+        ...("amount" in step ? { amount: step.amount.toString() } : {}),
+        ...("withdrawn" in step ? { withdrawn: step.withdrawn.toString() } : {}),
+        ...("finishableAt" in step ? { finishableAt: step.finishableAt.toISOString() } : {}),
+      },
+      () => renderWithdraw(step),
+    );
+  } catch (error) {
+    context.fail(error);
+  }
+}
+
+function renderWithdraw(step: WithdrawChannelReturnType): string {
+  const when = (date: Date) => `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+  switch (step.status) {
+    case "started":
+      return (
+        `Started the withdrawal of ${unitsToUsd(step.amount)} USD from channel ${step.channelId} · tx ${step.transaction}\n` +
+        `Finish it from ${when(step.finishableAt)} with: agent-tools channels withdraw. Until then the service can claim what it charged.\n`
+      );
+    case "waiting":
+      return `The withdrawal of ${unitsToUsd(step.amount)} USD from channel ${step.channelId} can be finished from ${when(step.finishableAt)}; nothing was sent.\n`;
+    case "finished":
+      return `Withdrew ${unitsToUsd(step.withdrawn)} USD from channel ${step.channelId} · tx ${step.transaction}\n`;
   }
 }
 
