@@ -279,7 +279,12 @@ function paymentFailure(error: PaymentRequiredError, signedIn: boolean): string 
     case "settlement_failed":
       return say(error.message, "Nothing was charged; try again shortly.");
     case "insufficient_funds":
-      return say(error.message, "Add funds to the paying key, or wait for its calls in flight to finish.");
+      return say(
+        error.message,
+        /deposit/.test(error.message)
+          ? "Add funds to the paying key, lower --channel-deposit, or pay with --no-channel (the price alone, no deposit)."
+          : "Add funds to the paying key, or wait for its calls in flight to finish.",
+      );
     case "invalid_payment":
       return say(error.message, "Check the key's balance of the payment token and try again.");
     default:

@@ -3,6 +3,7 @@
  * (test/global-setup.ts): two runs of the built command open one channel and go on with it, the state kept in a directory only its user reads, and the unspent
  * balance comes back on chain.
  */
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -155,5 +156,16 @@ describe("agent-tools over a payment channel", () => {
     // It went on from the chain's balance: no deposit.
     expect(paid.stderr).not.toContain("deposited");
     expect(await balanceOn(l2, asset, payer)).toBe(before);
+  });
+  it("a key without the deposit is refused before anything moves, and told what to do", async () => {
+    // A key of its own, which holds no USD on the payment chain; anonymous, so no token is needed.
+    const key = `0x${randomBytes(32).toString("hex")}`;
+    const result = await runCli(["--base-url", service.url, "intel", "--token-id", "9", "--anonymous"], {
+      AGENT_TOOLS_PRIVATE_KEY: key,
+      AGENT_TOOLS_CHANNEL_DIR: join(channelDir, "..", "unfunded"),
+    });
+    expect(result.status).toBe(3);
+    expect(result.stderr).toMatch(/the payer's balance does not cover the deposit/);
+    expect(result.stderr).toMatch(/^Add funds to the paying key, lower --channel-deposit, or pay with --no-channel/m);
   });
 });

@@ -136,6 +136,10 @@ function outOfStep(channel: ChannelRecord, reason: PaymentRefusalReason, sentenc
 /** The facilitator's refusal as the caller gets it: x402's channel code when it is one, else `invalid_payment`. */
 function facilitatorRefusal(invalidReason: string | undefined): SchemeRefusal {
   const code = invalidReason ?? "";
+  // A deposit the payer's balance does not cover: the same reason as an `exact` payment's, said of the deposit.
+  if (/^invalid_batch_settlement_evm_insufficient_(balance|funds)$/.test(code)) {
+    return { reason: "insufficient_funds", sentence: `the payer's balance does not cover the deposit (${code})` };
+  }
   const known: PaymentRefusalReason[] = [
     "invalid_batch_settlement_evm_channel_not_found",
     "invalid_batch_settlement_evm_cumulative_exceeds_balance",
