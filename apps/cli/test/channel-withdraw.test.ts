@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
 import { type EmbeddedProcess, spawnEmbeddedService } from "@agent-tools/server/embedded-process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { balanceOn, l2UrlOf } from "./helpers/refund-transfer.js";
+import { balanceOn, l2UrlOf, rpc } from "./helpers/refund-transfer.js";
 import { runCli } from "./helpers/run-cli.js";
 
 /** x402's channel contract, at its canonical address. */
@@ -29,21 +29,13 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function rpc(method: string, params: unknown[]): Promise<unknown> {
-  const res = await fetch(l2UrlOf(service.output()), {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  const body = (await res.json()) as { result?: unknown; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
-}
+/** A JSON-RPC call to this file's payment chain. */
+const chainRpc = (method: string, params: unknown[]) => rpc(l2UrlOf(service.output()), method, params);
 
 /** What the contract has claimed of a channel: `channels(id)`'s second word. */
 async function claimedOf(channelId: string): Promise<bigint> {
   const data = `0x${"7a7ebd7b"}${channelId.slice(2)}`;
-  const words = ((await rpc("eth_call", [{ to: CHANNEL_CONTRACT, data }, "latest"])) as string).slice(2);
+  const words = ((await chainRpc("eth_call", [{ to: CHANNEL_CONTRACT, data }, "latest"])) as string).slice(2);
   return BigInt(`0x${words.slice(64, 128)}`);
 }
 
@@ -88,8 +80,8 @@ describe("agent-tools channels withdraw", () => {
     expect(await balanceOn(l2UrlOf(service.output()), asset, payer)).toBe(before);
 
     // The chain's clock past the channel's delay.
-    await rpc("evm_increaseTime", [DELAY_SECONDS]);
-    await rpc("evm_mine", []);
+    await chainRpc("evm_increaseTime", [DELAY_SECONDS]);
+    await chainRpc("evm_mine", []);
     const finished = await cli(["channels", "withdraw"]);
     expect(finished.status, finished.stderr).toBe(0);
     expect(finished.stdout).toMatch(new RegExp(`^Withdrew 0\\.04 USD from channel ${id} · tx 0x[0-9a-f]{64}$`, "m"));

@@ -4,7 +4,8 @@
  * the CLI's tests need no chain library.
  */
 
-async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
+/** A JSON-RPC call to `url`: its result, or an error with the node's message. */
+export async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
   const res = await fetch(url, {
     method: "POST",
     headers: { "content-type": "application/json" },
