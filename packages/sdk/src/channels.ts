@@ -4,7 +4,7 @@
  * channel client (`@x402/evm/batch-settlement/client`) signs the deposits, vouchers and refunds and keeps each
  * channel's state in a {@link ChannelStorage}; this module says when a call uses a channel and what each holds.
  */
-import type { PaymentRequirements } from "@agent-tools/schema";
+import { BATCH_SETTLEMENT_SCHEME, type PaymentRequirements } from "@agent-tools/schema";
 import type { PaymentPayload } from "@x402/core/types";
 import { toClientEvmSigner } from "@x402/evm";
 import {
@@ -17,7 +17,7 @@ import { createPublicClient, http, type LocalAccount } from "viem";
 import { usdToUnits } from "./units.js";
 
 /** The scheme's name in a quote's `accepts`. */
-export const CHANNEL_SCHEME = "batch-settlement";
+export const CHANNEL_SCHEME = BATCH_SETTLEMENT_SCHEME;
 
 /** What a client keeps of one channel (x402's `BatchSettlementClientContext`): amounts in units, as decimal text. */
 export interface ChannelState {
