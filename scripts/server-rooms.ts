@@ -26,6 +26,7 @@ const SERVER_ROOMS = [
   "upstream",
   "store",
   "limits",
+  "metering",
   "errors",
 ] as const;
 

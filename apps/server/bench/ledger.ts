@@ -359,6 +359,7 @@ async function channelWriteCost(
         channelId: channel.channel_id,
         expected,
         charged,
+        signedMax: charged,
         signature: `0x${randomBytes(65).toString("hex")}`,
         booking: { claim, transaction: "" },
       });

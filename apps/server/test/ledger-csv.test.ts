@@ -25,6 +25,15 @@ const entry: fc.Arbitrary<LedgerEntry> = fc.record({
   nonce: bytes32,
   transaction: bytes32,
   cumulative: fc.option(fc.bigInt({ min: 0n, max: 10n ** 30n }).map(String), { nil: null }),
+  ceiling: fc.bigInt({ min: 0n, max: 10n ** 30n }).map(String),
+  work: fc.option(
+    fc.record({
+      upstreamReads: fc.nat({ max: 10_000 }),
+      itemsExamined: fc.nat({ max: 10_000 }),
+      blocksScanned: fc.nat({ max: 10_000_000 }),
+    }),
+    { nil: null },
+  ),
   settledAt: fc
     .integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2100, 0, 1) })
     .map((ms) => new Date(ms).toISOString()),
@@ -64,6 +73,10 @@ describe("the CSV export's lines", () => {
             nonce: e.nonce,
             transaction: e.transaction,
             cumulative: e.cumulative ?? "",
+            ceiling: e.ceiling,
+            work: e.work
+              ? `upstreamReads:${e.work.upstreamReads} itemsExamined:${e.work.itemsExamined} blocksScanned:${e.work.blocksScanned}`
+              : "",
             requestId: shown(e.requestId),
             note: e.note === null ? "" : shown(e.note),
           });

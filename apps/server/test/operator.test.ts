@@ -487,6 +487,8 @@ describe("writeBook", () => {
     settledAt: new Date(i).toISOString(),
     requestId: `r${i}`,
     note: null,
+    ceiling: "1000000",
+    work: null,
   });
   it("reads one page ahead of what the caller has taken, no further, and stops when the caller goes", async () => {
     let reads = 0;

@@ -315,6 +315,7 @@ describe.each(backends.filter(([name]) => name !== "Postgres" || !withoutPostgre
           channelId,
           expected,
           charged: expected + 10_000n,
+          signedMax: expected + 10_000n,
           signature: "0x01",
           ...(booked ? { booking: { claim: entryOf(expected + 10_000n), transaction: "" } } : {}),
         });

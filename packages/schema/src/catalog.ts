@@ -1,4 +1,5 @@
 import { requestJsonSchema, responseJsonSchema } from "./json-schema.js";
+import { meteredPricing } from "./pricing.js";
 import { paidRoutes, routeMethod, type ToolRoute } from "./paid-routes.js";
 import { type PaymentTerms, routePaymentRequirements } from "./payment-terms.js";
 import { SERVICE_DESCRIPTION, SERVICE_DISPLAY_NAME, SERVICE_ICON_PATH } from "./service.js";
@@ -31,6 +32,7 @@ export function buildCatalogItem(route: ToolRoute, options: Omit<PaymentCatalogO
     input: structuredClone(route.sampleInput),
     inputSchema: requestJsonSchema(route),
     outputSchema: responseJsonSchema(route),
+    metered: "paidAhead" in route && route.paidAhead ? null : structuredClone(meteredPricing),
   };
 }
 

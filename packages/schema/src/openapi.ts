@@ -21,7 +21,14 @@ import {
 } from "./operator.js";
 import { paidRoutes, type ToolRoute } from "./paid-routes.js";
 import { type PaymentTerms, routePaymentRequirements } from "./payment-terms.js";
-import { clearanceWording, formatUsd, pricePoints } from "./pricing.js";
+import {
+  clearanceWording,
+  formatUsd,
+  METERED_FORMULA,
+  METERED_SCHEMES,
+  meteredPricing,
+  pricePoints,
+} from "./pricing.js";
 import { agentInfoSchema, bindingStatusSchema, healthSchema, registrationFileSchema } from "./public.js";
 import { publicExamples } from "./public-examples.js";
 import { API_VERSION } from "./service.js";
@@ -203,6 +210,10 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
         `${route.description}\n\nPrice per call: ${formatUsd(pricePoints.standard)} USD for any caller, ` +
         `${formatUsd(pricePoints.discounted)} USD for ${discountedFor} signed in with Ethereum (header \`SIGN-IN-WITH-X\`). ` +
         `Pay with x402 v2 (header \`PAYMENT-SIGNATURE\`).` +
+        ("paidAhead" in route && route.paidAhead
+          ? " Every scheme is charged the price point: the mission's work comes later."
+          : ` Paid over a metered scheme (${METERED_SCHEMES.join(", ")}), the price point is a ceiling and the call is ` +
+            `charged by the work done: ${METERED_FORMULA}.`) +
         (only ? "" : " The same route answers GET with the fields as query parameters."),
       request:
         only === "get"
@@ -305,6 +316,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
           max: formatUsd(pricePoints.standard),
         },
         minimumClearance: route.minimumClearance,
+        metered: "paidAhead" in route && route.paidAhead ? null : structuredClone(meteredPricing),
         pricePoints: [
           {
             name: "standard",

@@ -101,6 +101,15 @@ const bytes32Schema = z
   .string({ error: "must be a string" })
   .regex(/^0x[0-9a-fA-F]{64}$/, { error: "must be 32 bytes in hex (0x followed by 64 hex digits)" });
 
+/** The work a metered call's answer took (CountedWork), as the ledger and the settlement carry it. */
+export const countedWorkSchema = z
+  .object({
+    upstreamReads: z.number().int().min(0).meta({ description: "Reads of the marketplace and market-data aggregator." }),
+    itemsExamined: z.number().int().min(0).meta({ description: "Drops, collections, tokens, pairs or missions looked at." }),
+    blocksScanned: z.number().int().min(0).meta({ description: "Blocks of the B20 chain the answer covers." }),
+  })
+  .meta({ id: "CountedWork" });
+
 /** What a ledger entry records: a settled payment, or money given back for one. */
 export const LEDGER_ENTRY_KINDS = ["payment", "refund"] as const;
 
@@ -142,6 +151,17 @@ export const ledgerEntrySchema = z
       description:
         "For a call paid over a payment channel, the voucher's cumulative amount: the channel's charged total once " +
         "this call was charged, in the asset's smallest unit. Null otherwise (an `exact` payment, or a refund).",
+    }),
+    ceiling: uintStringSchema.meta({
+      description:
+        "The price point the payment signed, in the asset's smallest unit. A call paid with `exact` is charged it " +
+        "(`amount` equals it); one paid over a metered scheme (`batch-settlement`, `upto`) is charged by its `work`, " +
+        "at most this. A refund carries its payment's.",
+    }),
+    work: countedWorkSchema.nullable().meta({
+      description:
+        "What the answer took, for a call charged by the work done (docs/api.md, \"Prices by the work done\"): " +
+        "`amount` is the published formula of it. Null for an `exact` payment and a refund.",
     }),
     settledAt: isoDateTimeSchema.meta({
       description: "When the payment was settled; for a refund, when its transaction was mined (the block's time).",
@@ -245,7 +265,7 @@ export type LedgerPage = z.infer<typeof ledgerPageSchema>;
 /**
  * The columns of the ledger's CSV export, in order: a {@link LedgerEntry}'s fields and its amount in USD. In the CSV
  * a refund's `amount` and `usd` are negative, so that a column's sum is what the operator kept. `cumulative` is empty
- * where the entry's is null (a payment not made over a channel, a refund).
+ * where the entry's is null (a payment not made over a channel, a refund), and so is `work` (workCsvText).
  */
 export const LEDGER_CSV_COLUMNS = [
   "settledAt",
@@ -263,6 +283,8 @@ export const LEDGER_CSV_COLUMNS = [
   "nonce",
   "transaction",
   "cumulative",
+  "ceiling",
+  "work",
   "requestId",
   "note",
 ] as const;
@@ -290,6 +312,18 @@ export function csvField(value: string): string {
   if (!NEEDS_CARE.test(value)) return value;
   const safe = FORMULA_START.test(value) ? `'${value}` : value;
   return NEEDS_QUOTES.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+}
+
+/** A call's counted work in one CSV field, no comma in it: `upstreamReads:3 itemsExamined:12 blocksScanned:0`. */
+export function workCsvText(work: z.infer<typeof countedWorkSchema>): string {
+  return `upstreamReads:${work.upstreamReads} itemsExamined:${work.itemsExamined} blocksScanned:${work.blocksScanned}`;
+}
+
+/** A work text as workCsvText writes it, read back; a text of another shape is a bug of the writer's, thrown. */
+export function parseWorkText(text: string): z.infer<typeof countedWorkSchema> {
+  const match = /^upstreamReads:(\d+) itemsExamined:(\d+) blocksScanned:(\d+)$/.exec(text);
+  if (!match) throw new Error(`not a work text: ${JSON.stringify(text)}`);
+  return { upstreamReads: Number(match[1]), itemsExamined: Number(match[2]), blocksScanned: Number(match[3]) };
 }
 
 /** The CSV export's header line, with its line break. */
@@ -334,6 +368,8 @@ export function ledgerCsvLine(entry: LedgerEntry): string {
     entry.nonce,
     entry.transaction,
     entry.cumulative ?? "",
+    entry.ceiling,
+    entry.work ? workCsvText(entry.work) : "",
     csvField(entry.requestId),
     entry.note === null ? "\r\n" : `${csvField(entry.note)}\r\n`,
   ].join(",");

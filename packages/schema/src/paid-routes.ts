@@ -15,6 +15,7 @@ export const dispatchRoutes = {
     method: "post",
     successStatus: 202,
     revealedOnly: true,
+    paidAhead: true,
     operationId: "serviceDispatch",
     slug: "dispatch",
     summary: "Queue a mission",

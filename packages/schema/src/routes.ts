@@ -21,6 +21,11 @@ export interface ToolRouteDefinition {
   /** Only revealed agents may use the route; an unrevealed token gets 403 `agent_not_revealed`. */
   revealedOnly?: boolean;
   /**
+   * The call pays for work done later (a queued mission): it is charged its price point on every scheme, metered ones
+   * too, since no work is counted when it answers (docs/api.md, "Prices by the work done").
+   */
+  paidAhead?: boolean;
+  /**
    * What the tool finds out only while it runs and answers 404 for, uncharged: nothing it was asked about exists
    * (docs/decisions.md, "Only answers are paid").
    */

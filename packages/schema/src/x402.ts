@@ -62,6 +62,18 @@ export const settlementResponseSchema = z
   })
   .meta({ id: "SettlementResponse" });
 
+const usdText = z.string().regex(/^\d+\.\d{2,6}$/);
+
+/** A metered price as published (`meteredPricing`): the schemes, the formula and its rates in USD. */
+export const meteredPricingSchema = z
+  .object({
+    schemes: z.array(z.string()).meta({ description: "The schemes charged by the work done: a payment signs a ceiling." }),
+    formula: z.string(),
+    rates: z.object({ base: usdText, upstreamRead: usdText, itemExamined: usdText, thousandBlocks: usdText }),
+    min: usdText.meta({ description: "The lowest charge, USD; the highest is the price point quoted." }),
+  })
+  .meta({ id: "MeteredPricing" });
+
 /** One paid route in the payment catalog: its resource, method, description and accepted payments. */
 export const catalogItemSchema = z
   .object({
@@ -75,6 +87,11 @@ export const catalogItemSchema = z
     input: z.record(z.string(), z.unknown()).meta({ description: "A sample request body." }),
     inputSchema: z.record(z.string(), z.unknown()).meta({ description: "JSON Schema of the request body." }),
     outputSchema: z.record(z.string(), z.unknown()).meta({ description: "JSON Schema of the 200 response." }),
+    metered: meteredPricingSchema.nullable().meta({
+      description:
+        "How a call paid over a metered scheme is charged (the price point in `accepts` is its ceiling); null for a " +
+        "route charged its price point on every scheme (`/dispatch`: the mission runs later).",
+    }),
   })
   .meta({ id: "PaymentCatalogItem" });
 

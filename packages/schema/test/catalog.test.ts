@@ -108,6 +108,7 @@ describe("payment catalog", () => {
         "input",
         "inputSchema",
         "outputSchema",
+        "metered",
       ]);
       expect(item.type).toBe("http");
       expect(item.method).toBe("POST");

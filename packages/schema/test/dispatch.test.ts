@@ -186,6 +186,8 @@ describe("the ledger's CSV line", () => {
     nonce: `0x${"ef".repeat(32)}`,
     transaction: `0x${"cd".repeat(32)}`,
     cumulative: null,
+    ceiling: "1000000",
+    work: null,
     settledAt: "2026-11-22T11:59:00.000Z",
     requestId: "req-1",
     note: null,

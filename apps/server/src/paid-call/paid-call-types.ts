@@ -1,5 +1,6 @@
 /** The shapes of a paid call, transport-free: what a transport hands over, and what it gets back (./paid-call.ts). */
 import type {
+  CountedWork,
   PaymentRefusalReason,
   PaymentRequired,
   PaymentRequirements,
@@ -101,7 +102,8 @@ export interface PaidCalls {
    * Takes the payment of a call whose tool answered; the ledger records it (and the answer, for a call that named a
    * payment identifier) before this resolves.
    */
-  settle(call: AdmittedCall, answer: { status: number; output: unknown }): Promise<Settlement>;
+  /** `answer.work`: what the tool counted, which a metered payment is charged by. */
+  settle(call: AdmittedCall, answer: { status: number; output: unknown; work?: CountedWork }): Promise<Settlement>;
   /** Gives the payment and the sign-in back: the tool failed, so the call costs nothing. */
   release(call: AdmittedCall): Promise<void>;
 }

@@ -4,7 +4,7 @@
  * this interface; each scheme is a folder of `schemes/` registered by the composition (docs/architecture.md,
  * "Adding a payment scheme").
  */
-import type { PaymentRefusalReason, PaymentRequirements } from "@agent-tools/schema";
+import type { CountedWork, PaymentRefusalReason, PaymentRequirements } from "@agent-tools/schema";
 import type { PaymentPayload, SettleResponse } from "@x402/core/types";
 import type { Address } from "viem";
 import type { SettlementClaim } from "../store/settlement-ledger.js";
@@ -37,12 +37,24 @@ export interface SchemeRefusal {
   extra?: Record<string, unknown>;
 }
 
+/**
+ * The charge of a call paid over a metered scheme (METERED_SCHEMES): its work's price by the published formula, at
+ * most the price quoted (docs/api.md, "Prices by the work done").
+ */
+export interface MeteredCharge {
+  amount: bigint;
+  work: CountedWork;
+}
+
 /** A payment held for one call by the scheme itself, until the call answered (settle) or failed (release). */
 export interface SchemeHold {
   /** True when `settle` writes the call's ledger entry with the charge (the call was given a `booking`). */
   books?: boolean;
-  /** Takes the payment of the call that answered: what the caller's `PAYMENT-RESPONSE` says. */
-  settle(): Promise<SettleResponse>;
+  /**
+   * Takes the payment of the call that answered: what the caller's `PAYMENT-RESPONSE` says. `metered`, for a
+   * scheme charged by the work done, is what to charge of the price held.
+   */
+  settle(metered?: MeteredCharge): Promise<SettleResponse>;
   /** Gives the payment back: the call failed and costs nothing. */
   release(): Promise<void>;
 }

@@ -6,6 +6,7 @@ import { type PaidRouteName, paidRoutes } from "@agent-tools/schema";
 import type { SettleResponse } from "@x402/core/types";
 import type { CollectionIndex } from "../chain/collection-index.js";
 import { ServiceError, uncharged } from "../errors/service-error.js";
+import { meterWork, WorkMeter } from "../metering/work-meter.js";
 import { runTool } from "../tools/run-tool.js";
 import type { Tool, ToolSet } from "../tools/types.js";
 import type { AdmittedCall, PaidCallRequest, PaidCalls, Refusal, StepTimings } from "./paid-call-types.js";
@@ -52,9 +53,10 @@ export async function servePaidCall(
     return { kind: "answer", status, output, settlement };
   }
   const { call } = admission;
-  const output = await runAdmitted(deps, call, toolFor(deps.tools, name));
+  const meter = new WorkMeter();
+  const output = await meterWork(meter, () => runAdmitted(deps, call, toolFor(deps.tools, name)));
   const status = successStatus(call);
-  const settled = await deps.paidCalls.settle(call, { status, output });
+  const settled = await deps.paidCalls.settle(call, { status, output, work: meter.counted() });
   if (!settled.settled) {
     return {
       kind: "payment_required",

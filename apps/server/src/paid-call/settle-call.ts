@@ -2,6 +2,7 @@
  * The second half of a paid call, once its tool ran: `settleCall` takes the payment of a call whose tool answered,
  * `releaseCall` gives everything back when the tool failed, so a failed call costs nothing.
  */
+import { type CountedWork, isMeteredScheme, meteredCharge } from "@agent-tools/schema";
 import type { SettleResponse } from "@x402/core/types";
 import { SETTLEMENT_PENDING } from "../settlement/facilitator.js";
 import { settlementRefusal } from "../settlement/facilitator-refusals.js";
@@ -15,6 +16,7 @@ import {
 } from "./call-bookkeeping.js";
 import { paidResourceUrl } from "./challenge.js";
 import type { AdmittedCall, PaidCallContext, Settlement } from "./paid-call-types.js";
+import type { MeteredCharge } from "./payment-scheme.js";
 import { keptAnswer } from "./payment-identifier.js";
 
 /**
@@ -24,7 +26,7 @@ import { keptAnswer } from "./payment-identifier.js";
 export async function settleCall(
   context: PaidCallContext,
   call: AdmittedCall,
-  answer: { status: number; output: unknown },
+  answer: { status: number; output: unknown; work?: CountedWork },
 ): Promise<Settlement> {
   const { payments, metrics } = context;
   if (call.paidBefore) {
@@ -35,12 +37,13 @@ export async function settleCall(
     return { settled: true, settlement };
   }
   const started = performance.now();
+  const metered = meteredChargeOf(call, answer.work);
   let settlement: SettleResponse;
   try {
     call.settlementAsked?.();
     // A payment the scheme holds itself (a channel) is settled by it; any other by the facilitator.
     settlement = call.payment.hold
-      ? await call.payment.hold.settle()
+      ? await call.payment.hold.settle(metered)
       : await payments.facilitator.settle(call.payment.payload, call.price.requirements as never);
   } catch (error) {
     call.timings.push(["settle", performance.now() - started]);
@@ -70,8 +73,18 @@ export async function settleCall(
   if (call.caller && call.signInNonce) await spendSignIn(payments, call.caller, call.signInNonce);
   const labels = { route: call.route.path, price_point: call.price.point };
   metrics?.paidCalls.inc({ ...labels, outcome: "settled" });
-  metrics?.settledAmount.inc(labels, Number(call.price.requirements.amount));
+  metrics?.settledAmount.inc(labels, Number(metered?.amount ?? call.price.requirements.amount));
   return { settled: true, settlement };
+}
+
+/**
+ * What a call paid over a metered scheme is charged: the published formula of its counted work, at most its price
+ * (docs/api.md, "Prices by the work done"). Undefined for `exact`, which is charged the price it signed.
+ */
+function meteredChargeOf(call: AdmittedCall, work: CountedWork | undefined): MeteredCharge | undefined {
+  if (!work || !isMeteredScheme(call.price.requirements.scheme)) return undefined;
+  if ("paidAhead" in call.route && call.route.paidAhead) return undefined;
+  return { amount: meteredCharge(work, call.price.requirements.amount), work };
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import type { Database, Queryable } from "./database.js";
 import { groupWrites } from "./group-writes.js";
+import { type CountedWork, workCsvText } from "@agent-tools/schema";
 import type { SettlementClaim } from "./ledger/types.js";
 
 /** A channel as the service keeps it; amounts in the asset's base units. */
@@ -33,13 +34,18 @@ export interface ChannelCharge {
   channelId: string;
   /** The channel's charged total the call's voucher was checked against. */
   expected: bigint;
-  /** The voucher's cumulative amount: the channel's charged total once the call is charged. */
+  /** The channel's charged total once the call is charged: `expected` and the call's charge. */
   charged: bigint;
+  /** The voucher's cumulative amount, which `signature` signs: `expected` and the ceiling of the call's price. */
+  signedMax: bigint;
   signature: string;
   /** The channel's balance after a deposit the call came with. */
   balance?: bigint;
-  /** The call's ledger entry, written settled with the charge (its transaction the deposit's, or ''). */
-  booking?: { claim: SettlementClaim; transaction: string };
+  /**
+   * The call's ledger entry, written settled with the charge (its transaction the deposit's, or ''); `work` is what
+   * a charge by the work done was computed from (docs/api.md, "Prices by the work done").
+   */
+  booking?: { claim: SettlementClaim; transaction: string; work?: CountedWork };
 }
 
 /** What the chain says of a channel (x402's `channelState`, as a facilitator answers it). */
@@ -351,18 +357,26 @@ async function chargeGroup(db: Database, group: ChannelCharge[]): Promise<(Chann
     channel_id: c.channelId,
     expected: c.expected.toString(),
     charged: c.charged.toString(),
+    signed_max: c.signedMax.toString(),
     signature: c.signature,
     balance: c.balance?.toString() ?? null,
-    ...(c.booking ? bookingRow(c.booking.claim, c.booking.transaction) : {}),
+    ...(c.booking
+      ? {
+          ...bookingRow(c.booking.claim, c.booking.transaction),
+          amount: (c.charged - c.expected).toString(),
+          ceiling: c.booking.claim.amount,
+          work: c.booking.work ? workCsvText(c.booking.work) : null,
+        }
+      : {}),
   }));
   const charged = await db.query<ChannelRow>(
     `WITH v AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(channel_id text, expected numeric, charged numeric,
-         signature text, balance numeric, payment_key text, route text, method text, token_id integer, payer text,
+         signed_max numeric, signature text, balance numeric, payment_key text, route text, method text, token_id integer, payer text,
          caller text, price_point text, amount numeric, asset text, network text, pay_to text,
-         valid_before timestamptz, request_id text, transaction text)
+         valid_before timestamptz, request_id text, transaction text, ceiling numeric, work text)
      ), charged AS (
-       UPDATE channels c SET charged = v.charged, signed_max = v.charged, signature = v.signature,
+       UPDATE channels c SET charged = v.charged, signed_max = v.signed_max, signature = v.signature,
          balance = COALESCE(v.balance, c.balance), updated_at = now()
        FROM v
        WHERE c.channel_id = v.channel_id AND c.charged = v.expected AND c.withdraw_requested_at = 0
@@ -370,13 +384,15 @@ async function chargeGroup(db: Database, group: ChannelCharge[]): Promise<(Chann
        RETURNING c.*
      ), booked AS (
        INSERT INTO settlements AS s (payment_key, status, route, method, token_id, payer, nonce, caller, price_point,
-         amount, asset, network, pay_to, valid_before, request_id, transaction, settled_at, channel_id, cumulative)
+         amount, asset, network, pay_to, valid_before, request_id, transaction, settled_at, channel_id, cumulative,
+         ceiling, work)
        SELECT v.payment_key, 'settled', v.route, v.method, v.token_id, v.payer, v.channel_id, v.caller, v.price_point,
          v.amount, v.asset, v.network, v.pay_to, v.valid_before, v.request_id, v.transaction, now(), v.channel_id,
-         v.charged
+         v.charged, v.ceiling, v.work
        FROM v JOIN charged USING (channel_id) WHERE v.payment_key IS NOT NULL
        ON CONFLICT (payment_key) DO UPDATE SET status = 'settled', transaction = excluded.transaction,
-         settled_at = excluded.settled_at
+         settled_at = excluded.settled_at, amount = excluded.amount, cumulative = excluded.cumulative,
+         ceiling = excluded.ceiling, work = excluded.work
        WHERE s.status = 'pending'
      )
      SELECT ${CHANNEL_COLUMNS} FROM charged`,

@@ -28,8 +28,8 @@ export const CSV_PAGE_COLUMNS = `${BOOK_TIME} || ',' || book.kind || ',' AS head
     ',' || book.method || ',' || book.token_id || ',' AS mid,
     book.payer, book.caller,
     ',' || book.price_point || ',' || ${AMOUNT} || ',' || ${USD} || ',' AS amounts,
-    book.nonce || ',' || book.transaction || ',' || coalesce(book.cumulative::text, '') || ','
-      AS nonce_transaction_cumulative,
+    book.nonce || ',' || book.transaction || ',' || coalesce(book.cumulative::text, '') || ',' ||
+      book.ceiling::text || ',' || coalesce(book.work, '') || ',' AS nonce_transaction_cumulative,
     book.request_id, book.note, book.key`;
 
 /** A text as csvField guards it against a spreadsheet (packages/schema): an apostrophe before a formula's start. */
@@ -42,7 +42,7 @@ const guarded = (text: string) =>
  * LEDGER_CSV_COLUMNS, the asset and network of the range given as SQL literals. COPY adds the quotes RFC 4180 asks
  * for, by csvField's rule (a comma, a quote or a line break); a text that may be empty (the route, the transaction of
  * a call over a channel not yet claimed, the request id) is written as NULL is, unquoted, as csvField writes it, where
- * COPY would quote an empty text; so is a NULL cumulative amount (an entry not paid over a channel). Two
+ * COPY would quote an empty text; so are a NULL cumulative amount (an entry not paid over a channel) and work. Two
  * things are left to the server, in place (transports/http/routes/ledger-csv-copy.ts): the payer and caller come as stored, to be
  * checksummed, and the note ends in a space, to become the carriage return of the line's CRLF where COPY ends a row
  * with a line feed alone (docs/decisions.md, "The CSV export on Postgres: one COPY").
@@ -50,6 +50,6 @@ const guarded = (text: string) =>
 export function copyCsvColumns(assetLiteral: string, networkLiteral: string): string {
   return `${BOOK_TIME}, book.kind, nullif(${guarded("book.route")}, ''), book.method, book.token_id, book.payer,
     book.caller, book.price_point, ${AMOUNT}, ${USD}, ${assetLiteral}, ${networkLiteral}, book.nonce,
-    nullif(book.transaction, ''), book.cumulative, nullif(${guarded("book.request_id")}, ''),
+    nullif(book.transaction, ''), book.cumulative, book.ceiling, book.work, nullif(${guarded("book.request_id")}, ''),
     coalesce(${guarded("book.note")}, '') || ' '`;
 }

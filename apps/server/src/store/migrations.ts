@@ -361,6 +361,16 @@ export const migrations = [
       addToChannelTotals("SELECT kind, 1 AS sign, amount FROM channel_events"),
     ],
   },
+  {
+    version: 14,
+    name: "metered charges",
+    statements: [
+      // A call paid over a metered scheme is charged by its work, up to the price point its payment signed: the
+      // ceiling (null on rows written before: then the amount itself) and the counted work as workCsvText writes it.
+      "ALTER TABLE settlements ADD COLUMN ceiling numeric(78, 0)",
+      "ALTER TABLE settlements ADD COLUMN work text",
+    ],
+  },
 ] as const satisfies readonly { version: number; name: string; statements: readonly string[] }[];
 
 export const LATEST_MIGRATION = migrations.at(-1)!.version;

@@ -9,6 +9,7 @@ import { exclusionPhrase, feedPhrase, stagePhrase } from "./drops/wording.js";
 import type { Tool, ToolDeps } from "./types.js";
 import { requireWallet } from "./wallet.js";
 import { plural, shortAddress, someOf } from "./wording.js";
+import { countWork } from "../metering/work-meter.js";
 
 type Entry = ToolOutput<"allowlistScan">["eligible"][number];
 
@@ -144,6 +145,7 @@ export function createAllowlistScanTool(deps: ToolDeps): Tool<"allowlistScan"> {
       include: (drop) => drop.stages.some((stage) => isRestricted(stage) && stageOpen(stage, now)),
     });
 
+    countWork("itemsExamined", set.available);
     const checks = await Promise.all(set.drops.map((drop) => checkWallet(drops, drop, token, now)));
     const scanned: Scanned[] = [];
     set.drops.forEach((drop, i) => {

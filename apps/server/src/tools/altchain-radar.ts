@@ -12,6 +12,7 @@ import { move, riskSentence } from "./market-format.js";
 import { assessRisk, type Risk } from "./risk.js";
 import type { Tool, ToolDeps } from "./types.js";
 import { count, plural, shortAddress } from "./wording.js";
+import { countWork } from "../metering/work-meter.js";
 
 type RadarToken = ToolOutput<"altchainRadar">["tokens"][number];
 
@@ -170,11 +171,13 @@ export function createAltchainRadarTool(deps: ToolDeps): Tool<"altchainRadar"> {
       const market = await marketOfToken(deps.marketData, chainId, params.address);
       // No market, nothing to answer with: nothing is charged (docs/decisions.md, "Only answers are paid").
       if (!market) throw noMarket(chainName, params.address);
+      countWork("itemsExamined");
       const entry = entryOf(chainId, market, now.getTime());
       return answer([entry.token], inspectBrief(chainName, entry));
     }
 
     const markets = await mostActiveTokens(deps.marketData, chainId, { queries: profile.activityQueries });
+    countWork("itemsExamined", markets.length);
     const entries = markets.map((m) => entryOf(chainId, m, now.getTime()));
     const kept = params.includeStables ? entries : entries.filter((e) => !isStableOrNative(e.class));
     const leftOut = entries.filter((e) => isStableOrNative(e.class)).map((e) => e.token.symbol);

@@ -13,6 +13,7 @@ import { blockSpan, move, riskSentence } from "./market-format.js";
 import { assessRisk, type Risk } from "./risk.js";
 import type { Tool, ToolDeps } from "./types.js";
 import { count, listOf, plural, someOf } from "./wording.js";
+import { countWork } from "../metering/work-meter.js";
 
 /** Seconds between blocks of the B20 chain (Base), for saying how long a block window is. */
 export const B20_BLOCK_SECONDS = 2;
@@ -199,6 +200,7 @@ export function createB20RadarTool(deps: ToolDeps): Tool<"b20Radar"> {
 
     if (params.address !== undefined) {
       const record = await inspectToken(deps, params.address);
+      countWork("itemsExamined");
       const market = await marketOfToken(deps.marketData, deps.b20ChainId, record.address);
       const token = tokenObject(record, market, now.getTime());
       return {
@@ -213,6 +215,9 @@ export function createB20RadarTool(deps: ToolDeps): Tool<"b20Radar"> {
     }
 
     const scan = await deps.b20.scanCreated(params.blocksBack);
+    // The blocks the answer covers and the tokens created in them, whichever of them were read before.
+    countWork("blocksScanned", params.blocksBack);
+    countWork("itemsExamined", scan.created.length);
     const shown = scan.created.slice(0, params.limit);
     const [read, markets] = await Promise.all([
       deps.b20.readTokens(shown),

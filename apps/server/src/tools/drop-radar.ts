@@ -9,6 +9,7 @@ import { dropPhrase, exclusionPhrase, feedPhrase } from "./drops/wording.js";
 import type { Tool, ToolDeps } from "./types.js";
 import { requireWallet, resolveWallet } from "./wallet.js";
 import { plural, shortAddress, someOf } from "./wording.js";
+import { countWork } from "../metering/work-meter.js";
 
 type Drop = ToolOutput<"dropRadar">["drops"][number];
 type WalletEligibility = Drop["walletEligibility"];
@@ -208,6 +209,8 @@ export function createDropRadarTool(deps: ToolDeps): Tool<"dropRadar"> {
       limit: params.limit,
       now,
     });
+    // Every drop that qualified was looked at, those past the limit too.
+    countWork("itemsExamined", set.available);
     const checked: Checked[] = checking
       ? await checkAll(drops, set.drops, wallet, token, now)
       : set.drops.map((drop) => ({ drop, check: undefined }));

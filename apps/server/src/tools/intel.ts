@@ -5,6 +5,7 @@ import type { CollectionIndex, IndexedToken } from "../chain/collection-index.js
 import { ServiceError, uncharged } from "../errors/service-error.js";
 import type { Tool } from "./types.js";
 import { listOf } from "./wording.js";
+import { countWork } from "../metering/work-meter.js";
 
 /* ----------------------------------------------------------------------------------------------------------- */
 /*                                    Trait census of the revealed collection                                   */
@@ -304,6 +305,8 @@ export const intelTool: Tool<"intel"> = async (params, context) => {
     );
   }
   const census = traitCensus(collection);
+  // One agent, ranked against the collection's snapshot: no upstream read.
+  countWork("itemsExamined");
   return {
     tokenId: params.tokenId,
     name: agentName(params.tokenId),

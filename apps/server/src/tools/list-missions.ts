@@ -1,6 +1,7 @@
 import type { Mission, MissionStatus } from "@agent-tools/schema";
 import type { MissionCounts, MissionQueue } from "../store/mission-queue.js";
 import type { Tool } from "./types.js";
+import { countWork } from "../metering/work-meter.js";
 
 function countsPhrase(counts: MissionCounts): string {
   const parts = (Object.entries(counts) as [MissionStatus, number][])
@@ -31,6 +32,7 @@ export function createListMissionsTool(deps: { missions: MissionQueue }): Tool<"
       deps.missions.list({ ...scope, limit: input.limit, ...(input.status ? { status: input.status } : {}) }),
       deps.missions.counts(scope),
     ]);
+    countWork("itemsExamined", missions.length);
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
     const whose =
       context.caller && context.caller !== payment.payer

@@ -11,6 +11,7 @@ import { isLive, type MarketListing, type MarketOffer } from "../upstream/market
 import { formatPriceWithUsd, toPrice, usdRate } from "./market-prices.js";
 import type { Tool, ToolDeps } from "./types.js";
 import { plural } from "./wording.js";
+import { countWork } from "../metering/work-meter.js";
 
 type OfferRadarOutput = ToolOutput<"offerRadar">;
 type Entry = OfferRadarOutput["collections"][number];
@@ -305,6 +306,7 @@ export function createOfferRadarTool(deps: ToolDeps): Tool<"offerRadar"> {
   return async (params, context) => {
     const now = context.now();
     const slugs = [...new Set(params.slugs)];
+    countWork("itemsExamined", slugs.length);
     const outcomes = await Promise.all(slugs.map((slug) => scanCollection(deps, slug, now)));
 
     const scanned = outcomes.flatMap((o) => (o.ok ? [o.scanned] : []));

@@ -15,6 +15,7 @@ import { formatPriceWithUsd, type Price, roundUsd, toPrice } from "./market-pric
 import type { Tool, ToolDeps } from "./types.js";
 import { requireWallet } from "./wallet.js";
 import { plural, shortAddress } from "./wording.js";
+import { countWork } from "../metering/work-meter.js";
 
 type PortfolioOutput = ToolOutput<"portfolio">;
 type PortfolioNft = PortfolioOutput["nfts"][number];
@@ -232,6 +233,7 @@ export function createPortfolioTool(deps: ToolDeps): Tool<"portfolio"> {
       getAccountNfts(deps.marketplace, { address: wallet, chain, limit: nftLimit }),
       getOffersReceived(deps.marketplace, { address: wallet, chain, limit: OFFERS_RECEIVED_LIMIT }),
     ]);
+    countWork("itemsExamined", held.nfts.length + received.length);
     const now = context.now();
     const live = received.filter((offer) => isLive(offer, now));
 

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { z } from "zod";
 import { ServiceError, uncharged } from "../errors/service-error.js";
 import type { RequestBudget } from "../limits/request-budget.js";
+import { countWork } from "../metering/work-meter.js";
 import { type CircuitBreaker, createCircuitBreaker } from "./circuit-breaker.js";
 import { createSemaphore, QueueFullError } from "./semaphore.js";
 import { createTtlCache } from "./ttl-cache.js";
@@ -289,6 +290,8 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       return requestCount;
     },
     async get(path, getOptions) {
+      // A read the answer needed, whether the cache serves it or not: the call's price does not hang on another's.
+      countWork("upstreamReads");
       const url = buildUrl(options.baseUrl, path, getOptions.query);
       const headers = getOptions.headers ?? {};
       const key = Object.keys(headers).length === 0 ? url : `${url}\n${headerSetHash(headers)}`;

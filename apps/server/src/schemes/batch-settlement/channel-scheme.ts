@@ -8,7 +8,12 @@
 import type { PaymentRefusalReason, PaymentRequirements } from "@agent-tools/schema";
 import type { PaymentPayload, SettleResponse } from "@x402/core/types";
 import { type Address, getAddress, type Hex, type LocalAccount, zeroAddress } from "viem";
-import type { PaymentScheme, SchemeOperation, SchemeRefusal } from "../../paid-call/payment-scheme.js";
+import type {
+  MeteredCharge,
+  PaymentScheme,
+  SchemeOperation,
+  SchemeRefusal,
+} from "../../paid-call/payment-scheme.js";
 import type { Facilitator } from "../../settlement/facilitator.js";
 import type { ChainChannelState, ChannelRecord, ChannelStore } from "../../store/channels.js";
 import type { SettlementClaim } from "../../store/settlement-ledger.js";
@@ -331,8 +336,10 @@ export function createChannelScheme(parameters: ChannelSchemeParameters): Paymen
         return {
           held: true,
           books: call.booking !== undefined,
-          settle: () =>
-            commit(payment, requirements, payload, found, price, call.booking).finally(() => letGo(id, holder)),
+          settle: (metered) =>
+            commit(payment, requirements, payload, found, price, call.booking, metered).finally(() =>
+              letGo(id, holder),
+            ),
           release: async () => letGo(id, holder),
         };
       } catch (error) {
@@ -348,7 +355,11 @@ export function createChannelScheme(parameters: ChannelSchemeParameters): Paymen
     },
   };
 
-  /** The charge of a call that answered: its deposit on chain first when it came with one, then the voucher kept. */
+  /**
+   * The charge of a call that answered: its deposit on chain first when it came with one, then the voucher kept. The
+   * voucher signs the price as a ceiling; the call is charged `metered` (its work's price, at most that) when given,
+   * else the price (docs/channels.md, "Charged by the work done").
+   */
   async function commit(
     payment: PaymentPayload,
     requirements: PaymentRequirements,
@@ -356,9 +367,11 @@ export function createChannelScheme(parameters: ChannelSchemeParameters): Paymen
     channel: ChannelRecord,
     price: bigint,
     booking: SettlementClaim | undefined,
+    metered: MeteredCharge | undefined,
   ): Promise<SettleResponse> {
     const id = channel.channelId;
     const max = payload.voucher.maxClaimableAmount;
+    const charge = metered && metered.amount < price ? metered.amount : price;
     const network = requirements.network as SettleResponse["network"];
     let balance: bigint | undefined;
     let transaction = "";
@@ -386,10 +399,11 @@ export function createChannelScheme(parameters: ChannelSchemeParameters): Paymen
     const charged = await store.charge({
       channelId: id,
       expected: channel.charged,
-      charged: max,
+      charged: channel.charged + charge,
+      signedMax: max,
       signature: payload.voucher.signature,
       ...(balance !== undefined ? { balance } : {}),
-      ...(booking ? { booking: { claim: booking, transaction } } : {}),
+      ...(booking ? { booking: { claim: booking, transaction, ...(metered ? { work: metered.work } : {}) } } : {}),
     });
     if (!charged) {
       // Another instance charged the channel, a refund or a withdrawal began meanwhile: this call is not charged,
@@ -404,7 +418,11 @@ export function createChannelScheme(parameters: ChannelSchemeParameters): Paymen
       network,
       payer: payload.channelConfig.payer,
       amount: deposited,
-      extra: { chargedAmount: price.toString(), channelState: channelStateOf(charged) },
+      extra: {
+        chargedAmount: charge.toString(),
+        channelState: channelStateOf(charged),
+        ...(metered ? { ceiling: price.toString(), work: metered.work } : {}),
+      },
     } as SettleResponse;
   }
 

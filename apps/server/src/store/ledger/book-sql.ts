@@ -1,4 +1,5 @@
 /** The SQL of the ledger's book: its rows, a page of them in book order, and the CSV export's COPY. */
+import { parseWorkText } from "@agent-tools/schema";
 import { BOOK_TIME, copyCsvColumns } from "../ledger-csv-sql.js";
 import type { BookPosition, BookRecord, BookRow, LedgerRange } from "./types.js";
 
@@ -9,7 +10,8 @@ import type { BookPosition, BookRecord, BookRow, LedgerRange } from "./types.js"
  * read again for every row (an export reads millions).
  */
 export const PAYMENTS = `SELECT 'payment' AS kind, payment_key AS key, settled_at AS at, route, method, token_id, payer, caller,
-    price_point, amount, nonce, transaction, cumulative, request_id, NULL::text AS note
+    price_point, amount, nonce, transaction, cumulative, request_id, NULL::text AS note,
+    coalesce(ceiling, amount) AS ceiling, work
   FROM settlements`;
 /**
  * The settled payments of the asset ($1, lower case) and network ($2): the leading columns of the book's index
@@ -23,13 +25,14 @@ export const OF_ASSET = "status = 'settled' AND lower(asset) = $1 AND network = 
  */
 export const BOOK_COLUMNS = `book.kind, book.key, ${BOOK_TIME} AS at,
     book.route, book.method, book.token_id, book.payer, book.caller, book.price_point, book.amount::text, book.nonce,
-    book.transaction, book.cumulative::text, book.request_id, book.note`;
+    book.transaction, book.cumulative::text, book.request_id, book.note, book.ceiling::text, book.work`;
 /**
  * Refunds as book rows: the payment's fields, the refund's amount, transaction and time. A refund has no cumulative
  * amount, even of a payment made over a channel: that is the voucher's, which the refund did not sign.
  */
 export const REFUND_COLUMNS = `'refund' AS kind, r.book_key AS key, r.refunded_at AS at, s.route, s.method, s.token_id, s.payer,
-    s.caller, s.price_point, r.amount, s.nonce, r.transaction, NULL::numeric AS cumulative, s.request_id, r.note`;
+    s.caller, s.price_point, r.amount, s.nonce, r.transaction, NULL::numeric AS cumulative, s.request_id, r.note,
+    coalesce(s.ceiling, s.amount) AS ceiling, NULL::text AS work`;
 export const REFUNDS_FROM = "FROM refunds r JOIN settlements s ON s.payment_key = r.payment_key";
 /** The refunds of payments in the asset ($1, lower case) and network ($2). */
 export const REFUNDS_OF_ASSET = "lower(s.asset) = $1 AND s.network = $2";
@@ -95,6 +98,8 @@ export function bookRowOf(row: [...BookRecord, ...unknown[]], of: { asset: strin
     cumulative: row[12],
     requestId: row[13],
     note: row[14],
+    ceiling: row[15],
+    work: row[16] === null ? null : parseWorkText(row[16]),
   };
 }
 

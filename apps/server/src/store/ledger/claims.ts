@@ -38,8 +38,9 @@ export async function claimPayment(db: Database, c: SettlementClaim): Promise<Cl
     const [row] = await q.query<{ claimed: number; in_flight: string }>(
       `WITH claimed AS (
            INSERT INTO settlements (payment_key, status, route, method, token_id, payer, nonce, caller, price_point,
-             amount, asset, network, pay_to, valid_before, request_id, payment_id, request_hash, channel_id, cumulative)
-           VALUES ($1, 'pending', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+             amount, asset, network, pay_to, valid_before, request_id, payment_id, request_hash, channel_id, cumulative,
+             ceiling)
+           VALUES ($1, 'pending', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $9)
            ON CONFLICT DO NOTHING
            RETURNING payment_key)
          SELECT (SELECT count(*) FROM claimed)::int AS claimed,

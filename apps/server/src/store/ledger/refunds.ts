@@ -12,7 +12,7 @@ export async function recordRefund(db: Database, refund: RefundToRecord): Promis
          FROM (SELECT ${REFUND_COLUMNS}, s.asset, s.network ${REFUNDS_FROM} WHERE ${where}) book`,
       params,
     );
-    return row ? bookRowOf(row, { asset: row[15], network: row[16] }) : undefined;
+    return row ? bookRowOf(row, { asset: row[17], network: row[18] }) : undefined;
   };
   return db.transaction(async (tx): Promise<RecordRefundResult> => {
     // One refund of a payment at a time, across instances: the sum below then sees every refund booked before.

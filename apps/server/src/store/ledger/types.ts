@@ -1,5 +1,6 @@
 /** The ledger's shapes: what it records of a paid call and a refund, and what it reads back (../settlement-ledger.ts). */
 import type { Readable } from "node:stream";
+import type { CountedWork } from "@agent-tools/schema";
 
 /** What the ledger records of a paid call when its payment is claimed. */
 export interface SettlementClaim {
@@ -85,6 +86,10 @@ export interface SettledRow {
   requestId: string;
   /** A refund's note; null for a payment. */
   note: string | null;
+  /** The price point the payment signed: the amount of an `exact` payment, the most a metered one could be charged. */
+  ceiling: string;
+  /** What a call charged by its work took; null otherwise. */
+  work: CountedWork | null;
 }
 
 /** Payments settled and refunds made per UTC day, route and price point (a refund on the day it was mined). */
@@ -219,7 +224,7 @@ export type ClaimResult =
 /**
  * A book row in the pieces of its CSV line (ledger-csv-sql.ts): `head` (its time and kind, a comma after each), the
  * route, `mid` (the method and token id between commas), the payer and caller as stored, `amounts` (the price point,
- * amount and USD between commas), the nonce, transaction and cumulative amount (a comma after each), the request id,
+ * amount and USD between commas), the nonce, transaction, cumulative amount, ceiling and work (a comma after each), the request id,
  * the note; its key.
  */
 export type CsvBookRecord = [
@@ -261,6 +266,10 @@ export type BookRecord = [
   cumulative: string | null,
   requestId: string,
   note: string | null,
+  /** numeric as text: the price point the payment signed (its amount, on rows from before it was kept). */
+  ceiling: string,
+  /** The counted work as workCsvText writes it; null but for a call charged by its work. */
+  work: string | null,
 ];
 
 /** A refund to book (`SettlementLedger.recordRefund`). */

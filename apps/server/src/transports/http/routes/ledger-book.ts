@@ -44,6 +44,8 @@ export function ledgerEntryOf(row: SettledRow): LedgerEntry {
     nonce: row.nonce,
     transaction: row.transaction,
     cumulative: row.cumulative,
+    ceiling: row.ceiling,
+    work: row.work,
     settledAt: row.settledAt,
     requestId: row.requestId,
     note: row.note,
