@@ -242,7 +242,7 @@ export function createCommandContext(program: Command, deps: CliDeps): CommandCo
             : "";
         err.write(
           errStyle.dim(
-            `charged ${payment.amountUsd} USD over channel ${id} from ${payment.payer} · ` +
+            `charged ${payment.amountUsd}${ceilingOf(payment)} USD over channel ${id} from ${payment.payer} · ` +
               `${unitsToUsd(BigInt(payment.channel.balance) - BigInt(payment.channel.charged))} USD left in it${deposit}` +
               `${payment.receipt ? ` · receipt signed by ${payment.receipt.signer}` : ""}\n`,
           ),
@@ -261,4 +261,9 @@ export function createCommandContext(program: Command, deps: CliDeps): CommandCo
     },
     spinner: (label) => startSpinner(label, err),
   };
+}
+
+/** " of a 1.00" when the call was charged less than the price its payment signed (a metered charge), else "". */
+function ceilingOf(payment: Payment): string {
+  return BigInt(payment.ceiling) > BigInt(payment.amount) ? ` of a ${unitsToUsd(payment.ceiling)}` : "";
 }

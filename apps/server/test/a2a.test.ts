@@ -13,7 +13,7 @@ import {
   ServiceParameters,
   withA2AExtensions,
 } from "@a2a-js/sdk/client";
-import { ledgerReportSchema } from "@agent-tools/schema";
+import { ledgerReportSchema, meteredCharge } from "@agent-tools/schema";
 import { PaymentRequiredV2Schema } from "@x402/core/schemas";
 import type { PaymentRequired } from "@x402/core/types";
 import { computeChannelId, signVoucher } from "@x402/evm/batch-settlement/client";
@@ -246,7 +246,9 @@ describe("the A2A agent", () => {
     const price = BigInt(accept.amount);
     const config = scheme.buildChannelConfig(accept);
     const channelId = computeChannelId(config, network);
-    const voucher = await signVoucher(signer, channelId, (2n * price).toString(), network);
+    // One call charged by its work (one agent examined); the voucher signs that and this call's price on top.
+    const charge = meteredCharge({ upstreamReads: 0, itemsExamined: 1, blocksScanned: 0 }, price);
+    const voucher = await signVoucher(signer, channelId, (charge + price).toString(), network);
     const payment = {
       x402Version: 2,
       accepted: accept,
@@ -259,7 +261,10 @@ describe("the A2A agent", () => {
     const [receipt] = metadata[RECEIPTS] as Record<string, unknown>[];
     expect(receipt).toMatchObject({
       success: true,
-      extra: { channelState: { channelId, chargedCumulativeAmount: (2n * price).toString() } },
+      extra: {
+        chargedAmount: charge.toString(),
+        channelState: { channelId, chargedCumulativeAmount: (2n * charge).toString() },
+      },
     });
     expect(dataOf(done.artifacts[0]!.parts)).toMatchObject({ tokenId: 4 });
 
@@ -269,7 +274,7 @@ describe("the A2A agent", () => {
     expect(statusOf(refused).metadata[STATUS]).not.toBe("payment-completed");
     const rows = await t.db.query<{ method: string }>(
       "SELECT method FROM settlements WHERE channel_id = $1 AND cumulative = $2",
-      [channelId.toLowerCase(), (2n * price).toString()],
+      [channelId.toLowerCase(), (2n * charge).toString()],
     );
     expect(rows).toEqual([{ method: "A2A" }]);
   });

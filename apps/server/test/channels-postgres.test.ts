@@ -9,6 +9,7 @@ import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import type { PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { countWork } from "../src/metering/work-meter.js";
 import { createChannelFacilitator } from "../src/schemes/batch-settlement/channel-facilitator.js";
 import { createChannelScheme } from "../src/schemes/batch-settlement/channel-scheme.js";
 import type { RunningServer } from "../src/startup/server.js";
@@ -16,6 +17,7 @@ import { createChannelStore } from "../src/store/channels.js";
 import type { Database } from "../src/store/database.js";
 import { migrate } from "../src/store/migrations.js";
 import { openPostgres } from "../src/store/postgres.js";
+import { intelTool } from "../src/tools/intel.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
 import { skipPostgres, startTestPostgres, type TestPostgres } from "./helpers/test-postgres.js";
 
@@ -31,7 +33,17 @@ beforeAll(async () => {
   const url = await postgres!.createDatabase();
   const db = await openPostgres(url);
   await migrate(db);
-  t = await startPaidTestServer({ db });
+  // `/intel` here does a price point's worth of work or more, so that each call is charged its whole price (the
+  // ceiling) and three calls take the whole deposit: what is raced for is the balance (docs/channels.md).
+  t = await startPaidTestServer({
+    db,
+    tools: {
+      intel: async (params, context) => {
+        countWork("upstreamReads", 1_000);
+        return intelTool(params, context);
+      },
+    },
+  });
   // A second instance: its own pool on the same database, its own channel scheme, the same chain and settings.
   otherDb = await openPostgres(url);
   const { channels } = t.config;

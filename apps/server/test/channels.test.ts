@@ -13,6 +13,7 @@ import {
   ledgerPageSchema,
   MCP_PAYMENT_META,
   MCP_PAYMENT_RESPONSE_META,
+  meteredCharge,
   parsePaymentRefusal,
   settlementResponseSchema,
 } from "@agent-tools/schema";
@@ -100,6 +101,11 @@ const refusalOf = async (res: Response) =>
 const channelAccept = (required: PaymentRequired) =>
   required.accepts.find((accept) => accept.scheme === BATCH_SETTLEMENT_SCHEME) as PaymentRequirements;
 
+/** What `/intel` counts: one agent ranked against the collection's snapshot, no upstream read. */
+const intelWork = { upstreamReads: 0, itemsExamined: 1, blocksScanned: 0 };
+/** What an `/intel` call over a channel is charged under the price `price` signs: the published formula of its work. */
+const intelCharge = (price: bigint) => meteredCharge(intelWork, price);
+
 describe("the 402 offers a channel", () => {
   it("quotes batch-settlement beside exact at the same price, with the scheme's channel terms", async () => {
     const required = await quoteIntel();
@@ -121,6 +127,10 @@ describe("x402's channel client, unmodified", () => {
   it("deposits once, pays a run of calls with vouchers, and the service claims and sweeps them", async () => {
     const payer = channelPayer(5);
     const price = BigInt(channelAccept(await quoteIntel()).amount);
+    // Anonymous, the voucher signs the standard price, 1.00, and the call is charged 0.012 of it: 0.01 and one item.
+    expect(price).toBe(1_000_000n);
+    const charge = intelCharge(price);
+    expect(charge).toBe(12_000n);
     const before = await tokenBalance(payer.account.address);
     const settlements = [];
     for (let call = 0; call < 4; call += 1) {
@@ -136,14 +146,17 @@ describe("x402's channel client, unmodified", () => {
     expect(deposit).toBeGreaterThanOrEqual(4n * price);
     expect(await tokenBalance(payer.account.address)).toBe(before - deposit);
     const channelId = (settlements[3]!.extra as { channelState: { channelId: Hex } }).channelState.channelId;
-    expect(settlements.map((s) => (s.extra as { chargedAmount: string }).chargedAmount)).toEqual(
-      Array(4).fill(price.toString()),
+    // Each answer says what it was charged, of which ceiling, and the work it was charged for.
+    expect(settlements.map((s) => s.extra)).toEqual(
+      Array(4).fill(
+        expect.objectContaining({ chargedAmount: charge.toString(), ceiling: price.toString(), work: intelWork }),
+      ),
     );
     expect(
       settlements.map(
         (s) => (s.extra as { channelState: { chargedCumulativeAmount: string } }).channelState.chargedCumulativeAmount,
       ),
-    ).toEqual([1n, 2n, 3n, 4n].map((n) => (n * price).toString()));
+    ).toEqual([1n, 2n, 3n, 4n].map((n) => (n * charge).toString()));
     expect(await onChain(channelId)).toEqual({ balance: deposit, totalClaimed: 0n });
 
     // Every call is an entry of the book with its channel and cumulative amount.
@@ -151,14 +164,14 @@ describe("x402's channel client, unmodified", () => {
       "SELECT cumulative::text AS cumulative, status FROM settlements WHERE channel_id = $1 ORDER BY cumulative",
       [channelId],
     );
-    expect(entries).toEqual([1n, 2n, 3n, 4n].map((n) => ({ cumulative: (n * price).toString(), status: "settled" })));
+    expect(entries).toEqual([1n, 2n, 3n, 4n].map((n) => ({ cumulative: (n * charge).toString(), status: "settled" })));
 
     // One claim pass: the contract records what was charged, and the sweep pays it to payTo.
     const payToBefore = await tokenBalance(payTo());
     const pass = await t.channels!.claimer.claimNow();
     expect(pass).toMatchObject({ channels: 1, claims: 1 });
-    expect(await onChain(channelId)).toEqual({ balance: deposit, totalClaimed: 4n * price });
-    expect(await tokenBalance(payTo())).toBe(payToBefore + 4n * price);
+    expect(await onChain(channelId)).toEqual({ balance: deposit, totalClaimed: 4n * charge });
+    expect(await tokenBalance(payTo())).toBe(payToBefore + 4n * charge);
     // A second pass claims nothing again.
     expect(await t.channels!.claimer.claimNow()).toMatchObject({ channels: 0, claims: 0, swept: 0n });
 
@@ -166,18 +179,18 @@ describe("x402's channel client, unmodified", () => {
     const refundBefore = await tokenBalance(payer.account.address);
     const refunded = await payer.scheme.refund(`${t.server.url}/intel?tokenId=1`);
     expect(refunded.success).toBe(true);
-    expect(await tokenBalance(payer.account.address)).toBe(refundBefore + deposit - 4n * price);
-    expect(await onChain(channelId)).toEqual({ balance: 4n * price, totalClaimed: 4n * price });
+    expect(await tokenBalance(payer.account.address)).toBe(refundBefore + deposit - 4n * charge);
+    expect(await onChain(channelId)).toEqual({ balance: 4n * charge, totalClaimed: 4n * charge });
 
     // The operator's report shows the channel's money: deposited, charged, claimed, swept, refunded, none owed.
     const money = (amount: bigint) => ({ amount: amount.toString(), usd: formatUsd(amount.toString()) });
     expect((await ledgerReport(t.payments, { limit: 10 })).channels).toEqual({
       channels: 1,
       deposited: money(deposit),
-      charged: money(4n * price),
-      claimed: money(4n * price),
-      swept: money(4n * price),
-      refunded: money(deposit - 4n * price),
+      charged: money(4n * charge),
+      claimed: money(4n * charge),
+      swept: money(4n * charge),
+      refunded: money(deposit - 4n * charge),
       unclaimed: money(0n),
     });
   });
@@ -187,13 +200,13 @@ describe("x402's channel client, unmodified", () => {
     const first = await payer.intel(1);
     expect(first.status).toBe(200);
     const deposit = BigInt(decodePaymentResponseHeader(first.headers.get("payment-response")!).amount!);
-    const price = BigInt(channelAccept(await quoteIntel()).amount);
+    const charge = intelCharge(BigInt(channelAccept(await quoteIntel()).amount));
     const before = await tokenBalance(payer.account.address);
     const refunded = await payer.scheme.refund(`${t.server.url}/intel?tokenId=1`);
     expect(refunded.success).toBe(true);
-    expect(await tokenBalance(payer.account.address)).toBe(before + deposit - price);
+    expect(await tokenBalance(payer.account.address)).toBe(before + deposit - charge);
     const channelId = computeChannelId(payer.scheme.buildChannelConfig(channelAccept(await quoteIntel())), network());
-    expect(await onChain(channelId)).toEqual({ balance: price, totalClaimed: price });
+    expect(await onChain(channelId)).toEqual({ balance: charge, totalClaimed: charge });
     // The call's entry is booked under the refund's transaction, which claimed it.
     const [entry] = await t.db.query<{ transaction: string }>(
       "SELECT transaction FROM settlements WHERE channel_id = $1",
@@ -210,10 +223,10 @@ describe("x402's channel client, unmodified", () => {
     const res = await payer.intel(3);
     expect(res.status).toBe(200);
     const settlement = decodePaymentResponseHeader(res.headers.get("payment-response")!);
-    const price = BigInt(channelAccept(await quoteIntel()).amount);
+    const charge = intelCharge(BigInt(channelAccept(await quoteIntel()).amount));
     expect(
       (settlement.extra as { channelState: { chargedCumulativeAmount: string } }).channelState.chargedCumulativeAmount,
-    ).toBe((2n * price).toString());
+    ).toBe((2n * charge).toString());
   });
 });
 
@@ -235,9 +248,11 @@ describe("over MCP", () => {
       const accept = channelAccept(quote);
       expect(accept).toBeDefined();
       const price = BigInt(accept.amount);
+      const charge = intelCharge(price);
       const config = payer.scheme.buildChannelConfig(accept);
       const channelId = computeChannelId(config, network());
-      const voucher = await signVoucher(payer.signer, channelId, (2n * price).toString(), network());
+      // The voucher signs what was charged so far and this call's price on top: a ceiling.
+      const voucher = await signVoucher(payer.signer, channelId, (charge + price).toString(), network());
       const payment = {
         x402Version: 2,
         accepted: accept,
@@ -252,7 +267,10 @@ describe("over MCP", () => {
       expect(settlementResponseSchema.safeParse(settlement).success).toBe(true);
       expect(settlement).toMatchObject({
         success: true,
-        extra: { channelState: { channelId, chargedCumulativeAmount: (2n * price).toString() } },
+        extra: {
+          chargedAmount: charge.toString(),
+          channelState: { channelId, chargedCumulativeAmount: (2n * charge).toString() },
+        },
       });
       // Sent again, the same voucher is refused as x402's server refuses it, out of step with the channel (whose
       // charged total moved past it): the channel was charged once.
@@ -260,7 +278,7 @@ describe("over MCP", () => {
       expect(parsePaymentRefusal(again.error).reason).toBe("invalid_batch_settlement_evm_cumulative_amount_mismatch");
       const [entry] = await t.db.query<{ method: string; status: string }>(
         "SELECT method, status FROM settlements WHERE channel_id = $1 AND cumulative = $2",
-        [channelId.toLowerCase(), (2n * price).toString()],
+        [channelId.toLowerCase(), (2n * charge).toString()],
       );
       expect(entry).toEqual({ method: "MCP", status: "settled" });
     } finally {
@@ -322,7 +340,8 @@ describe("the operator's book", () => {
         charged: channelState.chargedCumulativeAmount,
       });
     }
-    expect(calls.map((call) => call.charged)).toEqual([price.toString(), (2n * price).toString()]);
+    const charge = intelCharge(price);
+    expect(calls.map((call) => call.charged)).toEqual([charge.toString(), (2n * charge).toString()]);
     // And a call paid with an `exact` authorization.
     const exact = await t.post("/intel", { tokenId: 1 }, { "PAYMENT-SIGNATURE": await t.pay(2, await quoteIntel()) });
     expect(exact.status, await refusalOf(exact)).toBe(200);
@@ -336,14 +355,20 @@ describe("the operator's book", () => {
     const rowOf = (requestId: string) => csv.filter((row) => row.requestId === requestId);
     for (const call of calls) {
       const shown = { kind: "payment", nonce: call.channelId, transaction: call.transaction, cumulative: call.charged };
-      expect(entryOf(call.requestId)).toEqual([expect.objectContaining(shown)]);
-      expect(rowOf(call.requestId)).toEqual([expect.objectContaining(shown)]);
+      // Charged by its work, under the ceiling its voucher signed: both in the book and its export.
+      const charged = { amount: charge.toString(), ceiling: price.toString() };
+      expect(entryOf(call.requestId)).toEqual([expect.objectContaining({ ...shown, ...charged, work: intelWork })]);
+      expect(rowOf(call.requestId)).toEqual([
+        expect.objectContaining({ ...shown, ...charged, work: "upstreamReads:0 itemsExamined:1 blocksScanned:0" }),
+      ]);
     }
     // The second call's money is not claimed yet: no transaction, its cumulative amount all the same.
     expect(calls[1]!.transaction).toBe("");
     // An `exact` payment has no cumulative amount: null in the book, an empty field in the CSV.
-    expect(entryOf(exactRequestId)).toEqual([expect.objectContaining({ kind: "payment", cumulative: null })]);
-    expect(rowOf(exactRequestId)).toEqual([expect.objectContaining({ kind: "payment", cumulative: "" })]);
+    // It is charged its price point, the ceiling itself, and counts no work.
+    const exactShown = { kind: "payment", amount: price.toString(), ceiling: price.toString() };
+    expect(entryOf(exactRequestId)).toEqual([expect.objectContaining({ ...exactShown, cumulative: null, work: null })]);
+    expect(rowOf(exactRequestId)).toEqual([expect.objectContaining({ ...exactShown, cumulative: "", work: "" })]);
   });
 });
 
@@ -380,7 +405,10 @@ describe("vouchers the service refuses", () => {
     };
     const voucher = (amount: bigint, signer = payer.signer) =>
       signVoucher(signer, channelId, amount.toString(), network());
-    return { payer, accept, config, channelId, price: BigInt(accept.amount), send, voucher };
+    const price = BigInt(accept.amount);
+    // One call charged: the next voucher signs that charge and one price on top.
+    const charge = intelCharge(price);
+    return { payer, accept, config, channelId, price, charge, next: charge + price, send, voucher };
   }
 
   const reasonOf = async (res: Response) => {
@@ -391,7 +419,7 @@ describe("vouchers the service refuses", () => {
 
   it("a voucher sent again is refused with the corrective 402; the channel is charged once", async () => {
     const c = await openChannel(7);
-    const next = await c.voucher(2n * c.price);
+    const next = await c.voucher(c.next);
     const first = await c.send({ type: "voucher", channelConfig: c.config, voucher: next });
     expect(first.status).toBe(200);
     // As x402's own server answers a voucher whose total is not the charged total plus the price: with where the
@@ -401,14 +429,15 @@ describe("vouchers the service refuses", () => {
     expect(reason).toBe("invalid_batch_settlement_evm_cumulative_amount_mismatch");
     const corrective = required.accepts.find((accept) => accept.scheme === "batch-settlement")!;
     expect(corrective.extra).toMatchObject({
-      channelState: { chargedCumulativeAmount: (2n * c.price).toString() },
-      voucherState: { signedMaxClaimable: (2n * c.price).toString(), signature: next.signature },
+      // Charged by its work, the channel's total is below what the payer's latest voucher signed, which is kept.
+      channelState: { chargedCumulativeAmount: (2n * c.charge).toString() },
+      voucherState: { signedMaxClaimable: c.next.toString(), signature: next.signature },
     });
   });
 
   it("a voucher naming a payment identifier, sent again, has its answer again and is charged once", async () => {
     const c = await openChannel(7, `0x${"11".repeat(32)}`);
-    const next = await c.voucher(2n * c.price);
+    const next = await c.voucher(c.next);
     const extensions = { "payment-identifier": { info: { required: false, id: `channel-call-${Date.now()}` } } };
     const first = await c.send({ type: "voucher", channelConfig: c.config, voucher: next }, c.accept, extensions);
     expect(first.status).toBe(200);
@@ -419,7 +448,7 @@ describe("vouchers the service refuses", () => {
       "SELECT charged::text AS charged FROM channels WHERE channel_id = $1",
       [c.channelId.toLowerCase()],
     );
-    expect(row?.charged).toBe((2n * c.price).toString());
+    expect(row?.charged).toBe((2n * c.charge).toString());
   });
 
   it("a stale voucher gets the corrective 402 with the channel's state and the payer's last voucher", async () => {
@@ -429,7 +458,7 @@ describe("vouchers the service refuses", () => {
     expect(reason).toBe("invalid_batch_settlement_evm_cumulative_amount_mismatch");
     expect(required.error).toBe("invalid_batch_settlement_evm_cumulative_amount_mismatch");
     const extra = channelAccept(required).extra as Record<string, Record<string, unknown>>;
-    expect(extra.channelState).toMatchObject({ channelId: c.channelId, chargedCumulativeAmount: c.price.toString() });
+    expect(extra.channelState).toMatchObject({ channelId: c.channelId, chargedCumulativeAmount: c.charge.toString() });
     expect(extra.voucherState).toMatchObject({ signedMaxClaimable: c.price.toString() });
   });
 
@@ -470,7 +499,7 @@ describe("vouchers the service refuses", () => {
     const res = await c.send({
       type: "refund",
       channelConfig: c.config,
-      voucher: await c.voucher(c.price),
+      voucher: await c.voucher(c.charge),
       amount: balance.toString(),
     });
     expect((await reasonOf(res)).reason).toBe("invalid_batch_settlement_evm_refund_amount_invalid");
@@ -479,7 +508,7 @@ describe("vouchers the service refuses", () => {
 
   it("two calls at once on one channel: one is charged, the other refused, never more than one price", async () => {
     const c = await openChannel(1);
-    const next = await c.voucher(2n * c.price);
+    const next = await c.voucher(c.next);
     const [a, b] = await Promise.all([
       c.send({ type: "voucher", channelConfig: c.config, voucher: next }),
       c.send({ type: "voucher", channelConfig: c.config, voucher: next }),
@@ -489,7 +518,7 @@ describe("vouchers the service refuses", () => {
       "SELECT charged::text AS charged FROM channels WHERE channel_id = $1",
       [c.channelId.toLowerCase()],
     );
-    expect(row?.charged).toBe((2n * c.price).toString());
+    expect(row?.charged).toBe((2n * c.charge).toString());
   });
 });
 
@@ -518,7 +547,7 @@ describe("the claim policy", () => {
     // The batch of both is refused; claimed one at a time, the good one goes through.
     const pass = await t.channels!.claimer.claimNow();
     expect(pass).toMatchObject({ channels: 1, claims: 1 });
-    expect(await onChain(idOf(good))).toMatchObject({ totalClaimed: price });
+    expect(await onChain(idOf(good))).toMatchObject({ totalClaimed: intelCharge(price) });
     expect(await onChain(idOf(bad))).toMatchObject({ totalClaimed: 0n });
     // Set aside: the next pass does not try it again, and claims nothing.
     expect(await t.channels!.claimer.claimNow()).toMatchObject({ channels: 0, claims: 0 });
@@ -532,7 +561,7 @@ describe("the claim policy", () => {
       await t.channels!.claimer.claimNow();
       passes += 1;
     }
-    expect(await onChain(idOf(bad))).toMatchObject({ totalClaimed: price });
+    expect(await onChain(idOf(bad))).toMatchObject({ totalClaimed: intelCharge(price) });
     expect(passes).toBeGreaterThan(2);
   });
 });
@@ -544,6 +573,7 @@ describe("a payer's timed withdrawal", () => {
     for (let call = 0; call < 5; call += 1) expect((await payer.intel(call + 1)).status).toBe(200);
     const accept = channelAccept(await quoteIntel());
     const price = BigInt(accept.amount);
+    const charge = intelCharge(price);
     const config = payer.scheme.buildChannelConfig(accept);
     const channelId = computeChannelId(config, network());
     const { balance } = await onChain(channelId);
@@ -562,7 +592,7 @@ describe("a payer's timed withdrawal", () => {
     // The next claim pass sees the withdrawal, and claims the channel's five calls.
     const pass = await t.channels!.claimer.claimNow();
     expect(pass).toMatchObject({ withdrawals: 1 });
-    expect(await onChain(channelId)).toEqual({ balance, totalClaimed: 5n * price });
+    expect(await onChain(channelId)).toEqual({ balance, totalClaimed: 5n * charge });
     // The channel takes no more vouchers meanwhile.
     const refused = await payer.intel(9);
     expect(refused.status).toBe(402);
@@ -585,8 +615,8 @@ describe("a payer's timed withdrawal", () => {
         args: [contractConfig],
       }),
     });
-    expect(await tokenBalance(payer.account.address)).toBe(before + balance - 5n * price);
-    expect(await onChain(channelId)).toEqual({ balance: 5n * price, totalClaimed: 5n * price });
+    expect(await tokenBalance(payer.account.address)).toBe(before + balance - 5n * charge);
+    expect(await onChain(channelId)).toEqual({ balance: 5n * charge, totalClaimed: 5n * charge });
 
     // The next pass sees the withdrawal ended: the channel is as the chain says, and a voucher is refused for the
     // balance it is above, no longer for a withdrawal.
@@ -595,9 +625,10 @@ describe("a payer's timed withdrawal", () => {
       "SELECT balance::text AS balance, withdraw_requested_at::text AS withdraw_requested_at FROM channels WHERE channel_id = $1",
       [channelId.toLowerCase()],
     );
-    expect(row).toEqual({ balance: (5n * price).toString(), withdraw_requested_at: "0" });
+    expect(row).toEqual({ balance: (5n * charge).toString(), withdraw_requested_at: "0" });
     const required = await quoteIntel();
-    const voucher = await signVoucher(payer.signer, channelId, (6n * price).toString(), network());
+    // In step with the charged total, and one price above the balance left.
+    const voucher = await signVoucher(payer.signer, channelId, (5n * charge + price).toString(), network());
     const payment: PaymentPayload = {
       x402Version: 2,
       accepted: accept,

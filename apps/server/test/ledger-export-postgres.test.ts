@@ -5,7 +5,7 @@
  */
 import { once } from "node:events";
 import { get, type IncomingMessage } from "node:http";
-import { LEDGER_EXPORT_PATH, type LedgerEntry, ledgerEntrySchema } from "@agent-tools/schema";
+import { LEDGER_EXPORT_PATH, type LedgerEntry, ledgerEntrySchema, parseWorkText } from "@agent-tools/schema";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../src/store/database.js";
@@ -32,18 +32,21 @@ describe.skipIf(withoutPostgres)("the CSV export on Postgres", () => {
     await migrate(db);
     t = await startPaidTestServer({ db });
     // Settled payments of the last hour, written straight into the book; one request id a spreadsheet would run. Every
-    // fifth is a call paid over a channel, with its voucher's cumulative amount; every tenth not claimed yet.
+    // fifth is a call paid over a channel, with its voucher's cumulative amount, charged by its work under a 1.00
+    // ceiling; every tenth not claimed yet.
     const asset = t.devnet.deployment.addresses.usdToken;
     const payer = t.devnet.deployment.accounts[3]!.address;
     await db.query(
       `INSERT INTO settlements (payment_key, payer, nonce, asset, network, pay_to, amount, valid_before, claimed_at,
          status, route, method, token_id, caller, price_point, transaction, settled_at, request_id, channel_id,
-         cumulative)
+         cumulative, ceiling, work)
        SELECT 'export-' || i, $1, '0x' || lpad(to_hex(i), 64, '0'), $2, $3, $1, 10000, now(), now(), 'settled',
          '/intel', 'POST', 1, CASE WHEN i % 3 = 0 THEN $1 END, 'standard',
          CASE WHEN i % 10 = 0 THEN '' ELSE '0x' || lpad(to_hex(i), 64, '0') END,
          date_trunc('milliseconds', now()) - interval '1 hour' + i * interval '1 millisecond', CASE WHEN i = 7 THEN '=1+1' ELSE 'req-' || i END,
-         CASE WHEN i % 5 = 0 THEN '0x' || lpad(to_hex(i), 64, '0') END, CASE WHEN i % 5 = 0 THEN i * 10000 END
+         CASE WHEN i % 5 = 0 THEN '0x' || lpad(to_hex(i), 64, '0') END, CASE WHEN i % 5 = 0 THEN i * 10000 END,
+         CASE WHEN i % 5 = 0 THEN 1000000 END,
+         CASE WHEN i % 5 = 0 THEN 'upstreamReads:0 itemsExamined:0 blocksScanned:0' END
        FROM generate_series(1, $4::int) AS i`,
       [payer.toLowerCase(), asset, `eip155:${t.devnet.l2.chainId}`, ENTRIES],
     );
@@ -89,6 +92,7 @@ describe.skipIf(withoutPostgres)("the CSV export on Postgres", () => {
         tokenId: Number(row.tokenId),
         caller: row.caller || null,
         cumulative: row.cumulative || null,
+        work: row.work ? parseWorkText(row.work) : null,
       })),
     ).toEqual(
       // A request id a spreadsheet would run is written behind an apostrophe.
@@ -105,8 +109,12 @@ describe.skipIf(withoutPostgres)("the CSV export on Postgres", () => {
     // A call over a channel: its cumulative amount after its transaction, which is empty until it is claimed.
     expect(rows[4]).toMatchObject({ transaction: `0x${"5".padStart(64, "0")}`, cumulative: "50000" });
     expect(rows[9]).toMatchObject({ transaction: "", cumulative: "100000" });
+    // Its ceiling and work after it; an exact payment's ceiling is its amount, and its work empty.
+    expect(rows[4]).toMatchObject({ ceiling: "1000000", work: "upstreamReads:0 itemsExamined:0 blocksScanned:0" });
+    expect(rows[3]).toMatchObject({ ceiling: "10000", work: "" });
+    expect(entries[4]!.work).toEqual({ upstreamReads: 0, itemsExamined: 0, blocksScanned: 0 });
     // Its empty transaction written as the CSV export writes an empty field, unquoted.
-    const tail = `,0x${"a".padStart(64, "0")},,100000,req-10,`;
+    const tail = `,0x${"a".padStart(64, "0")},,100000,1000000,upstreamReads:0 itemsExamined:0 blocksScanned:0,req-10,`;
     expect(csv.split("\r\n")[10]!.slice(-tail.length)).toBe(tail);
   });
 

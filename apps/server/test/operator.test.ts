@@ -695,19 +695,27 @@ describe("the operator console in a real browser", () => {
     expect(rows).toEqual([
       "channels1",
       "deposited by payers3.00",
-      "charged for answered calls2.00",
+      // Each call charged 0.012 by its work (one agent examined) under a 1.00 ceiling; the totals are to the cent.
+      "charged for answered calls0.02",
       "claimed on chain0.00",
       "swept to the payee0.00",
       "refunded to payers0.00",
-      "charged, not yet claimed2.00",
+      "charged, not yet claimed0.02",
     ]);
-    expect(await page.locator('[data-table="channels"] .warn').textContent()).toBe("2.00");
+    expect(await page.locator('[data-table="channels"] .warn').textContent()).toBe("0.02");
+    // A call's own amount is to the last unit, with the ceiling it was charged under and, in its title, its work.
+    const charged = page.locator('span[title^="charged by the work done"]').first();
+    expect(await charged.textContent()).toBe("of $1.00");
+    expect(await charged.getAttribute("title")).toBe(
+      "charged by the work done: 0 upstream reads, 1 items examined, 0 blocks scanned",
+    );
+    expect(await page.locator("td", { has: charged }).first().textContent()).toBe("$0.012 of $1.00");
     // The voucher's call is listed with the payments, its transaction the claim to come.
     expect(await page.locator('[data-transaction=""]').first().textContent()).toBe("channel, not yet claimed");
     // Its title gives the voucher's cumulative amount: the channel's charged total with this, the second call.
     expect(await page.locator('[data-transaction=""] [title]').first().getAttribute("title")).toBe(
       "paid over a channel: its transaction is the claim that takes its money; the channel's charged total with " +
-        "this call: $2.00",
+        "this call: $0.024",
     );
     await page.screenshot({ path: `${SCREENSHOTS}channels.png`, fullPage: true });
     await page.context().close();

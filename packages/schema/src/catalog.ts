@@ -1,7 +1,7 @@
 import { requestJsonSchema, responseJsonSchema } from "./json-schema.js";
-import { meteredPricing } from "./pricing.js";
 import { paidRoutes, routeMethod, type ToolRoute } from "./paid-routes.js";
 import { type PaymentTerms, routePaymentRequirements } from "./payment-terms.js";
+import { meteredPricing } from "./pricing.js";
 import { SERVICE_DESCRIPTION, SERVICE_DISPLAY_NAME, SERVICE_ICON_PATH } from "./service.js";
 import type { PaymentCatalog } from "./x402.js";
 

@@ -104,8 +104,16 @@ const bytes32Schema = z
 /** The work a metered call's answer took (CountedWork), as the ledger and the settlement carry it. */
 export const countedWorkSchema = z
   .object({
-    upstreamReads: z.number().int().min(0).meta({ description: "Reads of the marketplace and market-data aggregator." }),
-    itemsExamined: z.number().int().min(0).meta({ description: "Drops, collections, tokens, pairs or missions looked at." }),
+    upstreamReads: z
+      .number()
+      .int()
+      .min(0)
+      .meta({ description: "Reads of the marketplace and market-data aggregator." }),
+    itemsExamined: z
+      .number()
+      .int()
+      .min(0)
+      .meta({ description: "Drops, collections, tokens, pairs or missions looked at." }),
     blocksScanned: z.number().int().min(0).meta({ description: "Blocks of the B20 chain the answer covers." }),
   })
   .meta({ id: "CountedWork" });
@@ -160,7 +168,7 @@ export const ledgerEntrySchema = z
     }),
     work: countedWorkSchema.nullable().meta({
       description:
-        "What the answer took, for a call charged by the work done (docs/api.md, \"Prices by the work done\"): " +
+        'What the answer took, for a call charged by the work done (docs/api.md, "Prices by the work done"): ' +
         "`amount` is the published formula of it. Null for an `exact` payment and a refund.",
     }),
     settledAt: isoDateTimeSchema.meta({

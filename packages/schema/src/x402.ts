@@ -67,7 +67,9 @@ const usdText = z.string().regex(/^\d+\.\d{2,6}$/);
 /** A metered price as published (`meteredPricing`): the schemes, the formula and its rates in USD. */
 export const meteredPricingSchema = z
   .object({
-    schemes: z.array(z.string()).meta({ description: "The schemes charged by the work done: a payment signs a ceiling." }),
+    schemes: z
+      .array(z.string())
+      .meta({ description: "The schemes charged by the work done: a payment signs a ceiling." }),
     formula: z.string(),
     rates: z.object({ base: usdText, upstreamRead: usdText, itemExamined: usdText, thousandBlocks: usdText }),
     min: usdText.meta({ description: "The lowest charge, USD; the highest is the price point quoted." }),

@@ -330,9 +330,10 @@ export type SettledPaymentParameters = Parameters<typeof readSettlement>[1];
 
 /**
  * The payment of a paid answer: the call's hold is settled, then its settlement is read and its receipt checked
- * (`readSettlement`; `data` rides on an `InvalidReceiptError`). What counts against the limits is the price the
- * payment authorized, never less: the charge a settlement reports is the service's word, and a voucher signed for
- * the price lets the service claim all of it whatever it reports.
+ * (`readSettlement`; `data` rides on an `InvalidReceiptError`). What counts against the limits: over a channel, the
+ * charge the service reports, since each voucher signs the total charged so far plus one price, so a service that
+ * reported less than it took can claim at most one price more than was counted, once (docs/decisions.md, "The
+ * client's payment policy"); for any other payment, the price it authorized, never less.
  */
 export async function settledPayment(
   hold: SpendHold,
@@ -342,7 +343,8 @@ export async function settledPayment(
 ): Promise<Payment> {
   const authorized = BigInt(paid.requirement.amount);
   const charged = chargedUnits(settlement, paid.requirement);
-  await hold.settle(charged > authorized ? charged : authorized);
+  const counted = paid.requirement.scheme === CHANNEL_SCHEME ? charged : charged > authorized ? charged : authorized;
+  await hold.settle(counted);
   return readSettlement(settlement, paid, data);
 }
 

@@ -1,4 +1,10 @@
-import { type PaymentRequired, type PaymentRequirements, parsePaymentRefusal } from "@agent-tools/schema";
+import {
+  type CountedWork,
+  countedWorkSchema,
+  type PaymentRequired,
+  type PaymentRequirements,
+  parsePaymentRefusal,
+} from "@agent-tools/schema";
 import { x402Client } from "@x402/core/client";
 import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import { toClientEvmSigner } from "@x402/evm";
@@ -15,10 +21,20 @@ export { unitsToUsd, usdToUnits } from "./units.js";
 
 /** What a paid call cost, from the service's `PAYMENT-RESPONSE`. */
 export interface Payment {
-  /** Amount in the asset's smallest unit (6 decimals). */
+  /** What the call was charged, in the asset's smallest unit (6 decimals). */
   amount: string;
   /** The same in USD, for example "0.01". */
   amountUsd: string;
+  /**
+   * The price the payment signed, in units: what an `exact` payment is charged (then equal to `amount`), and the most
+   * a call over a metered scheme (a channel) could be charged.
+   */
+  ceiling: string;
+  /**
+   * What the call's answer took, when it was charged by the work done (the service's docs/api.md, "Prices by the
+   * work done"): `amount` is the service's published formula of it. Absent for an `exact` payment.
+   */
+  work?: CountedWork;
   asset: string;
   /** CAIP-2 payment network. */
   network: string;
@@ -172,6 +188,8 @@ export async function readSettlement(
   const payment: Payment = {
     amount,
     amountUsd: unitsToUsd(amount),
+    ceiling: paid.requirement.amount,
+    ...(workOf(settlement) ? { work: workOf(settlement)! } : {}),
     asset: paid.requirement.asset,
     network: settlement.network,
     transaction: settlement.transaction,
@@ -198,6 +216,12 @@ export async function readSettlement(
   });
   if (typeof checked === "string") throw new InvalidReceiptError(checked, { data, payment });
   return { ...payment, receipt: checked ?? null };
+}
+
+/** The counted work a metered settlement reports (`extra.work`), when it is well formed. */
+function workOf(settlement: SettlementFields): CountedWork | undefined {
+  const parsed = countedWorkSchema.safeParse(settlement.extra?.work);
+  return parsed.success ? parsed.data : undefined;
 }
 
 /** The channel state a settlement over a channel carries, when it is one. */

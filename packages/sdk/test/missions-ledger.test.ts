@@ -115,6 +115,8 @@ const ledgerReport: LedgerReport = {
       nonce: `0x${"ef".repeat(32)}`,
       transaction: `0x${"cd".repeat(32)}`,
       cumulative: null,
+      ceiling: "10000",
+      work: null,
       settledAt: "2026-11-22T11:59:00.000Z",
       requestId: "req-1",
       note: null,

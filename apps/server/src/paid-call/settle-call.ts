@@ -16,8 +16,8 @@ import {
 } from "./call-bookkeeping.js";
 import { paidResourceUrl } from "./challenge.js";
 import type { AdmittedCall, PaidCallContext, Settlement } from "./paid-call-types.js";
-import type { MeteredCharge } from "./payment-scheme.js";
 import { keptAnswer } from "./payment-identifier.js";
+import type { MeteredCharge } from "./payment-scheme.js";
 
 /**
  * Takes the payment of a call whose tool answered; the ledger records it (and the answer, for a call that named a

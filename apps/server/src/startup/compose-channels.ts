@@ -116,6 +116,7 @@ export function channelParts(
     maxLogRange: BigInt(config.rpcMaxLogRange),
     intervalMs: settings.claimIntervalMs,
     instance: deps.instance,
+    onWithdrawal: (channelId) => scheme.forget(channelId),
     holdMs: settings.holdMs,
     now,
     ...(deps.logger ? { logger: deps.logger } : {}),

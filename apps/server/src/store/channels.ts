@@ -4,9 +4,10 @@
  * refund holding it. A call's charge is written only when the call answered, if the channel is still as the call
  * found it (docs/channels.md).
  */
+
+import { type CountedWork, workCsvText } from "@agent-tools/schema";
 import type { Database, Queryable } from "./database.js";
 import { groupWrites } from "./group-writes.js";
-import { type CountedWork, workCsvText } from "@agent-tools/schema";
 import type { SettlementClaim } from "./ledger/types.js";
 
 /** A channel as the service keeps it; amounts in the asset's base units. */

@@ -1,5 +1,6 @@
 import type { ToolOutput, ToolParams } from "@agent-tools/schema";
 import { ServiceError, uncharged } from "../errors/service-error.js";
+import { countWork } from "../metering/work-meter.js";
 import { chainName } from "../upstream/marketplace/chains.js";
 import { createMarketplaceDrops } from "../upstream/marketplace/drops.js";
 import { collectDropSet, type DropSet } from "./drops/collect.js";
@@ -9,7 +10,6 @@ import { exclusionPhrase, feedPhrase, stagePhrase } from "./drops/wording.js";
 import type { Tool, ToolDeps } from "./types.js";
 import { requireWallet } from "./wallet.js";
 import { plural, shortAddress, someOf } from "./wording.js";
-import { countWork } from "../metering/work-meter.js";
 
 type Entry = ToolOutput<"allowlistScan">["eligible"][number];
 

@@ -6,13 +6,13 @@
  */
 import { type ToolOutput, usdCompactText, usdPriceText } from "@agent-tools/schema";
 import { ServiceError, uncharged } from "../errors/service-error.js";
+import { countWork } from "../metering/work-meter.js";
 import { chainProfile, classifyToken, type TokenClass } from "../upstream/market-data/known-tokens.js";
 import { marketOfToken, mostActiveTokens, type TokenMarket } from "../upstream/market-data/pairs.js";
 import { move, riskSentence } from "./market-format.js";
 import { assessRisk, type Risk } from "./risk.js";
 import type { Tool, ToolDeps } from "./types.js";
 import { count, plural, shortAddress } from "./wording.js";
-import { countWork } from "../metering/work-meter.js";
 
 type RadarToken = ToolOutput<"altchainRadar">["tokens"][number];
 

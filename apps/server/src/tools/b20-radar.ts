@@ -8,12 +8,12 @@ import { type ToolOutput, usdCompactText, usdPriceText } from "@agent-tools/sche
 import type { Address } from "viem";
 import type { B20Scan, B20TokenRecord } from "../chain/b20-scanner.js";
 import { ServiceError, uncharged } from "../errors/service-error.js";
+import { countWork } from "../metering/work-meter.js";
 import { marketOfToken, marketsOfTokens, type TokenMarket } from "../upstream/market-data/pairs.js";
 import { blockSpan, move, riskSentence } from "./market-format.js";
 import { assessRisk, type Risk } from "./risk.js";
 import type { Tool, ToolDeps } from "./types.js";
 import { count, listOf, plural, someOf } from "./wording.js";
-import { countWork } from "../metering/work-meter.js";
 
 /** Seconds between blocks of the B20 chain (Base), for saying how long a block window is. */
 export const B20_BLOCK_SECONDS = 2;

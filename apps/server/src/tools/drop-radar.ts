@@ -1,4 +1,5 @@
 import type { ToolOutput, ToolParams } from "@agent-tools/schema";
+import { countWork } from "../metering/work-meter.js";
 import { chainName } from "../upstream/marketplace/chains.js";
 import type { DropStageInfo } from "../upstream/marketplace/drop-shapes.js";
 import { createMarketplaceDrops, type MarketplaceDrops } from "../upstream/marketplace/drops.js";
@@ -9,7 +10,6 @@ import { dropPhrase, exclusionPhrase, feedPhrase } from "./drops/wording.js";
 import type { Tool, ToolDeps } from "./types.js";
 import { requireWallet, resolveWallet } from "./wallet.js";
 import { plural, shortAddress, someOf } from "./wording.js";
-import { countWork } from "../metering/work-meter.js";
 
 type Drop = ToolOutput<"dropRadar">["drops"][number];
 type WalletEligibility = Drop["walletEligibility"];

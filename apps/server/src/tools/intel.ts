@@ -3,9 +3,9 @@ import { type Clearance, clearanceMeets, clearances, type ToolName, toolNames, t
 import { agentName, EDITION } from "../agents/agent-records.js";
 import type { CollectionIndex, IndexedToken } from "../chain/collection-index.js";
 import { ServiceError, uncharged } from "../errors/service-error.js";
+import { countWork } from "../metering/work-meter.js";
 import type { Tool } from "./types.js";
 import { listOf } from "./wording.js";
-import { countWork } from "../metering/work-meter.js";
 
 /* ----------------------------------------------------------------------------------------------------------- */
 /*                                    Trait census of the revealed collection                                   */

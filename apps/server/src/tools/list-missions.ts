@@ -1,7 +1,7 @@
 import type { Mission, MissionStatus } from "@agent-tools/schema";
+import { countWork } from "../metering/work-meter.js";
 import type { MissionCounts, MissionQueue } from "../store/mission-queue.js";
 import type { Tool } from "./types.js";
-import { countWork } from "../metering/work-meter.js";
 
 function countsPhrase(counts: MissionCounts): string {
   const parts = (Object.entries(counts) as [MissionStatus, number][])

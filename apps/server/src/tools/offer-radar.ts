@@ -1,5 +1,6 @@
 import type { ToolOutput } from "@agent-tools/schema";
 import { ServiceError, uncharged } from "../errors/service-error.js";
+import { countWork } from "../metering/work-meter.js";
 import type { Amount, Currency } from "../upstream/marketplace/amounts.js";
 import {
   getBestListings,
@@ -11,7 +12,6 @@ import { isLive, type MarketListing, type MarketOffer } from "../upstream/market
 import { formatPriceWithUsd, toPrice, usdRate } from "./market-prices.js";
 import type { Tool, ToolDeps } from "./types.js";
 import { plural } from "./wording.js";
-import { countWork } from "../metering/work-meter.js";
 
 type OfferRadarOutput = ToolOutput<"offerRadar">;
 type Entry = OfferRadarOutput["collections"][number];

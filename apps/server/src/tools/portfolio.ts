@@ -1,6 +1,7 @@
 import { type ToolOutput, usdAmountText } from "@agent-tools/schema";
 import type { Address } from "viem";
 import { ServiceError, uncharged } from "../errors/service-error.js";
+import { countWork } from "../metering/work-meter.js";
 import { type AccountNft, getAccountNfts, getOffersReceived } from "../upstream/marketplace/accounts.js";
 import type { Currency } from "../upstream/marketplace/amounts.js";
 import { MARKETPLACE_EVM_CHAINS } from "../upstream/marketplace/chains.js";
@@ -15,7 +16,6 @@ import { formatPriceWithUsd, type Price, roundUsd, toPrice } from "./market-pric
 import type { Tool, ToolDeps } from "./types.js";
 import { requireWallet } from "./wallet.js";
 import { plural, shortAddress } from "./wording.js";
-import { countWork } from "../metering/work-meter.js";
 
 type PortfolioOutput = ToolOutput<"portfolio">;
 type PortfolioNft = PortfolioOutput["nfts"][number];

@@ -38,6 +38,11 @@ export interface ChannelClaimerParameters {
   logger?: Logger;
   /** Told after each pass that claimed or swept something. */
   onPass?: (pass: ClaimPass) => void;
+  /**
+   * Told of each channel whose payer started a timed withdrawal, once marked in the store: this instance's scheme
+   * forgets what it knew of it, so that its next voucher is refused before its tool runs.
+   */
+  onWithdrawal?: (channelId: string) => void;
 }
 
 /** What one pass did. */
@@ -115,6 +120,7 @@ export function createChannelClaimer(parameters: ChannelClaimerParameters): Chan
           refundNonce: channel.refundNonce,
           withdrawRequestedAt: started > 0 ? started : Math.floor(parameters.now().getTime() / 1000),
         });
+        parameters.onWithdrawal?.(channel.channelId);
         logger?.warn(
           { channelId: channel.channelId },
           "a payer started a timed withdrawal: its channel is claimed now",

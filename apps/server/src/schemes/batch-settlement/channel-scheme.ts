@@ -8,12 +8,7 @@
 import type { PaymentRefusalReason, PaymentRequirements } from "@agent-tools/schema";
 import type { PaymentPayload, SettleResponse } from "@x402/core/types";
 import { type Address, getAddress, type Hex, type LocalAccount, zeroAddress } from "viem";
-import type {
-  MeteredCharge,
-  PaymentScheme,
-  SchemeOperation,
-  SchemeRefusal,
-} from "../../paid-call/payment-scheme.js";
+import type { MeteredCharge, PaymentScheme, SchemeOperation, SchemeRefusal } from "../../paid-call/payment-scheme.js";
 import type { Facilitator } from "../../settlement/facilitator.js";
 import type { ChainChannelState, ChannelRecord, ChannelStore } from "../../store/channels.js";
 import type { SettlementClaim } from "../../store/settlement-ledger.js";
@@ -160,7 +155,10 @@ function facilitatorRefusal(invalidReason: string | undefined): SchemeRefusal {
       };
 }
 
-export function createChannelScheme(parameters: ChannelSchemeParameters): PaymentScheme {
+/** The channel scheme, and a way to have it forget a channel the claim pass saw change (a withdrawal started). */
+export type ChannelScheme = PaymentScheme & { forget(channelId: string): void };
+
+export function createChannelScheme(parameters: ChannelSchemeParameters): ChannelScheme {
   const { store, facilitator, authorizer, holdMs, now } = parameters;
   // A paid call asks for its payload several times (read, signer, hold): it is parsed once per payment.
   const parsed = new WeakMap<PaymentPayload, ChannelPayload | undefined>();
@@ -249,6 +247,7 @@ export function createChannelScheme(parameters: ChannelSchemeParameters): Paymen
 
   return {
     scheme: "batch-settlement",
+    forget: (channelId) => channels.delete(channelId.toLowerCase()),
     read(payment, quoted, at) {
       const payload = payloadOf(payment);
       if (!payload) {

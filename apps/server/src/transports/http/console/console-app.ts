@@ -27,7 +27,12 @@ const setStatus = (text: string) => {
 
 /** A text node's worth of HTML, escaped. */
 const html = (text: string | number) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-const usd = (units: string | number) => (Number(units) / 1e6).toFixed(2);
+/** Units as USD to the cent, and to the last unit when there is more (a charge by the work done: 0.012). */
+const usd = (units: string | number) => {
+  const text = (Number(units) / 1e6).toFixed(6).replace(/0+$/, "");
+  const [whole, cents = ""] = text.split(".");
+  return `${whole}.${cents.padEnd(2, "0")}`;
+};
 const short = (hex: string) => `${hex.slice(0, 6)}…${hex.slice(-4)}`;
 
 function utf8Hex(text: string): string {
@@ -205,6 +210,11 @@ function table(head: string[], rows: string[][], name: string): string {
     .join("")}</tbody></table></div>`;
 }
 
+/** What a call charged by its work took, as its amount's title says it. */
+const workTitle = (work: NonNullable<LedgerEntry["work"]>) =>
+  `charged by the work done: ${work.upstreamReads} upstream reads, ${work.itemsExamined} items examined, ` +
+  `${work.blocksScanned} blocks scanned`;
+
 function paymentRow(entry: LedgerEntry, transactionUrl: string | null): string[] {
   // A call paid over a channel is booked under the claim that takes its money: none yet until the claim pass. Its
   // voucher's cumulative amount (the channel's charged total once this call was charged) is given in its title.
@@ -220,7 +230,11 @@ function paymentRow(entry: LedgerEntry, transactionUrl: string | null): string[]
     html(`${entry.method} ${entry.route}`),
     `<span title="${html(entry.payer)}">${short(entry.payer)}</span>`,
     html(entry.kind === "refund" ? `refund${entry.note ? `: ${entry.note}` : ""}` : entry.pricePoint),
-    `${entry.kind === "refund" ? "-" : ""}$${usd(entry.amount)}`,
+    `${entry.kind === "refund" ? "-" : ""}$${usd(entry.amount)}${
+      entry.kind === "payment" && entry.work
+        ? ` <span title="${html(workTitle(entry.work))}">of $${usd(entry.ceiling)}</span>`
+        : ""
+    }`,
     `<span data-transaction="${html(entry.transaction)}">${tx}</span>`,
   ];
 }
