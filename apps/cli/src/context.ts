@@ -242,7 +242,7 @@ export function createCommandContext(program: Command, deps: CliDeps): CommandCo
             : "";
         err.write(
           errStyle.dim(
-            `charged ${payment.amountUsd}${ceilingOf(payment)} USD over channel ${id} from ${payment.payer} · ` +
+            `charged ${payment.amountUsd} USD${ceilingOf(payment)} over channel ${id} from ${payment.payer} · ` +
               `${unitsToUsd(BigInt(payment.channel.balance) - BigInt(payment.channel.charged))} USD left in it${deposit}` +
               `${payment.receipt ? ` · receipt signed by ${payment.receipt.signer}` : ""}\n`,
           ),
@@ -263,7 +263,7 @@ export function createCommandContext(program: Command, deps: CliDeps): CommandCo
   };
 }
 
-/** " of a 1.00" when the call was charged less than the price its payment signed (a metered charge), else "". */
+/** " of a 1.00 USD ceiling" when the call was charged less than the price its payment signed (by its work), else "". */
 function ceilingOf(payment: Payment): string {
-  return BigInt(payment.ceiling) > BigInt(payment.amount) ? ` of a ${unitsToUsd(payment.ceiling)}` : "";
+  return BigInt(payment.ceiling) > BigInt(payment.amount) ? ` of a ${unitsToUsd(payment.ceiling)} USD ceiling` : "";
 }
