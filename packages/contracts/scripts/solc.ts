@@ -26,6 +26,8 @@ export const CONTRACT_NAMES = [
   "Multicall3",
   "BatchSettlement",
   "Erc3009DepositCollector",
+  "Permit2",
+  "X402UptoPermit2Proxy",
 ] as const;
 export type ContractName = (typeof CONTRACT_NAMES)[number];
 

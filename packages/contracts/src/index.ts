@@ -124,6 +124,15 @@ export const BATCH_SETTLEMENT_DOMAIN_NAME = "x402 Batch Settlement";
 export const BATCH_SETTLEMENT_DOMAIN_VERSION = "1";
 
 /* -------------------------------------------------------------------------- */
+/*                          x402 upto (Permit2) payments                      */
+/* -------------------------------------------------------------------------- */
+
+/** Canonical address of Permit2 (the devnet places `Permit2`'s code there); payers approve it once per token. */
+export const PERMIT2_ADDRESS: Address = "0x000000000022D473030F116dDEE9F6B43aC78BA3";
+/** Canonical address of x402's upto Permit2 proxy, the spender of `upto` permits (`X402UptoPermit2Proxy`). */
+export const UPTO_PERMIT2_PROXY_ADDRESS: Address = "0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002";
+
+/* -------------------------------------------------------------------------- */
 /*                                     B20                                    */
 /* -------------------------------------------------------------------------- */
 

@@ -86,6 +86,8 @@ describe("contract surfaces", () => {
       "Multicall3",
       "BatchSettlement",
       "Erc3009DepositCollector",
+      "Permit2",
+      "X402UptoPermit2Proxy",
     ] as const) {
       expect(fresh.artifacts[name].immutableReferences, name).toEqual({});
     }

@@ -22,7 +22,7 @@ import { type RunningDevnet, startDevnet } from "./devnet.js";
 const USAGE = `Usage: agent-tools-devnet [options]
 
 Starts the Agent Tools devnet: L1 (chain 31337: collection, ERC-8004 registry, ERC-8217 bindings) and
-L2 (chain 31338: USD payment token, x402 channels, B20 factory and tokens), seeded, with JSON-RPC on loopback.
+L2 (chain 31338: USD payment token, x402 channels and upto, B20 factory and tokens), seeded, with JSON-RPC on loopback.
 
 Options:
   --l1-port <port>      L1 JSON-RPC port (env L1_PORT, default ${DEFAULT_L1_PORT}; 0 picks a free port)
@@ -66,7 +66,7 @@ function summary(devnet: RunningDevnet): string {
     "",
     "Chains (JSON-RPC)",
     `  L1  chain ${d.l1.chainId}  ${d.l1.rpcUrl}   collection, ERC-8004 registry, ERC-8217 bindings`,
-    `  L2  chain ${d.l2.chainId}  ${d.l2.rpcUrl}   USD payment token, x402 channels, B20 factory and ${d.b20Tokens.length} tokens`,
+    `  L2  chain ${d.l2.chainId}  ${d.l2.rpcUrl}   USD payment token, x402 channels and upto, B20 factory and ${d.b20Tokens.length} tokens`,
     "",
     "Contracts",
     `  ${pad("L1 collection", 22)}${d.addresses.collection}  (${DEVNET_TOKEN_COUNT} tokens, 1-${DEVNET_LAST_REVEALED} revealed)`,
@@ -76,6 +76,8 @@ function summary(devnet: RunningDevnet): string {
     `  ${pad("L2 B20 factory", 22)}${d.addresses.b20Factory}  (tip at block ${B20_SCHEDULE_TIP})`,
     `  ${pad("L2 batch settlement", 22)}${d.addresses.batchSettlement}  (x402 batch-settlement channels)`,
     `  ${pad("L2 EIP-3009 collector", 22)}${d.addresses.erc3009DepositCollector}  (its deposit collector)`,
+    `  ${pad("L2 Permit2", 22)}${d.addresses.permit2}  (accounts 1-9 approved it for the USD token)`,
+    `  ${pad("L2 upto proxy", 22)}${d.addresses.uptoPermit2Proxy}  (x402 upto payments through Permit2)`,
     `  ${pad("Multicall3 (both)", 22)}${d.addresses.multicall3}`,
     `  token URIs ${d.collectionBaseUri}<id>, agent URIs ${d.agentUriBase}<id>${d.agentUriSuffix}`,
     "",

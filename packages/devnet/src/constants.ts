@@ -9,6 +9,8 @@ import {
   DEVNET_LAST_REVEALED,
   ERC3009_DEPOSIT_COLLECTOR_ADDRESS,
   MULTICALL3_ADDRESS,
+  PERMIT2_ADDRESS,
+  UPTO_PERMIT2_PROXY_ADDRESS,
   USD_TOKEN_DECIMALS,
 } from "@agent-tools/contracts";
 import { type Address, type Chain, defineChain, getContractAddress, type Hex } from "viem";
@@ -100,9 +102,13 @@ export const DEVNET_ADDRESSES = {
   batchSettlement: BATCH_SETTLEMENT_ADDRESS,
   /** L2, the scheme's EIP-3009 deposit collector at its canonical address (`Erc3009DepositCollector`). */
   erc3009DepositCollector: ERC3009_DEPOSIT_COLLECTOR_ADDRESS,
+  /** L2, Permit2 at its canonical address (`Permit2`); accounts 1..9 have approved it for the USD token. */
+  permit2: PERMIT2_ADDRESS,
+  /** L2, x402's upto proxy at the scheme's canonical address (`X402UptoPermit2Proxy`), the spender of upto permits. */
+  uptoPermit2Proxy: UPTO_PERMIT2_PROXY_ADDRESS,
 } as const satisfies Record<string, Address>;
 
-export { BATCH_SETTLEMENT_ADDRESS, ERC3009_DEPOSIT_COLLECTOR_ADDRESS };
+export { BATCH_SETTLEMENT_ADDRESS, ERC3009_DEPOSIT_COLLECTOR_ADDRESS, PERMIT2_ADDRESS, UPTO_PERMIT2_PROXY_ADDRESS };
 
 export type DevnetAddresses = { [K in keyof typeof DEVNET_ADDRESSES]: Address };
 

@@ -81,6 +81,8 @@ export function devnetDeployment(
       multicall3: l1.addresses.multicall3,
       batchSettlement: l2.addresses.batchSettlement,
       erc3009DepositCollector: l2.addresses.erc3009DepositCollector,
+      permit2: l2.addresses.permit2,
+      uptoPermit2Proxy: l2.addresses.uptoPermit2Proxy,
     },
     collectionBaseUri: l1.collectionBaseUri,
     agentUriBase: l1.agentUriBase,

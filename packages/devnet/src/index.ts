@@ -4,7 +4,8 @@
  *
  * - L1 (chain 31337): the 6666-token collection, the ERC-8004 identity registry, the ERC-8217 bindings, Multicall3.
  * - L2 (chain 31338): the EIP-3009 USD token (payment asset), Multicall3, x402 batch-settlement channels (contract
- *   and EIP-3009 deposit collector), the B20 factory surface and 40 B20 tokens.
+ *   and EIP-3009 deposit collector), Permit2 and x402's upto proxy (accounts 1-9 approved Permit2 for the USD token),
+ *   the B20 factory surface and 40 B20 tokens.
  *
  * `createInProcessDevnet()` gives a fresh seeded pair of in-process chains (tests), `createInProcessDevnetPool()` lends
  * seeded pairs to tests run one after another, reverted between borrowers; `startDevnet()` serves them

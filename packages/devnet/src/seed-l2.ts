@@ -1,7 +1,8 @@
 /**
  * L2 seeding: the EIP-3009 USD token (account 0's first deployment, so its address is the server's default
  * PAYMENT_ASSET), Multicall3, x402's batch-settlement contract and its EIP-3009 deposit collector (at the scheme's
- * canonical addresses), the B20 factory surface and the scheduled B20 tokens spread over ~720,000 blocks.
+ * canonical addresses), Permit2 and x402's upto proxy (at their canonical addresses; accounts 1-9 approve Permit2 for
+ * the USD token), the B20 factory surface and the scheduled B20 tokens spread over ~720,000 blocks.
  */
 import {
   B20_FACTORY_ADDRESS,
@@ -18,9 +19,13 @@ import {
   erc3009DepositCollectorDeployedBytecode,
   MULTICALL3_ADDRESS,
   multicall3DeployedBytecode,
+  PERMIT2_ADDRESS,
+  permit2DeployedBytecode,
+  UPTO_PERMIT2_PROXY_ADDRESS,
   USD_TOKEN_DECIMALS,
   usdTokenAbi,
   usdTokenBytecode,
+  x402UptoPermit2ProxyDeployedBytecode,
 } from "@agent-tools/contracts";
 import {
   type Address,
@@ -29,6 +34,7 @@ import {
   encodeFunctionData,
   getAddress,
   type Hex,
+  maxUint256,
   numberToHex,
 } from "viem";
 import { getBlock, readContract } from "viem/actions";
@@ -58,6 +64,8 @@ export interface L2SeedResult {
     multicall3: Address;
     batchSettlement: Address;
     erc3009DepositCollector: Address;
+    permit2: Address;
+    uptoPermit2Proxy: Address;
   };
   b20Tokens: DevnetB20Token[];
   /** L2 block number after seeding ({@link B20_SCHEDULE_TIP} on a fresh chain). */
@@ -118,6 +126,12 @@ export async function seedL2(client: Client, options: SeedOptions = {}): Promise
   // x402 batch-settlement channels: our contracts at the scheme's canonical addresses (no constructor state to set).
   await setCode(client, BATCH_SETTLEMENT_ADDRESS, batchSettlementDeployedBytecode);
   await setCode(client, ERC3009_DEPOSIT_COLLECTOR_ADDRESS, erc3009DepositCollectorDeployedBytecode);
+  // x402 upto payments: Permit2 and the scheme's proxy at their canonical addresses, and every funded account's
+  // one-time approval of Permit2 (what a payer does once before its first upto payment).
+  await setCode(client, PERMIT2_ADDRESS, permit2DeployedBytecode);
+  await setCode(client, UPTO_PERMIT2_PROXY_ADDRESS, x402UptoPermit2ProxyDeployedBytecode);
+  await approvePermit2(client, usdToken);
+  log(`seeding L2: placed Permit2 and x402's upto proxy; accounts 1-9 approved Permit2 for the USD token`);
 
   // Decide the spacing of the empty blocks: Base's 2 seconds when the chain's clock has room, else as much as fits.
   const startBlock = await getBlock(client, { blockTag: "latest" });
@@ -205,10 +219,28 @@ export async function seedL2(client: Client, options: SeedOptions = {}): Promise
       multicall3: MULTICALL3_ADDRESS,
       batchSettlement: BATCH_SETTLEMENT_ADDRESS,
       erc3009DepositCollector: ERC3009_DEPOSIT_COLLECTOR_ADDRESS,
+      permit2: PERMIT2_ADDRESS,
+      uptoPermit2Proxy: UPTO_PERMIT2_PROXY_ADDRESS,
     },
     b20Tokens,
     blockNumber: Number(tip.number),
     blockSeconds,
     durationMs: Math.round(performance.now() - started),
   };
+}
+
+/**
+ * Each holder approves Permit2 for the most a uint256 holds (as x402's `createPermit2ApprovalTx` does). The holders'
+ * transactions are independent, so they are signed and sent together: one block each, before the B20 schedule.
+ */
+async function approvePermit2(client: Client, usdToken: Address): Promise<void> {
+  const data = encodeFunctionData({ abi: usdTokenAbi, functionName: "approve", args: [PERMIT2_ADDRESS, maxUint256] });
+  const senders = await Promise.all(
+    DEVNET_HOLDER_INDEXES.map((i) =>
+      Sender.create(client, DEVNET_ACCOUNTS[i]!.privateKey, `seeding L2 (account ${i})`),
+    ),
+  );
+  await Promise.all(
+    senders.map((sender) => sender.send("UsdToken.approve(Permit2)", { to: usdToken, data, gas: 100_000n })),
+  );
 }

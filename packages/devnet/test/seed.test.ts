@@ -31,6 +31,7 @@ import {
   ContractFunctionRevertedError,
   getAddress,
   keccak256,
+  maxUint256,
   parseEventLogs,
   toHex,
 } from "viem";
@@ -99,6 +100,10 @@ describe("deployment", () => {
       [devnet.l2, DEVNET_ADDRESSES.usdToken],
       [devnet.l2, DEVNET_ADDRESSES.b20Factory],
       [devnet.l2, MULTICALL3_ADDRESS],
+      [devnet.l2, DEVNET_ADDRESSES.batchSettlement],
+      [devnet.l2, DEVNET_ADDRESSES.erc3009DepositCollector],
+      [devnet.l2, DEVNET_ADDRESSES.permit2],
+      [devnet.l2, DEVNET_ADDRESSES.uptoPermit2Proxy],
     ] as const) {
       expect((await chain.publicClient.getCode({ address }))?.length ?? 0).toBeGreaterThan(2);
     }
@@ -107,6 +112,7 @@ describe("deployment", () => {
   it("reports the seeding steps", () => {
     expect(seedLines.some((l) => l.startsWith("seeding L1: minted 6666 tokens"))).toBe(true);
     expect(seedLines.some((l) => l.startsWith("seeding L2: created 40 B20 tokens"))).toBe(true);
+    expect(seedLines.some((l) => l.startsWith("seeding L2: placed Permit2 and x402's upto proxy"))).toBe(true);
   });
 
   it("answers viem multicall through Multicall3 on both chains", async () => {
@@ -373,6 +379,16 @@ describe("USD payment token (L2)", () => {
     }
     expect(await client.readContract({ ...usd, functionName: "balanceOf", args: [account(0)] })).toBe(0n);
     expect(await client.readContract({ ...usd, functionName: "totalSupply" })).toBe(9_000_000_000_000n);
+  });
+
+  it("has Permit2 approved for the most a uint256 holds by accounts 1-9 (the upto scheme's one-time approval)", async () => {
+    const client = devnet.l2.publicClient;
+    for (let i = 0; i <= 9; i++) {
+      expect(
+        await client.readContract({ ...usd, functionName: "allowance", args: [account(i), DEVNET_ADDRESSES.permit2] }),
+        `account ${i}`,
+      ).toBe(i === 0 ? 0n : maxUint256);
+    }
   });
 
   it('has the EIP-712 domain "USD Coin" / "2" on chain 31338', async () => {
