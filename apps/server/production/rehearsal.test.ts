@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { agentCollectionAbi, BATCH_SETTLEMENT_ADDRESS, batchSettlementAbi, usdTokenAbi } from "@agent-tools/contracts";
+import { meteredCharge } from "@agent-tools/schema";
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
 import { type Address, createWalletClient, type Hex, http } from "viem";
@@ -339,6 +340,9 @@ describe("a payment channel", () => {
     const offer = accepts[1]!;
     expect(offer.extra).toMatchObject({ receiverAuthorizer: production.channelAuthorizer });
     const price = BigInt(offer.amount);
+    // Each call is charged by its work (one agent examined), under the price its voucher signs as a ceiling.
+    const charge = meteredCharge({ upstreamReads: 0, itemsExamined: 1, blocksScanned: 0 }, price);
+    expect(charge).toBeLessThan(price);
 
     const before = await usdBalance(payer.address);
     const startBlock = await production.l2.getBlockNumber();
@@ -368,7 +372,7 @@ describe("a payment channel", () => {
     const channelId = states[0]!.channelId;
     expect(states.map((state) => state.channelId)).toEqual(Array(5).fill(channelId));
     expect(states.map((state) => BigInt(state.chargedCumulativeAmount))).toEqual(
-      [1n, 2n, 3n, 4n, 5n].map((n) => n * price),
+      [1n, 2n, 3n, 4n, 5n].map((n) => n * charge),
     );
 
     // The service's claim pass (every 2 s here) claims what the five calls were charged through the reference
@@ -384,12 +388,12 @@ describe("a payment channel", () => {
           functionName: "receivers",
           args: [production.payTo, production.asset],
         });
-        return totalClaimed === 5n * price && totalSettled === 5n * price;
+        return totalClaimed === 5n * charge && totalSettled === 5n * charge;
       },
       120_000,
     );
     const claimSeconds = (performance.now() - lastCall) / 1000;
-    expect(await channelOnChain(channelId)).toEqual({ balance: deposit, totalClaimed: 5n * price });
+    expect(await channelOnChain(channelId)).toEqual({ balance: deposit, totalClaimed: 5n * charge });
     const events = async (eventName: "Claimed" | "Settled" | "Refunded") =>
       production.l2.getContractEvents({
         address: BATCH_SETTLEMENT_ADDRESS,
@@ -398,7 +402,7 @@ describe("a payment channel", () => {
         fromBlock: startBlock,
       });
     const claims = await events("Claimed");
-    expect(claims.reduce((sum, log) => sum + (log.args as { claimAmount: bigint }).claimAmount, 0n)).toBe(5n * price);
+    expect(claims.reduce((sum, log) => sum + (log.args as { claimAmount: bigint }).claimAmount, 0n)).toBe(5n * charge);
     const sweeps = await events("Settled");
     for (const log of [...claims, ...sweeps]) {
       expect((log.args as { sender: Address }).sender.toLowerCase()).toBe(production.facilitator.toLowerCase());
@@ -408,10 +412,10 @@ describe("a payment channel", () => {
     const refundBefore = await usdBalance(payer.address);
     const refunded = await scheme.refund(`${production.url}/intel?tokenId=5`);
     expect(refunded.success).toBe(true);
-    expect(await usdBalance(payer.address)).toBe(refundBefore + deposit - 5n * price);
-    expect(await channelOnChain(channelId)).toEqual({ balance: 5n * price, totalClaimed: 5n * price });
+    expect(await usdBalance(payer.address)).toBe(refundBefore + deposit - 5n * charge);
+    expect(await channelOnChain(channelId)).toEqual({ balance: 5n * charge, totalClaimed: 5n * charge });
     const refunds = await events("Refunded");
-    expect(refunds.map((log) => (log.args as { amount: bigint }).amount)).toEqual([deposit - 5n * price]);
+    expect(refunds.map((log) => (log.args as { amount: bigint }).amount)).toEqual([deposit - 5n * charge]);
     expect((refunds[0]!.args as { sender: Address }).sender.toLowerCase()).toBe(production.facilitator.toLowerCase());
 
     // The operator's report says the same.
@@ -421,10 +425,10 @@ describe("a payment channel", () => {
     expect((report.json as { channels?: unknown }).channels).toEqual({
       channels: 1,
       deposited: amount(deposit),
-      charged: amount(5n * price),
-      claimed: amount(5n * price),
-      swept: amount(5n * price),
-      refunded: amount(deposit - 5n * price),
+      charged: amount(5n * charge),
+      claimed: amount(5n * charge),
+      swept: amount(5n * charge),
+      refunded: amount(deposit - 5n * charge),
       unclaimed: amount(0n),
     });
     figures.channel =
