@@ -76,7 +76,13 @@ export async function openChannels(
       await res.arrayBuffer();
       if (res.status !== 200) throw new Error(`opening a channel answered ${res.status}`);
       const settled = decodePaymentResponseHeader(res.headers.get("payment-response")!);
-      const state = (settled.extra as { channelState: { chargedCumulativeAmount: string } }).channelState;
+      const { channelState: state, chargedAmount } = settled.extra as {
+        channelState: { chargedCumulativeAmount: string };
+        chargedAmount: string;
+      };
+      // Each call of the same request is charged what the first was (its work, under the price as a ceiling): the
+      // n-th voucher signs the n calls before it and one price on top.
+      const charge = BigInt(chargedAmount);
       const config = scheme.buildChannelConfig(accept);
       const id = computeChannelId(config, side.network);
       const opened = BigInt(state.chargedCumulativeAmount);
@@ -84,7 +90,8 @@ export async function openChannels(
         id,
         opened,
         voucher: async (n) => {
-          const voucher = await signVoucher(signer, id, (opened + BigInt(n) * price).toString(), side.network);
+          const cumulative = opened + BigInt(n - 1) * charge + price;
+          const voucher = await signVoucher(signer, id, cumulative.toString(), side.network);
           const payment: PaymentPayload = {
             x402Version: 2,
             accepted: accept,
