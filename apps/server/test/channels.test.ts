@@ -449,6 +449,18 @@ describe("vouchers the service refuses", () => {
       [c.channelId.toLowerCase()],
     );
     expect(row?.charged).toBe((2n * c.charge).toString());
+    // Its entry, claimed before the tool ran, was charged what the channel was, by its work: the book is the chain's.
+    const [entry] = await t.db.query<{ amount: string; ceiling: string; work: string; cumulative: string }>(
+      `SELECT amount::text AS amount, ceiling::text AS ceiling, work, cumulative::text AS cumulative
+         FROM settlements WHERE channel_id = $1 AND status = 'settled' ORDER BY cumulative DESC LIMIT 1`,
+      [c.channelId.toLowerCase()],
+    );
+    expect(entry).toEqual({
+      amount: c.charge.toString(),
+      ceiling: c.price.toString(),
+      work: "upstreamReads:0 itemsExamined:1 blocksScanned:0",
+      cumulative: (2n * c.charge).toString(),
+    });
   });
 
   it("a stale voucher gets the corrective 402 with the channel's state and the payer's last voucher", async () => {

@@ -47,6 +47,12 @@ export interface ChannelCharge {
    * a charge by the work done was computed from (docs/api.md, "Prices by the work done").
    */
   booking?: { claim: SettlementClaim; transaction: string; work?: CountedWork };
+  /**
+   * A call whose entry was claimed, pending, before its tool ran (it named a payment identifier, or queues a mission):
+   * the entry takes the charge, its work and the channel's charged total in the same statement, and stays pending
+   * until the call's answer is kept with it; a stop in between leaves it for `settleLeftovers`, with its charge.
+   */
+  pending?: { paymentKey: string; work?: CountedWork };
 }
 
 /** What the chain says of a channel (x402's `channelState`, as a facilitator answers it). */
@@ -369,13 +375,17 @@ async function chargeGroup(db: Database, group: ChannelCharge[]): Promise<(Chann
           work: c.booking.work ? workCsvText(c.booking.work) : null,
         }
       : {}),
+    ...(c.pending
+      ? { pending_key: c.pending.paymentKey, pending_work: c.pending.work ? workCsvText(c.pending.work) : null }
+      : {}),
   }));
   const charged = await db.query<ChannelRow>(
     `WITH v AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(channel_id text, expected numeric, charged numeric,
          signed_max numeric, signature text, balance numeric, payment_key text, route text, method text, token_id integer, payer text,
          caller text, price_point text, amount numeric, asset text, network text, pay_to text,
-         valid_before timestamptz, request_id text, transaction text, ceiling numeric, work text)
+         valid_before timestamptz, request_id text, transaction text, ceiling numeric, work text, pending_key text,
+         pending_work text)
      ), charged AS (
        UPDATE channels c SET charged = v.charged, signed_max = v.signed_max, signature = v.signature,
          balance = COALESCE(v.balance, c.balance), updated_at = now()
@@ -395,6 +405,10 @@ async function chargeGroup(db: Database, group: ChannelCharge[]): Promise<(Chann
          settled_at = excluded.settled_at, amount = excluded.amount, cumulative = excluded.cumulative,
          ceiling = excluded.ceiling, work = excluded.work
        WHERE s.status = 'pending'
+     ), priced AS (
+       UPDATE settlements s SET amount = v.charged - v.expected, work = v.pending_work, cumulative = v.charged
+       FROM v JOIN charged USING (channel_id)
+       WHERE v.pending_key IS NOT NULL AND s.payment_key = v.pending_key AND s.status = 'pending'
      )
      SELECT ${CHANNEL_COLUMNS} FROM charged`,
     [JSON.stringify(rows)],

@@ -336,7 +336,7 @@ export function createChannelScheme(parameters: ChannelSchemeParameters): Channe
           held: true,
           books: call.booking !== undefined,
           settle: (metered) =>
-            commit(payment, requirements, payload, found, price, call.booking, metered).finally(() =>
+            commit(payment, requirements, payload, found, price, call.booking, metered, call.key).finally(() =>
               letGo(id, holder),
             ),
           release: async () => letGo(id, holder),
@@ -367,6 +367,7 @@ export function createChannelScheme(parameters: ChannelSchemeParameters): Channe
     price: bigint,
     booking: SettlementClaim | undefined,
     metered: MeteredCharge | undefined,
+    key: string,
   ): Promise<SettleResponse> {
     const id = channel.channelId;
     const max = payload.voucher.maxClaimableAmount;
@@ -402,7 +403,10 @@ export function createChannelScheme(parameters: ChannelSchemeParameters): Channe
       signedMax: max,
       signature: payload.voucher.signature,
       ...(balance !== undefined ? { balance } : {}),
-      ...(booking ? { booking: { claim: booking, transaction, ...(metered ? { work: metered.work } : {}) } } : {}),
+      // Booked with the charge, or (its entry claimed before the tool ran) the pending entry priced with it.
+      ...(booking
+        ? { booking: { claim: booking, transaction, ...(metered ? { work: metered.work } : {}) } }
+        : { pending: { paymentKey: key, ...(metered ? { work: metered.work } : {}) } }),
     });
     if (!charged) {
       // Another instance charged the channel, a refund or a withdrawal began meanwhile: this call is not charged,
