@@ -181,6 +181,34 @@ describe("paying over channels", () => {
     );
   });
 
+  it("counts what a channel call was charged by its work against the day, and says of which ceiling", async () => {
+    // Anonymous: each voucher signs the 1.00 price as a ceiling; an /intel answer is charged 0.012 of it.
+    const client = createAgentToolsClient({
+      baseUrl: service.url,
+      account: privateKeyToAccount(DEVNET_ACCOUNTS[6]!.privateKey),
+      signIn: false,
+      maxPerDay: "1.02",
+      channels: { deposit: "3.00", storage: memoryChannelStorage() },
+    });
+    const first = await client.intel({ tokenId: 6 });
+    expect(first.payment).toMatchObject({
+      amount: "12000",
+      amountUsd: "0.012",
+      ceiling: "1000000",
+      work: { upstreamReads: 0, itemsExamined: 1, blocksScanned: 0 },
+    });
+    // 0.012 spent, 1.008 left of the day: room for another 1.00 ceiling. Counted at its ceiling, the first would
+    // have left 0.02, and this call would be refused.
+    const second = await client.intel({ tokenId: 6 });
+    expect(second.payment!.amount).toBe("12000");
+    // Now 0.024 spent: a third 1.00 ceiling would pass 1.02, so it is refused before anything is signed.
+    const third = await client.intel({ tokenId: 6 }).catch((error: unknown) => error);
+    expect(third).toBeInstanceOf(PaymentRequiredError);
+    expect((third as PaymentRequiredError).reason).toBe("over_daily_limit");
+    expect((third as PaymentRequiredError).limit).toMatchObject({ limit: "maxPerDay" });
+    await client.refundChannel({ tokenId: 6 });
+  });
+
   it("without the option, the same service is paid with exact", async () => {
     const client = createAgentToolsClient({ baseUrl: service.url, account: payer });
     const { payment } = await client.intel({ tokenId: 5 });
