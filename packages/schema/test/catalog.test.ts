@@ -11,19 +11,12 @@ import {
   toolNames,
   toolRoutes,
 } from "../src/index.js";
-import { ASSET, HOLDER } from "./helpers.js";
+import { ASSET, HOLDER, PAYMENT_TERMS } from "./helpers.js";
 import { compileJsonSchema } from "./json-schema-validator.js";
 
 const options: PaymentCatalogOptions = {
   publicUrl: "https://tools.test",
-  payment: {
-    network: "eip155:8453",
-    asset: ASSET,
-    payTo: HOLDER,
-    assetName: "USD Coin",
-    assetVersion: "2",
-    maxTimeoutSeconds: 120,
-  },
+  payment: PAYMENT_TERMS,
   now: new Date("2026-11-22T12:00:00.000Z"),
 };
 

@@ -4,6 +4,16 @@ import { type ToolName, toolRoutes } from "../src/index.js";
 export const HOLDER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 export const ASSET = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
 
+/** The payment terms of a service on Base paid in USD Coin, as the catalog and OpenAPI tests build them. */
+export const PAYMENT_TERMS = {
+  network: "eip155:8453",
+  asset: ASSET,
+  payTo: HOLDER,
+  assetName: "USD Coin",
+  assetVersion: "2",
+  maxTimeoutSeconds: 120,
+} as const;
+
 /** Dotted paths of the issues of a failed parse ("" for the body itself); [] when the parse succeeded. */
 export function issuePaths(schema: z.ZodType, input: unknown): string[] {
   const result = schema.safeParse(input);

@@ -13,16 +13,9 @@ import {
   paymentCatalogSchema,
   pricePoints,
 } from "../src/index.js";
-import { ASSET, HOLDER } from "./helpers.js";
+import { PAYMENT_TERMS } from "./helpers.js";
 
-const payment = {
-  network: "eip155:8453",
-  asset: ASSET,
-  payTo: HOLDER,
-  assetName: "USD Coin",
-  assetVersion: "2",
-  maxTimeoutSeconds: 120,
-} as const;
+const payment = PAYMENT_TERMS;
 const work = (upstreamReads: number, itemsExamined: number, blocksScanned: number) => ({
   upstreamReads,
   itemsExamined,
