@@ -15,6 +15,7 @@ const SERVER_ROOMS = [
   "transports/a2a",
   "missions",
   "schemes/batch-settlement",
+  "schemes/upto",
   "schemes/exact",
   "paid-call",
   "settlement",

@@ -575,11 +575,12 @@ describe("the MCP client set-ups of docs/api.md", () => {
       const unpaid = await intelOf(remote);
       expect(unpaid.isError).toBe(true);
       // x402's tool-result binding: the PaymentRequired as structuredContent, and the same as JSON in the text.
-      // The price, in each scheme the service takes: exact, and over a payment channel.
+      // The price, in each scheme the service takes: exact, over a payment channel, and as an upto ceiling.
       const quote = {
         accepts: [
           expect.objectContaining({ scheme: "exact", amount: "1000000" }),
           expect.objectContaining({ scheme: "batch-settlement", amount: "1000000" }),
+          expect.objectContaining({ scheme: "upto", amount: "1000000" }),
         ],
       };
       expect(unpaid.structuredContent).toMatchObject(quote);

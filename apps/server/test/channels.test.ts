@@ -109,7 +109,8 @@ const intelCharge = (price: bigint) => meteredCharge(intelWork, price);
 describe("the 402 offers a channel", () => {
   it("quotes batch-settlement beside exact at the same price, with the scheme's channel terms", async () => {
     const required = await quoteIntel();
-    expect(required.accepts.map((accept) => accept.scheme)).toEqual(["exact", BATCH_SETTLEMENT_SCHEME]);
+    // Then upto, third (upto.test.ts).
+    expect(required.accepts.map((accept) => accept.scheme)).toEqual(["exact", BATCH_SETTLEMENT_SCHEME, "upto"]);
     const [exact, channel] = required.accepts as [PaymentRequirements, PaymentRequirements];
     expect(channel.amount).toBe(exact.amount);
     expect(channel.payTo).toBe(exact.payTo);

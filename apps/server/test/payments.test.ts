@@ -56,8 +56,9 @@ describe("anonymous caller", () => {
     const header = decodePaymentRequiredHeader(res.headers.get("payment-required")!);
     expect(header).toEqual(json);
     const quoted = paymentRequiredSchema.parse(json);
-    // exact first, then the same price over a payment channel (channels.test.ts).
-    expect(quoted.accepts.map((accept) => accept.scheme)).toEqual(["exact", "batch-settlement"]);
+    // exact first, then the same price over a payment channel (channels.test.ts), then as an upto ceiling
+    // (upto.test.ts).
+    expect(quoted.accepts.map((accept) => accept.scheme)).toEqual(["exact", "batch-settlement", "upto"]);
     expect(quoted.accepts[0]).toMatchObject({
       scheme: "exact",
       network: "eip155:31338",
@@ -681,7 +682,11 @@ describe("ANONYMOUS_ACCESS=false", () => {
       const body = await anonymous.json();
       expect(body.error).toMatch(/sign_in_required/);
       // Only the holder price is quoted, in each scheme.
-      expect(body.accepts.map((a: { amount: string }) => a.amount)).toEqual(["10000", "10000"]);
+      expect(body.accepts.map((a: { scheme: string; amount: string }) => [a.scheme, a.amount])).toEqual([
+        ["exact", "10000"],
+        ["batch-settlement", "10000"],
+        ["upto", "10000"],
+      ]);
       // Paying the quote anonymously does not get around it.
       const paidAnonymously = await post({ "PAYMENT-SIGNATURE": await t.pay(3, body) });
       expect(paidAnonymously.status).toBe(402);

@@ -147,7 +147,8 @@ export const ledgerEntrySchema = z
     nonce: bytes32Schema.meta({
       description:
         "The payer's EIP-3009 authorization nonce: with `payer` it names the payment, as `AuthorizationUsed(payer, " +
-        "nonce)` does on chain. A refund carries the nonce of the payment it gives back.",
+        "nonce)` does on chain. For an `upto` payment, its Permit2 nonce (a uint256) as 32 bytes in hex. A refund " +
+        "carries the nonce of the payment it gives back.",
     }),
     transaction: bytes32Schema.or(z.literal("")).meta({
       description:

@@ -22,6 +22,11 @@ export interface PaymentTerms {
    * voucher per call; docs/channels.md); absent when it takes `exact` alone.
    */
   channel?: ChannelTerms;
+  /**
+   * The upto terms when the service also takes x402's `upto` scheme (a Permit2 authorization of up to the price,
+   * settled for the work done; docs/api.md, "Prices by the work done"); absent when it does not.
+   */
+  upto?: UptoTerms;
 }
 
 /** x402's name of the channel scheme, as in `accepts[].scheme`. */
@@ -35,6 +40,18 @@ export interface ChannelTerms {
   withdrawDelay: number;
   /** The smallest first deposit the service asks, in the asset's base units (x402's `extra.minDeposit`). */
   minDeposit?: string;
+}
+
+/** x402's name of the scheme that signs a ceiling and settles less, as in `accepts[].scheme`. */
+export const UPTO_SCHEME = "upto";
+
+/** What a payer's `upto` authorization must name to pay this service: x402's `upto` `extra` fields. */
+export interface UptoTerms {
+  /**
+   * The address that settles the service's `upto` payments: the payer names it in its Permit2 witness
+   * (`witness.facilitator`), and x402's upto proxy lets no one else settle the authorization.
+   */
+  facilitatorAddress: string;
 }
 
 /** Builds one `accepts` entry for a price point of a route. */
@@ -72,12 +89,29 @@ export function channelRequirementsFor(exact: PaymentRequirements, channel: Chan
 }
 
 /**
+ * The `upto` entry beside an `exact` one: the same price (the most the call can be charged), asset and payee, with
+ * the facilitator the payer's Permit2 witness must name in `extra` (x402's `specs/schemes/upto/scheme_upto_evm.md`,
+ * "Facilitator Address Discovery").
+ */
+export function uptoRequirementsFor(exact: PaymentRequirements, upto: UptoTerms): PaymentRequirements {
+  return {
+    ...exact,
+    scheme: UPTO_SCHEME,
+    extra: { ...exact.extra, facilitatorAddress: upto.facilitatorAddress },
+  };
+}
+
+/**
  * Every `accepts` entry of one price point of a route: `exact` first (what every x402 client pays), then
- * `batch-settlement` when the service takes channels.
+ * `batch-settlement` when the service takes channels, then `upto` when it takes that.
  */
 export function routeAccepts(terms: PaymentTerms, route: ToolRoute, point: PricePoint): PaymentRequirements[] {
   const exact = routePaymentRequirements(terms, route, point);
-  return terms.channel ? [exact, channelRequirementsFor(exact, terms.channel)] : [exact];
+  return [
+    exact,
+    ...(terms.channel ? [channelRequirementsFor(exact, terms.channel)] : []),
+    ...(terms.upto ? [uptoRequirementsFor(exact, terms.upto)] : []),
+  ];
 }
 
 /**

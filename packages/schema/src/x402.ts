@@ -4,14 +4,16 @@ import { addressSchema, caip2Schema, uintStringSchema } from "./primitives.js";
 /**
  * One price point as an x402 v2 `accepts` entry. x402 v2 needs scheme, network, asset, amount, payTo,
  * maxTimeoutSeconds and extra {name, version} (the asset's EIP-712 domain); the spec adds currency, recipient,
- * mimeType and description, which mirror asset, payTo and the resource. The scheme is `exact`, or `batch-settlement`
- * (a payment channel), whose `extra` adds the channel terms (`receiverAuthorizer`, `withdrawDelay`).
+ * mimeType and description, which mirror asset, payTo and the resource. The scheme is `exact`, `batch-settlement`
+ * (a payment channel), whose `extra` adds the channel terms (`receiverAuthorizer`, `withdrawDelay`), or `upto` (a
+ * Permit2 authorization of up to the amount), whose `extra` adds the `facilitatorAddress` its witness must name.
  */
 export const paymentRequirementsSchema = z
   .object({
-    scheme: z.enum(["exact", "batch-settlement"]).meta({
+    scheme: z.enum(["exact", "batch-settlement", "upto"]).meta({
       description:
-        "exact: one transfer per call; batch-settlement: a voucher over a payment channel (docs/channels.md).",
+        "exact: one transfer per call; batch-settlement: a voucher over a payment channel (docs/channels.md); " +
+        "upto: a Permit2 authorization of up to the amount, settled for the work done.",
     }),
     network: caip2Schema,
     asset: addressSchema,

@@ -162,6 +162,8 @@ export const envSchema = z.object({
   CHANNEL_WITHDRAW_DELAY: int(900, 2_592_000).default(CHANNEL_DEFAULTS.withdrawDelaySeconds),
   CHANNEL_CLAIM_INTERVAL_MS: int(1000, 3_600_000).default(CHANNEL_DEFAULTS.claimIntervalMs),
   CHANNEL_CLAIM_BATCH_SIZE: int(1, 200).default(CHANNEL_DEFAULTS.claimBatchSize),
+  // x402's upto scheme (a Permit2 authorization of up to the price, settled for the work done).
+  UPTO: z.enum(["on", "off"], { error: "must be on or off" }).default("on"),
   // The upstreams.
   MARKETPLACE_URL: httpUrl("the marketplace's API").optional(),
   MARKETPLACE_API_KEY: z.string().min(1).optional(),

@@ -66,6 +66,7 @@ const SHOWN_VALUES = new Set([
   "CHANNEL_WITHDRAW_DELAY",
   "CHANNEL_CLAIM_INTERVAL_MS",
   "CHANNEL_CLAIM_BATCH_SIZE",
+  "UPTO",
 ]);
 
 /** What a refusal says of a variable's value: the value itself where it holds no secret, else at most a hint. */

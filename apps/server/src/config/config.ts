@@ -56,6 +56,11 @@ export type Config = {
     claimBatchSize: number;
     holdMs: number;
   };
+  /**
+   * x402's `upto` scheme (docs/api.md, "Prices by the work done"): offered beside `exact` unless `UPTO=off`, when the
+   * payment chain has x402's upto proxy and a facilitator settles the scheme (checked at start).
+   */
+  upto: boolean;
   /** The collection chain: the collection (ERC-721 + ERC-7496) and the ERC-8004 Identity Registry. */
   l1: {
     /** CAIP-2 id of the chain; its RPC must serve it (checked at start). */
@@ -204,6 +209,7 @@ export function loadConfig(
     },
     ...receiptSigner(e.RECEIPT_SIGNER_PRIVATE_KEY, local),
     ...channels(e, local),
+    upto: e.UPTO === "on",
     l1: {
       network: e.COLLECTION_NETWORK,
       rpcUrl: e.L1_RPC_URL ?? DEVNET.l1RpcUrl,

@@ -5,7 +5,7 @@
 import { type Address, getAddress } from "viem";
 import { ServiceError, uncharged } from "../errors/service-error.js";
 import type { Slot } from "../limits/call-limiter.js";
-import type { KeptAnswer } from "../store/settlement-ledger.js";
+import type { KeptAnswer, SettledCharge } from "../store/settlement-ledger.js";
 
 import type { PaymentService } from "./payment-service.js";
 import { SIGN_IN_NONCE_RETENTION_MS } from "./verify-sign-in.js";
@@ -81,17 +81,19 @@ export async function spendSignIn(payments: PaymentService, caller: Address, non
 
 /**
  * Tries a ledger write a few times: the payment was taken, so its record is worth a short wait. The answer goes in
- * the same write, for a call that named a payment identifier.
+ * the same write, for a call that named a payment identifier, and the charge, for a payment settled for less than
+ * it signed (`upto`).
  */
 export async function recordSettlement(
   payments: PaymentService,
   key: string,
   transaction: string,
   answer?: KeptAnswer,
+  charge?: SettledCharge,
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
-      await payments.ledger.markSettled(key, transaction, payments.now(), answer);
+      await payments.ledger.markSettled(key, transaction, payments.now(), answer, charge);
       return;
     } catch (error) {
       // After the last attempt the claim stays pending: the reconciler finds the settlement on chain.

@@ -38,13 +38,18 @@ export async function settleCall(
   }
   const started = performance.now();
   const metered = meteredChargeOf(call, answer.work);
+  const charge = facilitatorCharge(call, metered);
   let settlement: SettleResponse;
   try {
     call.settlementAsked?.();
-    // A payment the scheme holds itself (a channel) is settled by it; any other by the facilitator.
+    // A payment the scheme holds itself (a channel) is settled by it; any other by the facilitator, a metered one
+    // (`upto`) for its charge: x402's settle-time requirement names the amount to take, at most the one signed.
     settlement = call.payment.hold
       ? await call.payment.hold.settle(metered)
-      : await payments.facilitator.settle(call.payment.payload, call.price.requirements as never);
+      : await payments.facilitator.settle(call.payment.payload, {
+          ...call.price.requirements,
+          ...(charge !== undefined ? { amount: charge.toString() } : {}),
+        } as never);
   } catch (error) {
     call.timings.push(["settle", performance.now() - started]);
     // The settlement may have gone through before the answer was lost: the claim stays pending until the
@@ -56,6 +61,7 @@ export async function settleCall(
     );
     throw unconfirmed();
   }
+  if (settlement.success && charge !== undefined) settlement = withCharge(settlement, call, charge, metered);
   if (settlement.success) settlement = await withReceipt(context, call, settlement);
   call.timings.push(["settle", performance.now() - started]);
   if (!settlement.success) return settlementFailed(context, call, settlement);
@@ -66,6 +72,7 @@ export async function settleCall(
       call.payment.key,
       settlement.transaction,
       call.identifier ? keptAnswer(answer, settlement) : undefined,
+      charge !== undefined ? { amount: charge.toString(), ...(metered ? { work: metered.work } : {}) } : undefined,
     );
   }
   payments.payments.consume(call.payment.key);
@@ -85,6 +92,38 @@ function meteredChargeOf(call: AdmittedCall, work: CountedWork | undefined): Met
   if (!work || !isMeteredScheme(call.price.requirements.scheme)) return undefined;
   if ("paidAhead" in call.route && call.route.paidAhead) return undefined;
   return { amount: meteredCharge(work, call.price.requirements.amount), work };
+}
+
+/**
+ * What the facilitator is to take of a payment of a metered scheme it settles (`upto`: a Permit2 authorization of up
+ * to the price): the metered charge, else (a route charged its price point) the price. Undefined for a payment the
+ * scheme holds itself (a channel, charged by its hold) and for `exact`, which takes what it signed.
+ */
+function facilitatorCharge(call: AdmittedCall, metered: MeteredCharge | undefined): bigint | undefined {
+  if (call.payment.hold || !isMeteredScheme(call.price.requirements.scheme)) return undefined;
+  const price = BigInt(call.price.requirements.amount);
+  return metered && metered.amount < price ? metered.amount : price;
+}
+
+/**
+ * The settlement of a metered payment as the caller is told it, as a channel's says it: x402's `amount` (what was
+ * taken) and, in `extra`, `chargedAmount` and, for a charge by the work done, the `ceiling` and the `work`.
+ */
+function withCharge(
+  settlement: SettleResponse,
+  call: AdmittedCall,
+  charge: bigint,
+  metered: MeteredCharge | undefined,
+): SettleResponse {
+  return {
+    ...settlement,
+    amount: charge.toString(),
+    extra: {
+      ...settlement.extra,
+      chargedAmount: charge.toString(),
+      ...(metered ? { ceiling: call.price.requirements.amount, work: metered.work } : {}),
+    },
+  } as SettleResponse;
 }
 
 /**

@@ -10,8 +10,17 @@ export interface CallerRefusal {
   sentence: string;
 }
 
-/** x402's reason codes for an `exact` EVM payment (`@x402/evm`), as sentences a caller can act on. */
+/** x402's reason codes for an `exact` or `upto` EVM payment (`@x402/evm`), as sentences a caller can act on. */
 const SENTENCES: [pattern: RegExp, refusal: CallerRefusal][] = [
+  [
+    /permit2_allowance_required/,
+    {
+      reason: "invalid_payment",
+      sentence:
+        "the payer has not approved Permit2 (0x000000000022D473030F116dDEE9F6B43aC78BA3) to move the asset: an upto " +
+        "payment needs that one-time approval",
+    },
+  ],
   [
     /insufficient_(balance|funds)/,
     { reason: "insufficient_funds", sentence: "the payer's balance does not cover the price" },

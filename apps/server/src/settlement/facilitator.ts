@@ -15,3 +15,19 @@ export interface Facilitator {
   verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse>;
   settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse>;
 }
+
+/**
+ * One facilitator for every scheme the service takes: a payment of a scheme in `bySchemes` goes to its own
+ * facilitator (`upto`'s, bound to the facilitator address its payer signed), any other to `others`.
+ */
+export function facilitatorBySchemes(
+  others: Facilitator,
+  bySchemes: Readonly<Record<string, Facilitator>>,
+): Facilitator {
+  const of = (requirements: PaymentRequirements) =>
+    (Object.hasOwn(bySchemes, requirements.scheme) ? bySchemes[requirements.scheme] : undefined) ?? others;
+  return {
+    verify: (payload, requirements) => of(requirements).verify(payload, requirements),
+    settle: (payload, requirements) => of(requirements).settle(payload, requirements),
+  };
+}

@@ -26,6 +26,11 @@ export interface OutgoingTransaction {
   to: Address;
   data: Hex;
   gas?: bigint;
+  /**
+   * The key to send it from, one of the pool's: for a transaction only one address may send (x402's upto proxy lets
+   * only the facilitator its payer named settle). Default: the next key in turn.
+   */
+  from?: Address;
 }
 
 export interface SentTransaction {
@@ -35,7 +40,7 @@ export interface SentTransaction {
 }
 
 export interface SettlementSender {
-  /** Signs and sends a transaction from the next key; resolves once the node accepted it. */
+  /** Signs and sends a transaction from the next key (or `from`); resolves once the node accepted it. */
   send(transaction: OutgoingTransaction): Promise<SentTransaction>;
   /** The keys' addresses, in the order they are used. */
   readonly addresses: Address[];
@@ -117,6 +122,12 @@ export function createSettlementSender(options: SettlementSenderOptions): Settle
     return { serializedTransaction, nonce };
   }
 
+  function keyOf(address: Address): Key {
+    const key = keys.find((k) => k.account.address.toLowerCase() === address.toLowerCase());
+    if (!key) throw new Error(`${address} is not one of the settlement sender's keys`);
+    return key;
+  }
+
   async function sendFrom(key: Key, transaction: OutgoingTransaction): Promise<SentTransaction> {
     const { serializedTransaction, nonce } = await sign(key, transaction);
     const hash = await client.sendRawTransaction({ serializedTransaction });
@@ -126,7 +137,7 @@ export function createSettlementSender(options: SettlementSenderOptions): Settle
   return {
     addresses: keys.map((key) => key.account.address),
     async send(transaction) {
-      const key = keys[turn++ % keys.length]!;
+      const key = transaction.from ? keyOf(transaction.from) : keys[turn++ % keys.length]!;
       const { serializedTransaction, nonce } = await sign(key, transaction);
       const hash = keccak256(serializedTransaction);
       try {

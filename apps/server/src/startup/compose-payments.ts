@@ -3,9 +3,9 @@
  * names (facilitators over HTTP with failover, checked at start, or the built-in one with keys of its own), the
  * payer limits and failure budget, the ledger and the sign-in nonces.
  */
-import { type ChannelTerms, paidRoutes, routeAccepts } from "@agent-tools/schema";
+import { type PaymentTerms, paidRoutes, routeAccepts } from "@agent-tools/schema";
 import type { Logger } from "pino";
-import { type Address, createPublicClient, erc20Abi, http, type PublicClient } from "viem";
+import { type Address, createPublicClient, erc20Abi, http, isAddressEqual, type PublicClient } from "viem";
 import type { Config } from "../config/config.js";
 import { ConfigError } from "../config/config-error.js";
 import { StartupError, shortReason } from "../errors/startup-error.js";
@@ -20,8 +20,10 @@ import { createAuthorizationSigner, type RecoverTypedDataSigner } from "../schem
 import { createExactEvmFacilitator } from "../schemes/exact/exact-evm-facilitator.js";
 import { createExactScheme } from "../schemes/exact/exact-scheme.js";
 import { settlementMarginSeconds } from "../schemes/exact/payment-payload.js";
+import { createUptoFacilitator } from "../schemes/upto/upto-facilitator.js";
+import { createUptoScheme, UPTO } from "../schemes/upto/upto-scheme.js";
 import { createBlockClock } from "../settlement/block-clock.js";
-import type { Facilitator } from "../settlement/facilitator.js";
+import { type Facilitator, facilitatorBySchemes } from "../settlement/facilitator.js";
 import { createFailoverFacilitator, type HttpFacilitator, httpFacilitator } from "../settlement/http-facilitators.js";
 import {
   createSettlementBatcher,
@@ -33,6 +35,7 @@ import { localAccount } from "../signatures/local-account.js";
 import type { SettlementLedger } from "../store/settlement-ledger.js";
 import type { SignInNonceStore } from "../store/sign-in-nonces.js";
 import type { ChannelParts } from "./compose-channels.js";
+import type { UptoSettler } from "./compose-upto.js";
 import { checkFacilitators } from "./startup-checks.js";
 
 /** How long one request to a facilitator over HTTP may take (a settlement waits for its transaction). */
@@ -78,9 +81,12 @@ export async function paymentDeps(
     facilitators?: HttpFacilitator[];
     /** Payment channels, when the configuration offers them (./compose-channels.ts). */
     channels?: Pick<ChannelParts, "terms" | "scheme" | "store">;
+    /** Who settles `upto` payments, when the service takes them (./compose-upto.ts). */
+    upto?: UptoSettler;
   } = {},
 ): Promise<PaymentService> {
   let facilitator: Facilitator;
+  let uptoFacilitator: Facilitator | undefined = options.upto?.kind === "http" ? options.upto.facilitator : undefined;
   const settlementsAhead = createSettlementsAhead();
   const marginSeconds = settlementMarginSeconds(settlementBatch(config)?.windowMs);
   // One recovery per payment: the paid-call core's check and the built-in facilitator's share it.
@@ -126,14 +132,22 @@ export async function paymentDeps(
           }
         : {},
     );
+    const accounts = config.facilitator.privateKeys.map((key) => localAccount(key));
+    // One sender for every transaction of the facilitator's keys: each key's nonces are counted in one place.
+    const sender = createSettlementSender({ client, chainId, accounts });
+    if (options.upto?.kind === "local") {
+      uptoFacilitator = createUptoFacilitator({
+        network: config.payment.network,
+        chain: client,
+        account: accounts.find((account) => isAddressEqual(account.address, options.upto!.facilitatorAddress))!,
+        sender,
+        receiptTimeoutMs: config.facilitator.receiptTimeoutMs,
+      });
+    }
     facilitator = createExactEvmFacilitator({
       client,
       sender: createSettlementBatcher({
-        sender: createSettlementSender({
-          client,
-          chainId,
-          accounts: config.facilitator.privateKeys.map((key) => localAccount(key)),
-        }),
+        sender,
         multicall3: batch.contract ?? MULTICALL3_ADDRESS,
         maxSize: batch.maxSize,
         windowMs: batch.windowMs,
@@ -149,11 +163,17 @@ export async function paymentDeps(
     });
   }
   const asset = config.payment.asset as Address;
-  const receipts = config.receiptSignerKey ? await preparedReceiptIssuer(config, options.channels?.terms) : undefined;
+  const terms: PaymentTerms = {
+    ...config.payment,
+    ...(options.channels ? { channel: options.channels.terms } : {}),
+    ...(options.upto ? { upto: { facilitatorAddress: options.upto.facilitatorAddress } } : {}),
+  };
+  const receipts = config.receiptSignerKey ? await preparedReceiptIssuer(config, terms) : undefined;
   return {
     publicUrl: config.publicUrl,
-    terms: { ...config.payment, ...(options.channels ? { channel: options.channels.terms } : {}) },
-    facilitator,
+    terms,
+    // An `upto` payment goes to the facilitator its payer named; any other to the configuration's.
+    facilitator: uptoFacilitator ? facilitatorBySchemes(facilitator, { [UPTO]: uptoFacilitator }) : facilitator,
     payerLimits: createCallLimiter(config.limits.perPayer, {
       name: "payer",
       ...(options.rates ? { rates: options.rates } : {}),
@@ -161,6 +181,9 @@ export async function paymentDeps(
     schemes: {
       exact: createExactScheme({ signer: authorizationSigner, marginSeconds }),
       ...(options.channels ? { [options.channels.scheme.scheme]: options.channels.scheme } : {}),
+      ...(options.upto
+        ? { [UPTO]: createUptoScheme(options.recoverSigner ? { recover: options.recoverSigner } : {}) }
+        : {}),
     },
     settlementFailures: createFailureBudget(
       { failures: config.limits.failedSettlementsPerHour, windowSeconds: 3600 },
@@ -216,12 +239,12 @@ export async function checkBatchContract(config: Config, client: Pick<PublicClie
 }
 
 /** The offer and receipt signer, with the offer of every paid route's two prices signed, over HTTP and MCP. */
-async function preparedReceiptIssuer(config: Config, channel: ChannelTerms | undefined): Promise<ReceiptIssuer> {
+async function preparedReceiptIssuer(config: Config, terms: PaymentTerms): Promise<ReceiptIssuer> {
   const issuer = createReceiptIssuer(config.receiptSignerKey!);
   await issuer.prepare(
     Object.values(paidRoutes).flatMap((route) =>
       (["standard", "discounted"] as const).flatMap((point) => {
-        const accepts = routeAccepts({ ...config.payment, ...(channel ? { channel } : {}) }, route, point);
+        const accepts = routeAccepts(terms, route, point);
         return (["POST", "MCP", "A2A"] as const).flatMap((method) =>
           accepts.map((requirements, acceptIndex) => ({
             resourceUrl: paidResourceUrl(route, method, config.publicUrl),

@@ -19,9 +19,11 @@ import type { RecoverTypedDataSigner } from "../schemes/exact/authorization-sign
 import {
   createSettlementFinder,
   createSettlementReconciler,
+  routeSettlementFinders,
   type SettlementReconciler,
 } from "../schemes/exact/reconcile-settlements.js";
 import { createRefundRecorder } from "../schemes/exact/record-refund.js";
+import { createUptoSettlementFinder, isUptoClaim } from "../schemes/upto/upto-settlements.js";
 import { createFailoverFacilitator } from "../settlement/http-facilitators.js";
 import { createA2aTaskStore } from "../store/a2a-tasks.js";
 import { createChannelStore } from "../store/channels.js";
@@ -41,6 +43,7 @@ import { createUpstreamHealthBoard, type UpstreamHealthBoard } from "../upstream
 import { type AppDeps, createApp } from "./app.js";
 import { type ChannelParts, channelParts, checkChannelContract, withChannelFacilitator } from "./compose-channels.js";
 import { checkBatchContract, checkedHttpFacilitators, paymentDeps } from "./compose-payments.js";
+import { uptoSettler } from "./compose-upto.js";
 import { expectChain } from "./startup-checks.js";
 
 /** Builds a viem client for a JSON-RPC URL with the configured timeout and a short retry on transient errors. */
@@ -207,6 +210,7 @@ export async function composeService(loaded: Config, logger: Logger, clients: Se
   config = await withChannelFacilitator(config, facilitators, paymentsLogger);
   await checkBatchContract(config, l2);
   await checkChannelContract(config, l2);
+  const upto = await uptoSettler(config, l2, facilitators, paymentsLogger);
   progress("reading the collection from the collection chain (every token's owner and traits)");
   const chain = await chainDeps(l1, config, { chainId: l1ChainId, ...(clients.clock ? { now: clients.clock } : {}) });
   if (!clients.db) progress("opening the database");
@@ -263,6 +267,7 @@ export async function composeService(loaded: Config, logger: Logger, clients: Se
       logger: paymentsLogger,
       facilitators,
       ...(channels ? { channels } : {}),
+      ...(upto ? { upto } : {}),
       ...(clients.l2 ? { l2: clients.l2 } : {}),
       ...(clients.recoverSigner ? { recoverSigner: clients.recoverSigner } : {}),
       ...(rates ? { rates } : {}),
@@ -289,9 +294,15 @@ export async function composeService(loaded: Config, logger: Logger, clients: Se
     ...config.dispatch,
   });
   wakeWorker = () => worker.wake();
+  const maxLogRange = BigInt(config.rpcMaxLogRange);
   const reconciler = createSettlementReconciler({
     ledger,
-    finder: createSettlementFinder({ client: l2, maxLogRange: BigInt(config.rpcMaxLogRange) }),
+    // An `upto` claim is read from Permit2's nonces, whether or not the service takes `upto` now; any other is an
+    // EIP-3009 authorization's.
+    finder: routeSettlementFinders(
+      [{ owns: isUptoClaim, finder: createUptoSettlementFinder({ client: l2, maxLogRange }) }],
+      createSettlementFinder({ client: l2, maxLogRange }),
+    ),
     network: config.payment.network,
     logger: logger.child({ component: "ledger" }),
   });

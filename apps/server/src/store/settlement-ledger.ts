@@ -33,8 +33,8 @@ export function createSettlementLedger(db: Database): SettlementLedger {
   return {
     claim: (claim) => claimPayment(db, claim),
     release: (paymentKey) => releaseClaim(db, paymentKey),
-    markSettled: (paymentKey, transaction, settledAt, answer) =>
-      markSettled(db, paymentKey, transaction, settledAt, answer),
+    markSettled: (paymentKey, transaction, settledAt, answer, charge) =>
+      markSettled(db, paymentKey, transaction, settledAt, answer, charge),
     identified: (payer, paymentId) => identifiedPayment(db, payer, paymentId),
     keepAnswer: (paymentKey, answer, at) => keepAnswer(db, paymentKey, answer, at),
     forgetAnswers: (before) => forgetAnswers(db, before),

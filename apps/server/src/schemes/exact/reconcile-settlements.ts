@@ -28,8 +28,16 @@ const authorizationStateAbi = [
 export interface ChainVerdict {
   /** The authorization's nonce is used (settled, canceled, or taken by another authorization). */
   used: boolean;
-  /** The settlement that paid this claim, when there is one. */
-  settlement?: { transaction: Hex; settledAt: Date };
+  /**
+   * The settlement that paid this claim, when there is one; `amount`, for a payment settled for less than it signed
+   * (`upto`), what it took.
+   */
+  settlement?: { transaction: Hex; settledAt: Date; amount?: string };
+  /**
+   * Why the claim must stay pending whatever its age: the chain shows its authorization used and no settlement of it
+   * was found, so it may have been paid; logged as an error at each pass, for the operator.
+   */
+  keep?: string;
 }
 
 /** Reads the payment chain for a page of claims. */
@@ -46,10 +54,34 @@ export interface SettlementFinderOptions {
 }
 
 /** How long before its claim a payment's settlement may have been mined (clock skew between us and the chain). */
-const CLAIM_SKEW_SECONDS = 120n;
+export const CLAIM_SKEW_SECONDS = 120n;
+
+/**
+ * A finder for the claims of several schemes: each claim goes to the first route that owns it (a scheme whose
+ * payments the chain records otherwise, such as `upto`'s Permit2 nonces), any other to `others` (EIP-3009).
+ */
+export function routeSettlementFinders(
+  routes: readonly { owns(claim: PendingSettlement): boolean; finder: SettlementFinder }[],
+  others: SettlementFinder,
+): SettlementFinder {
+  return {
+    async find(claims) {
+      const groups = new Map<SettlementFinder, PendingSettlement[]>();
+      for (const claim of claims) {
+        const finder = routes.find((route) => route.owns(claim))?.finder ?? others;
+        groups.set(finder, [...(groups.get(finder) ?? []), claim]);
+      }
+      const verdicts = new Map<string, ChainVerdict>();
+      for (const [finder, group] of groups) {
+        for (const [key, verdict] of await finder.find(group)) verdicts.set(key, verdict);
+      }
+      return verdicts;
+    },
+  };
+}
 
 /** Runs `work` over `items`, `limit` at a time. */
-async function eachLimit<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+export async function eachLimit<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   await Promise.all(
@@ -63,15 +95,11 @@ async function eachLimit<T, R>(items: T[], limit: number, work: (item: T) => Pro
   return results;
 }
 
-/**
- * Finds settlements the way the chain can be asked at scale: one state read per claim, and for the claims whose
- * authorization is used, the `AuthorizationUsed` logs of the page in one query per range of `maxLogRange` blocks,
- * from a little before the oldest of those claims to the head; each candidate transaction's receipt is read once.
- */
-export function createSettlementFinder(options: SettlementFinderOptions): SettlementFinder {
-  const { client } = options;
-  const maxLogRange = options.maxLogRange ?? 5000n;
-  const concurrency = options.concurrency ?? 8;
+/** Block times of the payment chain, read once each: a block's timestamp, and the last block at or before a time. */
+export function createBlockTimes(client: Pick<PublicClient, "getBlock">): {
+  timestampOf(block: bigint): Promise<bigint>;
+  blockAtOrBefore(seconds: bigint, head: bigint): Promise<bigint>;
+} {
   const timestamps = new Map<bigint, bigint>();
 
   async function timestampOf(block: bigint): Promise<bigint> {
@@ -104,6 +132,20 @@ export function createSettlementFinder(options: SettlementFinderOptions): Settle
     }
     return low;
   }
+
+  return { timestampOf, blockAtOrBefore };
+}
+
+/**
+ * Finds settlements the way the chain can be asked at scale: one state read per claim, and for the claims whose
+ * authorization is used, the `AuthorizationUsed` logs of the page in one query per range of `maxLogRange` blocks,
+ * from a little before the oldest of those claims to the head; each candidate transaction's receipt is read once.
+ */
+export function createSettlementFinder(options: SettlementFinderOptions): SettlementFinder {
+  const { client } = options;
+  const maxLogRange = options.maxLogRange ?? 5000n;
+  const concurrency = options.concurrency ?? 8;
+  const { timestampOf, blockAtOrBefore } = createBlockTimes(client);
 
   return {
     async find(claims) {
@@ -242,12 +284,17 @@ export function createSettlementReconciler(deps: {
     for (const claim of ours) {
       const verdict = verdicts.get(claim.paymentKey);
       if (verdict?.settlement) {
-        await ledger.markSettled(claim.paymentKey, verdict.settlement.transaction, verdict.settlement.settledAt);
+        const { transaction, settledAt, amount } = verdict.settlement;
+        await ledger.markSettled(claim.paymentKey, transaction, settledAt, undefined, amount ? { amount } : undefined);
         logger.warn(
-          { paymentKey: claim.paymentKey, transaction: verdict.settlement.transaction },
+          { paymentKey: claim.paymentKey, transaction, ...(amount ? { amount } : {}) },
           "recorded a cut-short settlement",
         );
         result.settled += 1;
+      } else if (verdict?.keep) {
+        // Perhaps paid: never given back by the clock, for the operator to look at.
+        logger.error({ paymentKey: claim.paymentKey, payer: claim.payer, nonce: claim.nonce }, verdict.keep);
+        result.open += 1;
       } else if (verdict && claim.validBefore.getTime() + EXPIRY_MARGIN_MS < now().getTime()) {
         await ledger.release(claim.paymentKey);
         logger.info(

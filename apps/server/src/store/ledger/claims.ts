@@ -1,4 +1,5 @@
 /** The ledger's claims: a paid call's payment claimed, settled or given back, and what is still pending. */
+import { workCsvText } from "@agent-tools/schema";
 import type { Database, Queryable } from "../database.js";
 import type {
   ClaimResult,
@@ -6,6 +7,7 @@ import type {
   KeptAnswer,
   PendingOptions,
   PendingSettlement,
+  SettledCharge,
   SettledPayment,
   SettlementClaim,
 } from "./types.js";
@@ -81,19 +83,31 @@ export async function releaseClaim(db: Database, paymentKey: string): Promise<vo
   await db.query("DELETE FROM settlements WHERE payment_key = $1 AND status = 'pending'", [paymentKey]);
 }
 
-/** Records a pending claim settled, with the answer kept for its payment identifier. */
+/**
+ * Records a pending claim settled, with the answer kept for its payment identifier; a charge below what the claim
+ * signed (`upto`) becomes its amount, the claim's amount staying its ceiling.
+ */
 export async function markSettled(
   db: Database,
   paymentKey: string,
   transaction: string,
   settledAt: Date,
   answer?: KeptAnswer,
+  charge?: SettledCharge,
 ): Promise<void> {
   await db.query(
     `UPDATE settlements SET status = 'settled', transaction = $2, settled_at = $3::timestamptz,
-         answer = $4::jsonb, answered_at = CASE WHEN $4::jsonb IS NULL THEN NULL ELSE $3::timestamptz END
+         answer = $4::jsonb, answered_at = CASE WHEN $4::jsonb IS NULL THEN NULL ELSE $3::timestamptz END,
+         amount = coalesce($5::numeric, amount), ceiling = coalesce(ceiling, amount), work = coalesce($6::text, work)
        WHERE payment_key = $1 AND status = 'pending'`,
-    [paymentKey, transaction, settledAt, answer ? JSON.stringify(answer) : null],
+    [
+      paymentKey,
+      transaction,
+      settledAt,
+      answer ? JSON.stringify(answer) : null,
+      charge?.amount ?? null,
+      charge?.work ? workCsvText(charge.work) : null,
+    ],
   );
 }
 

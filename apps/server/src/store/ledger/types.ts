@@ -27,6 +27,14 @@ export interface SettlementClaim {
   channel?: { id: string; cumulative: string };
 }
 
+/** What a payment settled for less than it signed was charged (`SettlementLedger.markSettled`). */
+export interface SettledCharge {
+  /** In the asset's smallest unit: at most the claim's amount, its ceiling. */
+  amount: string;
+  /** The counted work the amount is the formula of (docs/api.md, "Prices by the work done"), when known. */
+  work?: CountedWork;
+}
+
 /** A paid call's answer, kept with its settlement for the payment identifier the call named. */
 export interface KeptAnswer {
   /** The HTTP status it was answered with (200, or 202 for a queued mission). */
@@ -157,9 +165,16 @@ export interface SettlementLedger {
   release(paymentKey: string): Promise<void>;
   /**
    * Records the settlement of a claimed payment, with the answer when its call named a payment identifier
-   * (idempotent: a second call changes nothing).
+   * (idempotent: a second call changes nothing). `charge`, for a payment settled for less than it signed (`upto`):
+   * the amount taken, and the work it is the formula of when known; the claim's amount stays its ceiling.
    */
-  markSettled(paymentKey: string, transaction: string, settledAt: Date, answer?: KeptAnswer): Promise<void>;
+  markSettled(
+    paymentKey: string,
+    transaction: string,
+    settledAt: Date,
+    answer?: KeptAnswer,
+    charge?: SettledCharge,
+  ): Promise<void>;
   /** The payment a payer's identifier names, when there is one. */
   identified(payer: string, paymentId: string): Promise<IdentifiedPayment | undefined>;
   /** Keeps the answer of a settled call that had none yet (answered again after it was cut); false if it had one. */
