@@ -37,6 +37,9 @@ ${site.upstreams.map((origin) => `    server ${new URL(origin).host} max_fails=1
   }
   server {
     listen 127.0.0.1:${site.port};
+    # x402's clients send the 402's extensions back in PAYMENT-SIGNATURE (base64): 8 to 10 KB with the Bazaar
+    # schemas and a signed offer per scheme, over nginx's default of 8 KB for one header line.
+    large_client_header_buffers 4 16k;
     location / {
       proxy_pass http://site${i};
       proxy_http_version 1.1;
