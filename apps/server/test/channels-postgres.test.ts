@@ -2,6 +2,8 @@
  * One payment channel served by two instances on one Postgres at once: a channel is held by one call at a time across
  * them, so together they never charge it twice for one voucher, nor beyond its balance (docs/channels.md).
  */
+
+import { parsePaymentRefusal } from "@agent-tools/schema";
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { toClientEvmSigner } from "@x402/evm";
 import { BatchSettlementEvmScheme, computeChannelId, signVoucher } from "@x402/evm/batch-settlement/client";
@@ -10,6 +12,7 @@ import type { PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { countWork } from "../src/metering/work-meter.js";
+import { createMemoryReplayGuard } from "../src/paid-call/replay-guard.js";
 import { createChannelFacilitator } from "../src/schemes/batch-settlement/channel-facilitator.js";
 import { createChannelScheme } from "../src/schemes/batch-settlement/channel-scheme.js";
 import type { RunningServer } from "../src/startup/server.js";
@@ -26,6 +29,8 @@ let postgres: TestPostgres | undefined;
 let t: PaidTestServer;
 let otherDb: Database;
 let other: RunningServer;
+/** The next `/intel` call waits here once its tool has started (armed by a test); any other runs straight through. */
+let gate: { entered: () => void; open: Promise<void> } | undefined;
 
 beforeAll(async () => {
   if (withoutPostgres) return;
@@ -40,6 +45,12 @@ beforeAll(async () => {
     tools: {
       intel: async (params, context) => {
         countWork("upstreamReads", 1_000);
+        const held = gate;
+        gate = undefined;
+        if (held) {
+          held.entered();
+          await held.open;
+        }
         return intelTool(params, context);
       },
     },
@@ -58,7 +69,12 @@ beforeAll(async () => {
     holdMs: channels!.holdMs,
     now: () => new Date(),
   });
-  other = await t.instance({ ...t.payments, schemes: { ...t.payments.schemes, [scheme.scheme]: scheme } });
+  other = await t.instance({
+    ...t.payments,
+    // Its own memory, as another process has: only the store is shared.
+    payments: createMemoryReplayGuard(24 * 60 * 60 * 1000),
+    schemes: { ...t.payments.schemes, [scheme.scheme]: scheme },
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -135,5 +151,73 @@ describe.skipIf(withoutPostgres)("one channel, two instances, one Postgres", () 
     const beyond = await send(t.server.url, payments[2]!);
     expect(beyond.status).toBe(402);
     expect(await charged()).toBe(3n * price);
+  });
+
+  it("withholds an answer whose channel another instance charged meanwhile, and says where the channel stands", async () => {
+    const network = `eip155:${t.devnet.l2.chainId}` as const;
+    const account = privateKeyToAccount(t.devnet.deployment.accounts[4]!.privateKey);
+    const signer = toClientEvmSigner(account, t.devnet.l2.publicClient as unknown as PublicClient);
+    const scheme = new BatchSettlementEvmScheme(signer, { depositPolicy: { depositMultiplier: 3 } });
+    const client = new x402Client();
+    client.register(network, scheme);
+    client.setSpendControls({ allowedAssets: [{ network, asset: t.devnet.deployment.addresses.usdToken }] });
+    const opened = await wrapFetchWithPayment(fetch, client)(`${t.server.url}/intel`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ tokenId: 1 }),
+    });
+    expect(opened.status, opened.status === 200 ? "" : await opened.clone().text()).toBe(200);
+    const quoted = (await (await t.post("/intel", { tokenId: 1 })).json()) as PaymentRequired;
+    const accept = quoted.accepts.find((a) => a.scheme === "batch-settlement") as PaymentRequirements;
+    const price = BigInt(accept.amount);
+    const config = scheme.buildChannelConfig(accept);
+    const channelId = computeChannelId(config, network);
+    const voucher = async (cumulative: bigint) => {
+      const signed = await signVoucher(signer, channelId, cumulative.toString(), network);
+      const payment: PaymentPayload = {
+        x402Version: 2,
+        accepted: accept,
+        resource: quoted.resource,
+        payload: { type: "voucher", channelConfig: config, voucher: signed },
+      };
+      return Buffer.from(JSON.stringify(payment)).toString("base64");
+    };
+    const send = (url: string, payment: string) =>
+      fetch(`${url}/intel`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": payment },
+        body: JSON.stringify({ tokenId: 1 }),
+      });
+
+    // The first instance holds the channel while its tool runs; the second is paid the same voucher meanwhile.
+    let entered!: () => void;
+    let open!: () => void;
+    const started = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    gate = { entered, open: new Promise<void>((resolve) => (open = resolve)) };
+    const second = await voucher(2n * price);
+    const first = send(t.server.url, second);
+    await started;
+    const meanwhile = await send(other.url, second);
+    expect(meanwhile.status, await meanwhile.clone().text()).toBe(200);
+    open();
+
+    // The first call's charge finds the channel moved on: its answer is withheld, nothing is charged for it, and the
+    // 402 carries the channel's state so that the next voucher can follow it.
+    const refused = await first;
+    expect(refused.status).toBe(402);
+    const body = (await refused.json()) as PaymentRequired;
+    expect(parsePaymentRefusal(body.error)).toMatchObject({ reason: "invalid_batch_settlement_evm_channel_busy" });
+    const corrective = body.accepts.find((a) => a.scheme === "batch-settlement")!;
+    expect(corrective.extra).toMatchObject({
+      channelState: { channelId: channelId.toLowerCase(), chargedCumulativeAmount: (2n * price).toString() },
+    });
+    const [row] = await otherDb.query<{ charged: string }>(
+      "SELECT charged::text AS charged FROM channels WHERE channel_id = $1",
+      [channelId.toLowerCase()],
+    );
+    expect(BigInt(row!.charged)).toBe(2n * price);
+    expect((await send(t.server.url, await voucher(3n * price))).status).toBe(200);
   });
 });

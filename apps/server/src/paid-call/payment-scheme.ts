@@ -52,9 +52,10 @@ export interface SchemeHold {
   books?: boolean;
   /**
    * Takes the payment of the call that answered: what the caller's `PAYMENT-RESPONSE` says. `metered`, for a
-   * scheme charged by the work done, is what to charge of the price held.
+   * scheme charged by the work done, is what to charge of the price held. `refused` when the scheme itself declines
+   * to take it after all (a channel another call or a withdrawal moved on while the tool ran): nothing is charged.
    */
-  settle(metered?: MeteredCharge): Promise<SettleResponse>;
+  settle(metered?: MeteredCharge): Promise<SettleResponse | { refused: SchemeRefusal }>;
   /** Gives the payment back: the call failed and costs nothing. */
   release(): Promise<void>;
 }

@@ -5,7 +5,7 @@
 import { type CountedWork, isMeteredScheme, meteredCharge } from "@agent-tools/schema";
 import type { SettleResponse } from "@x402/core/types";
 import { SETTLEMENT_PENDING } from "../settlement/facilitator.js";
-import { settlementRefusal } from "../settlement/facilitator-refusals.js";
+import { type CallerRefusal, settlementRefusal } from "../settlement/facilitator-refusals.js";
 import {
   countSettlementFailure,
   keepAnswer,
@@ -17,7 +17,7 @@ import {
 import { paidResourceUrl } from "./challenge.js";
 import type { AdmittedCall, PaidCallContext, Settlement } from "./paid-call-types.js";
 import { keptAnswer } from "./payment-identifier.js";
-import type { MeteredCharge } from "./payment-scheme.js";
+import type { MeteredCharge, SchemeRefusal } from "./payment-scheme.js";
 
 /**
  * Takes the payment of a call whose tool answered; the ledger records it (and the answer, for a call that named a
@@ -44,12 +44,20 @@ export async function settleCall(
     call.settlementAsked?.();
     // A payment the scheme holds itself (a channel) is settled by it; any other by the facilitator, a metered one
     // (`upto`) for its charge: x402's settle-time requirement names the amount to take, at most the one signed.
-    settlement = call.payment.hold
-      ? await call.payment.hold.settle(metered)
-      : await payments.facilitator.settle(call.payment.payload, {
-          ...call.price.requirements,
-          ...(charge !== undefined ? { amount: charge.toString() } : {}),
-        } as never);
+    if (call.payment.hold) {
+      const held = await call.payment.hold.settle(metered);
+      if ("refused" in held) {
+        call.timings.push(["settle", performance.now() - started]);
+        await countSettlementFailure(payments, call.payment.payer);
+        return refusedAtSettlement(context, call, held.refused);
+      }
+      settlement = held;
+    } else {
+      settlement = await payments.facilitator.settle(call.payment.payload, {
+        ...call.price.requirements,
+        ...(charge !== undefined ? { amount: charge.toString() } : {}),
+      } as never);
+    }
   } catch (error) {
     call.timings.push(["settle", performance.now() - started]);
     // The settlement may have gone through before the answer was lost: the claim stays pending until the
@@ -153,8 +161,6 @@ async function settlementFailed(
     );
     throw unconfirmed();
   }
-  await releaseGuards(context, call);
-  await payments.ledger.release(call.payment.key);
   payments.logger?.warn(
     {
       requestId: call.requestId,
@@ -164,8 +170,25 @@ async function settlementFailed(
     },
     "settlement refused by the facilitator",
   );
-  const refusal = settlementRefusal(settlement.errorReason);
-  return context.refuse(call.route, call.method, call.price.point, refusal.reason, refusal.sentence);
+  return refusedAtSettlement(context, call, settlementRefusal(settlement.errorReason));
+}
+
+/**
+ * A payment refused once its tool ran (by the facilitator, or by the scheme that held it): the payer is charged
+ * nothing, the claim and the sign-in are given back, and the caller is answered 402 with the reason (and the scheme's
+ * corrective fields, a channel's state).
+ */
+async function refusedAtSettlement(
+  context: PaidCallContext,
+  call: AdmittedCall,
+  refusal: CallerRefusal | SchemeRefusal,
+): Promise<Settlement> {
+  const { payments } = context;
+  await releaseGuards(context, call);
+  await payments.ledger.release(call.payment.key);
+  const extra =
+    "extra" in refusal && refusal.extra ? { scheme: call.price.requirements.scheme, fields: refusal.extra } : undefined;
+  return context.refuse(call.route, call.method, call.price.point, refusal.reason, refusal.sentence, extra);
 }
 
 /** Gives the payment and the sign-in back: the tool failed, so the call costs nothing. */

@@ -52,15 +52,6 @@ export function verifyRefusal(invalidReason: string | undefined): CallerRefusal 
 
 /** The caller's sentence for a settlement the facilitator refused (nothing was charged). */
 export function settlementRefusal(errorReason: string | undefined): CallerRefusal {
-  if (errorReason === "invalid_batch_settlement_evm_channel_busy") {
-    // A channel's charge refused at commit: another instance charged it, or a refund or withdrawal began meanwhile.
-    return {
-      reason: errorReason,
-      sentence:
-        "the channel was charged by another call, or a refund or a timed withdrawal of it began, while this call ran; " +
-        "nothing was charged: pay again with the channel as it stands, or over another",
-    };
-  }
   const code = errorReason && CODE.test(errorReason) ? errorReason : undefined;
   const known = code ? SENTENCES.find(([pattern]) => pattern.test(code)) : undefined;
   const why = known ? `: ${known[1].sentence}` : "";

@@ -368,7 +368,7 @@ export function createChannelScheme(parameters: ChannelSchemeParameters): Channe
     booking: SettlementClaim | undefined,
     metered: MeteredCharge | undefined,
     key: string,
-  ): Promise<SettleResponse> {
+  ): Promise<SettleResponse | { refused: SchemeRefusal }> {
     const id = channel.channelId;
     const max = payload.voucher.maxClaimableAmount;
     const charge = metered && metered.amount < price ? metered.amount : price;
@@ -410,9 +410,14 @@ export function createChannelScheme(parameters: ChannelSchemeParameters): Channe
     });
     if (!charged) {
       // Another instance charged the channel, a refund or a withdrawal began meanwhile: this call is not charged,
-      // and its answer is withheld.
+      // and its answer is withheld; the 402 says where the channel now stands.
       channels.delete(id);
-      return { success: false, errorReason: "invalid_batch_settlement_evm_channel_busy", transaction: "", network };
+      const now = await store.get(id);
+      const sentence =
+        "the channel was charged by another call, or a refund or a timed withdrawal of it began, while this call " +
+        "ran; nothing was charged: pay again with the channel as it stands, or over another";
+      const reason = "invalid_batch_settlement_evm_channel_busy";
+      return { refused: now ? outOfStep(now, reason, sentence) : { reason, sentence } };
     }
     remember(charged);
     return {
