@@ -18,8 +18,8 @@ import { type Address, createWalletClient, type Hex, http } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitForOutput } from "../src/startup/embedded-process.js";
 import { createPace } from "../test/helpers/pace.js";
-import { x402ChannelPayer } from "../test/helpers/x402-channel-payer.js";
 import { paymentHeader } from "../test/helpers/x402-client.js";
+import { x402ChannelPayer } from "../test/helpers/x402-payer.js";
 import {
   BLOCK_MS,
   MARKETPLACE_BUDGET,

@@ -15,7 +15,7 @@ import { decodeFunctionData, formatUnits, getAbiItem, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPace } from "../test/helpers/pace.js";
 import { bookOfLedger, settlementsSince } from "../test/helpers/settlements-since.js";
-import { x402ChannelPayer } from "../test/helpers/x402-channel-payer.js";
+import { x402ChannelPayer } from "../test/helpers/x402-payer.js";
 import { a2aRequests } from "./a2a-requests.js";
 import { type CallOutcome, PAYER_PACE, reliabilityCalls, SCALE, SEED } from "./calls.js";
 import { type Environment, type MemoryFigures, startEnvironment } from "./environment.js";

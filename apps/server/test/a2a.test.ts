@@ -24,7 +24,7 @@ import { createPortfolioTool } from "../src/tools/portfolio.js";
 import type { Tool } from "../src/tools/types.js";
 import { type PaidTestServer, PUBLIC_URL, startPaidTestServer } from "./helpers/paid-server.js";
 import { rawPost } from "./helpers/raw-post.js";
-import { x402ChannelPayer } from "./helpers/x402-channel-payer.js";
+import { x402ChannelPayer } from "./helpers/x402-payer.js";
 
 /** x402's A2A extension, in the two versions of its text (google-agentic-commerce/a2a-x402 `spec/v0.1`, `spec/v0.2`). */
 const X402_EXTENSION = "https://github.com/google-a2a/a2a-x402/v0.1";

@@ -32,7 +32,7 @@ import { ServiceError } from "../src/errors/service-error.js";
 import { ledgerReport } from "../src/transports/http/routes/ledger-report.js";
 import { paymentRequiredIn } from "./helpers/mcp-results.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
-import { x402ChannelPayer } from "./helpers/x402-channel-payer.js";
+import { x402ChannelPayer } from "./helpers/x402-payer.js";
 
 let t: PaidTestServer;
 

@@ -5,15 +5,16 @@
  * claimed and the rest refunded, is the sum of those charges. `exact` keeps paying the price point.
  */
 import { BATCH_SETTLEMENT_ADDRESS, batchSettlementAbi } from "@agent-tools/contracts";
-import { type CountedWork, LEDGER_ENTRIES_PATH, ledgerPageSchema, meteredCharge } from "@agent-tools/schema";
+import { type CountedWork, LEDGER_ENTRIES_PATH, ledgerPageSchema } from "@agent-tools/schema";
 import { decodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
 import { computeChannelId } from "@x402/evm/batch-settlement/client";
 import { erc20Abi, type Hex, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CALLS_OF_DIFFERENT_SIZES, describeCall, expectChargesFollowTheWork } from "./helpers/metered-calls.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
-import { x402ChannelPayer } from "./helpers/x402-channel-payer.js";
+import { x402ChannelPayer } from "./helpers/x402-payer.js";
 
 let t: PaidTestServer;
 beforeAll(async () => {
@@ -43,17 +44,6 @@ interface MeteredAnswer {
 
 describe("a table of calls of different sizes over one channel", () => {
   const account = () => privateKeyToAccount(t.devnet.deployment.accounts[7]!.privateKey);
-  const calls: [string, Record<string, unknown>][] = [
-    ["/intel", { tokenId: 1 }],
-    ["/offer-radar", { tokenId: 7, slugs: ["lumen-apes"] }],
-    ["/offer-radar", { tokenId: 7, slugs: ["lumen-apes", "static-kittens", "orbital-punks", "fern-gardeners"] }],
-    ["/drop-radar", { tokenId: 1, type: "featured", limit: 1 }],
-    ["/drop-radar", { tokenId: 1, type: "featured", limit: 50, enrich: true }],
-    ["/b20-radar", { tokenId: 1, blocksBack: 1000, limit: 1 }],
-    ["/b20-radar", { tokenId: 1, blocksBack: 86_400, limit: 25 }],
-    ["/b20-radar", { tokenId: 1, blocksBack: 604_800, limit: 100 }],
-  ];
-
   it("charges each the formula of its work, within 0.01 to 1.00, and the payer loses on chain what was charged", async () => {
     const payer = x402ChannelPayer({
       account: account(),
@@ -64,7 +54,7 @@ describe("a table of calls of different sizes over one channel", () => {
     });
     const before = await tokenBalance(account().address);
     const answers: MeteredAnswer[] = [];
-    for (const [path, body] of calls) {
+    for (const [path, body] of CALLS_OF_DIFFERENT_SIZES) {
       const res = await payer.post(`${t.server.url}${path}`, body);
       expect(res.status, `${path} ${JSON.stringify(body)}: ${res.status === 200 ? "" : await res.text()}`).toBe(200);
       const settlement = decodePaymentResponseHeader(res.headers.get("payment-response")!);
@@ -82,30 +72,9 @@ describe("a table of calls of different sizes over one channel", () => {
         channelId: extra.channelState.channelId,
       });
     }
-    const table = answers.map((a, i) => ({ call: `${calls[i]![0]} ${JSON.stringify(calls[i]![1])}`, ...a }));
-    for (const row of table) {
-      // Anonymous: the voucher signs 1.00; the charge is the formula of the work the answer reports, no more.
-      expect(row.ceiling, row.call).toBe(1_000_000n);
-      expect(row.charged, row.call).toBe(meteredCharge(row.work, row.ceiling));
-      expect(row.charged >= 10_000n && row.charged <= 1_000_000n, row.call).toBe(true);
-    }
-    const [intel, oneSlug, fourSlugs, oneDrop, manyDrops, fewBlocks, dayOfBlocks, weekOfBlocks] = table;
-    // What each counted is what its request asked for and its answer shows.
-    expect(intel!.work).toEqual({ upstreamReads: 0, itemsExamined: 1, blocksScanned: 0 });
-    expect(intel!.charged).toBe(12_000n);
-    expect(oneSlug!.work.itemsExamined).toBe(1);
-    expect(fourSlugs!.work.itemsExamined).toBe(4);
-    expect(fourSlugs!.work.upstreamReads).toBeGreaterThan(oneSlug!.work.upstreamReads);
-    expect(manyDrops!.work.itemsExamined).toBeGreaterThanOrEqual((manyDrops!.body.drops as unknown[]).length);
-    expect(manyDrops!.charged).toBeGreaterThan(oneDrop!.charged);
-    expect([fewBlocks, dayOfBlocks, weekOfBlocks].map((row) => row!.work.blocksScanned)).toEqual([
-      1000, 86_400, 604_800,
-    ]);
-    expect(dayOfBlocks!.charged).toBeGreaterThan(fewBlocks!.charged);
-    expect(weekOfBlocks!.charged).toBeGreaterThan(dayOfBlocks!.charged);
-    // The calls span the range: from the base to well above half the ceiling.
-    expect(table.some((row) => row.charged <= 20_000n)).toBe(true);
-    expect(table.some((row) => row.charged >= 500_000n)).toBe(true);
+    const table = answers.map((a, i) => ({ call: describeCall(CALLS_OF_DIFFERENT_SIZES[i]!), ...a }));
+    // Anonymous: the voucher signs 1.00; the charge is the formula of the work the answer reports, no more.
+    expectChargesFollowTheWork(table);
 
     // The ledger lists each with its charge, ceiling and work.
     const asOperator = async () =>

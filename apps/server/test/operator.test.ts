@@ -44,7 +44,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BookRow } from "../src/store/settlement-ledger.js";
 import { writeBook } from "../src/transports/http/routes/ledger-book.js";
 import { type PaidTestServer, PUBLIC_URL, startPaidTestServer } from "./helpers/paid-server.js";
-import { x402ChannelPayer } from "./helpers/x402-channel-payer.js";
+import { x402ChannelPayer } from "./helpers/x402-payer.js";
 
 const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const SCREENSHOTS = fileURLToPath(new URL("../test-results/operator-console/", import.meta.url));

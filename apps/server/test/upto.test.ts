@@ -13,7 +13,6 @@ import {
   ledgerPageSchema,
   MCP_PAYMENT_META,
   MCP_PAYMENT_RESPONSE_META,
-  meteredCharge,
   parsePaymentRefusal,
 } from "@agent-tools/schema";
 import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
@@ -44,8 +43,9 @@ import { ServiceError } from "../src/errors/service-error.js";
 import { permit2NonceUsed } from "../src/schemes/upto/upto-settlements.js";
 import { listen, type RunningServer } from "../src/startup/server.js";
 import { paymentRequiredIn } from "./helpers/mcp-results.js";
+import { CALLS_OF_DIFFERENT_SIZES, describeCall, expectChargesFollowTheWork } from "./helpers/metered-calls.js";
 import { type PaidTestServer, startPaidTestServer } from "./helpers/paid-server.js";
-import { x402UptoPayer } from "./helpers/x402-upto-payer.js";
+import { x402UptoPayer } from "./helpers/x402-payer.js";
 
 let t: PaidTestServer;
 
@@ -195,27 +195,16 @@ describe("the 402 offers upto", () => {
 });
 
 describe("x402's upto client, unmodified, pays a table of calls of different sizes", () => {
-  const calls: [string, Record<string, unknown>][] = [
-    ["/intel", { tokenId: 1 }],
-    ["/offer-radar", { tokenId: 7, slugs: ["lumen-apes"] }],
-    ["/offer-radar", { tokenId: 7, slugs: ["lumen-apes", "static-kittens", "orbital-punks", "fern-gardeners"] }],
-    ["/drop-radar", { tokenId: 1, type: "featured", limit: 1 }],
-    ["/drop-radar", { tokenId: 1, type: "featured", limit: 50, enrich: true }],
-    ["/b20-radar", { tokenId: 1, blocksBack: 1000, limit: 1 }],
-    ["/b20-radar", { tokenId: 1, blocksBack: 86_400, limit: 25 }],
-    ["/b20-radar", { tokenId: 1, blocksBack: 604_800, limit: 100 }],
-  ];
-
   it("charges each the formula of its work, within 0.01 to 1.00, and the payer loses on chain exactly that", async () => {
     const payer = uptoPayer(8);
     const rows: (Charged & { call: string; lost: bigint; gained: bigint; body: Record<string, unknown> })[] = [];
-    for (const [path, body] of calls) {
+    for (const [path, body] of CALLS_OF_DIFFERENT_SIZES) {
       const [payerBefore, payToBefore] = await Promise.all([
         tokenBalance(payer.account.address),
         tokenBalance(payTo()),
       ]);
       const res = await payer.post(path, body);
-      const call = `${path} ${JSON.stringify(body)}`;
+      const call = describeCall([path, body]);
       expect(res.status, `${call}: ${await refusalOf(res)}`).toBe(200);
       const [payerAfter, payToAfter] = await Promise.all([tokenBalance(payer.account.address), tokenBalance(payTo())]);
       rows.push({
@@ -226,32 +215,16 @@ describe("x402's upto client, unmodified, pays a table of calls of different siz
         body: (await res.json()) as Record<string, unknown>,
       });
     }
+    // Anonymous: the permit signs 1.00; the charge is the formula of the work the answer reports, no more.
+    expectChargesFollowTheWork(rows);
     for (const row of rows) {
-      // Anonymous: the permit signs 1.00; the charge is the formula of the work the answer reports, no more.
-      expect(row.ceiling, row.call).toBe(1_000_000n);
-      expect(row.charged, row.call).toBe(meteredCharge(row.work, 1_000_000n));
       // x402's own field says the same: what the settlement took.
       expect(row.amount, row.call).toBe(row.charged);
-      expect(row.charged >= 10_000n && row.charged <= 1_000_000n, row.call).toBe(true);
       // On chain, the payer lost exactly the charge and the payee gained it, in the settlement's transaction.
       expect(row.lost, row.call).toBe(row.charged);
       expect(row.gained, row.call).toBe(row.charged);
       expect(row.transaction, row.call).toMatch(/^0x[0-9a-f]{64}$/);
     }
-    const [intel, oneSlug, fourSlugs, oneDrop, manyDrops, fewBlocks, dayOfBlocks, weekOfBlocks] = rows;
-    expect(intel!.work).toEqual({ upstreamReads: 0, itemsExamined: 1, blocksScanned: 0 });
-    expect(intel!.charged).toBe(12_000n);
-    expect(fourSlugs!.work.itemsExamined).toBe(4);
-    expect(fourSlugs!.charged).toBeGreaterThan(oneSlug!.charged);
-    expect(manyDrops!.work.itemsExamined).toBeGreaterThanOrEqual((manyDrops!.body.drops as unknown[]).length);
-    expect(manyDrops!.charged).toBeGreaterThan(oneDrop!.charged);
-    expect([fewBlocks, dayOfBlocks, weekOfBlocks].map((row) => row!.work.blocksScanned)).toEqual([
-      1000, 86_400, 604_800,
-    ]);
-    expect(weekOfBlocks!.charged).toBeGreaterThan(dayOfBlocks!.charged);
-    expect(dayOfBlocks!.charged).toBeGreaterThan(fewBlocks!.charged);
-    expect(rows.some((row) => row.charged <= 20_000n)).toBe(true);
-    expect(rows.some((row) => row.charged >= 500_000n)).toBe(true);
 
     // The ledger lists each with its charge, the ceiling its permit signed, and its work.
     const entries = await ledgerEntries();
