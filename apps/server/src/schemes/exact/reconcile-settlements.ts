@@ -6,6 +6,13 @@
  */
 import type { Logger } from "pino";
 import { getAddress, type Hash, type Hex, type PublicClient } from "viem";
+import {
+  addCandidate,
+  type Candidates,
+  claimLogRanges,
+  createBlockTimes,
+  eachLimit,
+} from "../../settlement/chain-search.js";
 import type { PendingSettlement, SettlementLedger } from "../../store/settlement-ledger.js";
 import { ANSWER_RETENTION_MS } from "../../store/settlement-ledger.js";
 import { isCountingSettlement, settlementEventsAbi } from "./chain-settlements.js";
@@ -53,9 +60,6 @@ export interface SettlementFinderOptions {
   concurrency?: number;
 }
 
-/** How long before its claim a payment's settlement may have been mined (clock skew between us and the chain). */
-export const CLAIM_SKEW_SECONDS = 120n;
-
 /**
  * A finder for the claims of several schemes: each claim goes to the first route that owns it (a scheme whose
  * payments the chain records otherwise, such as `upto`'s Permit2 nonces), any other to `others` (EIP-3009).
@@ -80,62 +84,6 @@ export function routeSettlementFinders(
   };
 }
 
-/** Runs `work` over `items`, `limit` at a time. */
-export async function eachLimit<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        results[i] = await work(items[i]!);
-      }
-    }),
-  );
-  return results;
-}
-
-/** Block times of the payment chain, read once each: a block's timestamp, and the last block at or before a time. */
-export function createBlockTimes(client: Pick<PublicClient, "getBlock">): {
-  timestampOf(block: bigint): Promise<bigint>;
-  blockAtOrBefore(seconds: bigint, head: bigint): Promise<bigint>;
-} {
-  const timestamps = new Map<bigint, bigint>();
-
-  async function timestampOf(block: bigint): Promise<bigint> {
-    let known = timestamps.get(block);
-    if (known === undefined) {
-      known = (await client.getBlock({ blockNumber: block })).timestamp;
-      if (timestamps.size > 4096) timestamps.clear();
-      timestamps.set(block, known);
-    }
-    return known;
-  }
-
-  /** The last block at or before `seconds` (0 when none is): steps back from the head, then halves the gap. */
-  async function blockAtOrBefore(seconds: bigint, head: bigint): Promise<bigint> {
-    if ((await timestampOf(head)) <= seconds) return head;
-    let high = head;
-    let step = 1n;
-    let low = head - step;
-    while (low > 0n && (await timestampOf(low)) > seconds) {
-      high = low;
-      step *= 2n;
-      low = head - step > 0n ? head - step : 0n;
-    }
-    if (low <= 0n && (await timestampOf(0n)) > seconds) return 0n;
-    // timestamp(low) <= seconds < timestamp(high)
-    while (high - low > 1n) {
-      const middle = (low + high) / 2n;
-      if ((await timestampOf(middle)) <= seconds) low = middle;
-      else high = middle;
-    }
-    return low;
-  }
-
-  return { timestampOf, blockAtOrBefore };
-}
-
 /**
  * Finds settlements the way the chain can be asked at scale: one state read per claim, and for the claims whose
  * authorization is used, the `AuthorizationUsed` logs of the page in one query per range of `maxLogRange` blocks,
@@ -145,7 +93,7 @@ export function createSettlementFinder(options: SettlementFinderOptions): Settle
   const { client } = options;
   const maxLogRange = options.maxLogRange ?? 5000n;
   const concurrency = options.concurrency ?? 8;
-  const { timestampOf, blockAtOrBefore } = createBlockTimes(client);
+  const blocks = createBlockTimes(client);
 
   return {
     async find(claims) {
@@ -162,16 +110,12 @@ export function createSettlementFinder(options: SettlementFinderOptions): Settle
       for (const [i, claim] of claims.entries()) if (!states[i]) verdicts.set(claim.paymentKey, { used: false });
       if (used.length === 0) return verdicts;
 
-      const head = await client.getBlockNumber({ cacheTime: 0 });
-      const oldest = used.reduce((a, b) => (a.claimedAt < b.claimedAt ? a : b)).claimedAt;
-      const since = BigInt(Math.floor(oldest.getTime() / 1000)) - CLAIM_SKEW_SECONDS;
-      const fromBlock = await blockAtOrBefore(since, head);
+      const ranges = await claimLogRanges(client, blocks, used, maxLogRange);
       const wanted = new Map(used.map((claim) => [`${getAddress(claim.payer)}:${claim.nonce.toLowerCase()}`, claim]));
-      const candidates = new Map<string, Set<Hash>>();
+      const candidates: Candidates = new Map();
       for (const asset of new Set(used.map((claim) => getAddress(claim.asset)))) {
         const ofAsset = used.filter((claim) => getAddress(claim.asset) === asset);
-        for (let start = fromBlock; start <= head; start += maxLogRange) {
-          const end = start + maxLogRange - 1n < head ? start + maxLogRange - 1n : head;
+        for (const range of ranges) {
           const logs = await client.getContractEvents({
             address: asset,
             abi: settlementEventsAbi,
@@ -180,15 +124,11 @@ export function createSettlementFinder(options: SettlementFinderOptions): Settle
               authorizer: [...new Set(ofAsset.map((claim) => getAddress(claim.payer)))],
               nonce: ofAsset.map((claim) => claim.nonce as Hex),
             },
-            fromBlock: start,
-            toBlock: end,
+            ...range,
           });
           for (const log of logs) {
             const claim = wanted.get(`${getAddress(log.args.authorizer!)}:${log.args.nonce!.toLowerCase()}`);
-            if (!claim || !log.transactionHash) continue;
-            const set = candidates.get(claim.paymentKey) ?? new Set<Hash>();
-            set.add(log.transactionHash);
-            candidates.set(claim.paymentKey, set);
+            if (claim && log.transactionHash) addCandidate(candidates, claim.paymentKey, log.transactionHash);
           }
         }
       }
@@ -215,7 +155,7 @@ export function createSettlementFinder(options: SettlementFinderOptions): Settle
                 used: true,
                 settlement: {
                   transaction: paid.transactionHash,
-                  settledAt: new Date(Number(await timestampOf(paid.blockNumber)) * 1000),
+                  settledAt: new Date(Number(await blocks.timestampOf(paid.blockNumber)) * 1000),
                 },
               }
             : { used: true },

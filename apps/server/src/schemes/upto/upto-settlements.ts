@@ -23,14 +23,15 @@ import {
   type PublicClient,
   parseEventLogs,
 } from "viem";
-import type { PendingSettlement } from "../../store/settlement-ledger.js";
 import {
-  type ChainVerdict,
-  CLAIM_SKEW_SECONDS,
+  addCandidate,
+  type Candidates,
+  claimLogRanges,
   createBlockTimes,
   eachLimit,
-  type SettlementFinder,
-} from "../exact/reconcile-settlements.js";
+} from "../../settlement/chain-search.js";
+import type { PendingSettlement } from "../../store/settlement-ledger.js";
+import type { ChainVerdict, SettlementFinder } from "../exact/reconcile-settlements.js";
 
 /** Whether a pending claim is an `upto` payment's (its key: `upto:<payer>:<nonce>`, ./upto-payload.ts). */
 export function isUptoClaim(claim: Pick<PendingSettlement, "paymentKey">): boolean {
@@ -64,7 +65,7 @@ export function createUptoSettlementFinder(options: UptoSettlementFinderOptions)
   const { client } = options;
   const maxLogRange = options.maxLogRange ?? 5000n;
   const concurrency = options.concurrency ?? 8;
-  const { timestampOf, blockAtOrBefore } = createBlockTimes(client);
+  const blocks = createBlockTimes(client);
 
   /** The amount a transaction took for `claim`: a successful settle of the upto proxy for its owner and nonce. */
   async function settledBy(
@@ -125,32 +126,27 @@ export function createUptoSettlementFinder(options: UptoSettlementFinderOptions)
       for (const [i, claim] of claims.entries()) if (!states[i]) verdicts.set(claim.paymentKey, { used: false });
       if (used.length === 0) return verdicts;
 
-      const head = await client.getBlockNumber({ cacheTime: 0 });
-      const oldest = used.reduce((a, b) => (a.claimedAt < b.claimedAt ? a : b)).claimedAt;
-      const fromBlock = await blockAtOrBefore(BigInt(Math.floor(oldest.getTime() / 1000)) - CLAIM_SKEW_SECONDS, head);
+      const ranges = await claimLogRanges(client, blocks, used, maxLogRange);
       // The payee's incoming transfers from these payers: a settlement's is among them.
-      const candidates = new Map<string, Set<Hash>>();
+      const candidates: Candidates = new Map();
       const pairs = new Set(used.map((claim) => `${getAddress(claim.asset)}|${getAddress(claim.payTo)}`));
       for (const pair of pairs) {
         const [asset, payTo] = pair.split("|") as [Hex, Hex];
         const ofPair = used.filter((claim) => getAddress(claim.asset) === asset && getAddress(claim.payTo) === payTo);
-        for (let start = fromBlock; start <= head; start += maxLogRange) {
-          const end = start + maxLogRange - 1n < head ? start + maxLogRange - 1n : head;
+        for (const range of ranges) {
           const logs = await client.getContractEvents({
             address: asset,
             abi: erc20Abi,
             eventName: "Transfer",
             args: { from: [...new Set(ofPair.map((claim) => getAddress(claim.payer)))], to: payTo },
-            fromBlock: start,
-            toBlock: end,
+            ...range,
           });
           for (const log of logs) {
             if (!log.transactionHash) continue;
             for (const claim of ofPair) {
-              if (!isAddressEqual(log.args.from!, getAddress(claim.payer))) continue;
-              const set = candidates.get(claim.paymentKey) ?? new Set<Hash>();
-              set.add(log.transactionHash);
-              candidates.set(claim.paymentKey, set);
+              if (isAddressEqual(log.args.from!, getAddress(claim.payer))) {
+                addCandidate(candidates, claim.paymentKey, log.transactionHash);
+              }
             }
           }
         }
@@ -163,7 +159,7 @@ export function createUptoSettlementFinder(options: UptoSettlementFinderOptions)
             used: true,
             settlement: {
               transaction: hash,
-              settledAt: new Date(Number(await timestampOf(settled.block)) * 1000),
+              settledAt: new Date(Number(await blocks.timestampOf(settled.block)) * 1000),
               amount: settled.amount.toString(),
             },
           });
