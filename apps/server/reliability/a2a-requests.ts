@@ -1,15 +1,21 @@
 /**
  * A2A requests as a client sends them to the server of a file's environment (./environment.ts): JSON-RPC over
  * HTTP, A2A 1.0, x402's A2A extension activated, written from A2A's and x402's texts rather than with the service's
- * constants. Used to measure what unpaid messages and cancels leave in the server.
+ * constants. Used to measure what unpaid messages and cancels leave in the server, and to pay over A2A.
  */
 import type { Environment } from "./environment.js";
 
 /** x402's A2A extension, version 0.2 (google-agentic-commerce/a2a-x402 `spec/v0.2`). */
 const X402_EXTENSION = "https://github.com/google-agentic-commerce/a2a-x402/blob/main/spec/v0.2";
 
+/** A task's status as the agent answers it: its state, and the x402 metadata of its message. */
+interface A2aStatus {
+  state?: string;
+  message?: { metadata?: Record<string, unknown> };
+}
+
 export interface A2aAnswer {
-  result?: { task?: { id: string; status?: { state?: string } }; id?: string; status?: { state?: string } };
+  result?: { task?: { id: string; status?: A2aStatus }; id?: string; status?: A2aStatus };
   error?: { code: number; message: string };
 }
 
@@ -33,6 +39,16 @@ export function a2aRequests(env: () => Environment) {
           messageId: crypto.randomUUID(),
           role: "ROLE_USER",
           parts: [{ data: { skill: "intel", input: { tokenId } } }],
+        },
+      }),
+    /** A message asking for a paid skill with an x402 payment in its metadata (x402's A2A extension, v0.2). */
+    sendPaid: (skill: string, input: Record<string, unknown>, payload: unknown) =>
+      rpc("SendMessage", {
+        message: {
+          messageId: crypto.randomUUID(),
+          role: "ROLE_USER",
+          parts: [{ data: { skill, input } }],
+          metadata: { "x402.payment.status": "payment-submitted", "x402.payment.payload": payload },
         },
       }),
     getTask: (id: string) => rpc("GetTask", { id }),

@@ -4,22 +4,39 @@
  * Nothing is charged wrongfully, whatever the attack or the fault. One summary line at the end.
  */
 
-import { usdTokenAbi } from "@agent-tools/contracts";
-import { errorBodySchema } from "@agent-tools/schema";
+import { PERMIT2_ADDRESS, permit2Abi, usdTokenAbi } from "@agent-tools/contracts";
+import { errorBodySchema, MCP_PAYMENT_META, parsePaymentRefusal } from "@agent-tools/schema";
 import type { ProxyFault } from "@agent-tools/upstream-sim";
-import type { PaymentRequirements } from "@x402/core/types";
-import { createWalletClient, http, type PrivateKeyAccount, toHex } from "viem";
+import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { encodePaymentSignatureHeader } from "@x402/core/http";
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import { toClientEvmSigner, uptoPermit2WitnessTypes } from "@x402/evm";
+import { UptoEvmScheme as UptoClient } from "@x402/evm/upto/client";
+import {
+  type Address,
+  createWalletClient,
+  type Hex,
+  http,
+  maxUint256,
+  type PrivateKeyAccount,
+  parseEther,
+  toHex,
+} from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_LIMITS } from "../src/config/config.js";
 import { waitForOutput } from "../src/startup/embedded-process.js";
 import { type AuthorizationFields, authorizationOf, signedPayment } from "../test/helpers/authorizations.js";
+import { a2aRequests } from "./a2a-requests.js";
 import { reliabilityCalls, setMining, submitCancel } from "./calls.js";
 import { type Environment, startEnvironment, UPSTREAM_TIMEOUT_MS } from "./environment.js";
 
 let env: Environment;
 const summary: Record<string, string> = {};
 const { quote, paidCall, payAndCall } = reliabilityCalls(() => env);
+const a2a = a2aRequests(() => env);
 
 beforeAll(async () => {
   env = await startEnvironment({ upstreamTimeoutMs: UPSTREAM_TIMEOUT_MS });
@@ -332,6 +349,233 @@ describe("payment abuse", () => {
       .join(
         ", ",
       )}; ${failedSettlements} settlements reverted, 1 transaction each; payee +${payeeGain} = ledger +${ledgerGain})`;
+  }, 300_000);
+
+  it("upto, on a chain that mines every second: one permit buys one call across HTTP, MCP and A2A; a nonce burned or an approval taken back buys nothing", async () => {
+    const path = "/intel";
+    const body = { tokenId: 1 };
+    const rpc = env.devnet.deployment.l2.rpcUrl!;
+    const submitter = createWalletClient({ account: env.account(9), transport: http(rpc) });
+    const wrongful: string[] = [];
+    const seen: Record<string, number> = {};
+    const note = (what: string) => {
+      seen[what] = (seen[what] ?? 0) + 1;
+    };
+    let attempts = 0;
+    let served = 0n;
+    let servedCalls = 0;
+    const payeeBefore = await env.balance(env.payTo);
+    const ledgerBefore = await env.ledger();
+    const quoted = await quote(path, body);
+    const requirement = quoted.accepts.find((accept) => accept.scheme === "upto") as PaymentRequirements;
+    expect(requirement, "the 402 offers upto").toBeDefined();
+    const mcp = new McpClient({ name: "reliability-upto", version: "1.0.0" });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${env.server.url}/mcp`)));
+    await setMining(rpc, 1000);
+    try {
+      const mined = async (hash: Promise<Hex>) => env.l2.waitForTransactionReceipt({ hash: await hash });
+      /** A fresh payer with 2 USD, gas and Permit2 approved: its nonces and its approval are its own to spoil. */
+      const permitPayer = async () => {
+        const payer = privateKeyToAccount(generatePrivateKey());
+        await mined(submitter.sendTransaction({ chain: null, to: payer.address, value: parseEther("1") }));
+        await mined(
+          submitter.writeContract({
+            chain: null,
+            address: env.asset,
+            abi: usdTokenAbi,
+            functionName: "transfer",
+            args: [payer.address, 2_000_000n],
+          }),
+        );
+        const wallet = createWalletClient({ account: payer, transport: http(rpc) });
+        await mined(
+          wallet.writeContract({
+            chain: null,
+            address: env.asset,
+            abi: usdTokenAbi,
+            functionName: "approve",
+            args: [PERMIT2_ADDRESS, maxUint256],
+          }),
+        );
+        return { payer, wallet };
+      };
+      /** A permit of x402's own upto client for the quote, as it sends it. */
+      const permitOf = async (payer: PrivateKeyAccount) => {
+        const created = await new UptoClient(toClientEvmSigner(payer, env.l2 as never)).createPaymentPayload(
+          2,
+          requirement,
+        );
+        const payload = {
+          x402Version: 2,
+          accepted: requirement,
+          resource: quoted.resource,
+          payload: created.payload,
+        } as PaymentPayload;
+        return { payload, header: encodePaymentSignatureHeader(payload) };
+      };
+      /** The call's outcome over each transport: "served", or the refusal's reason. */
+      const overHttp = async (header: string) => {
+        const outcome = await paidCall(path, body, header);
+        return outcome.status === 200 ? "served" : (outcome.reason ?? `status ${outcome.status}`);
+      };
+      const overMcp = async (payload: PaymentPayload) => {
+        const result = (await mcp.callTool({
+          name: "intel",
+          arguments: body,
+          _meta: { [MCP_PAYMENT_META]: payload },
+        })) as CallToolResult;
+        if (!result.isError) return "served";
+        const error = (result.structuredContent as { error?: string } | undefined)?.error;
+        return error ? parsePaymentRefusal(error).reason : "mcp error";
+      };
+      const overA2a = async (payload: PaymentPayload) => {
+        const { result, error } = await a2a.sendPaid("intel", body, payload);
+        const status = (result?.task ?? result)?.status;
+        if (status?.state === "TASK_STATE_COMPLETED") return "served";
+        return String(status?.message?.metadata?.["x402.payment.error"] ?? error?.message ?? status?.state);
+      };
+      const lost = async (payer: Address, before: bigint) => before - (await env.balance(payer));
+
+      // 1. One permit sent at once: six times over HTTP, twice over MCP (its stock client), twice over A2A.
+      const { payer: once } = await permitPayer();
+      const permit = await permitOf(once);
+      const onceBefore = await env.balance(once.address);
+      const outcomes = await Promise.all([
+        ...Array.from({ length: 6 }, () => overHttp(permit.header)),
+        ...Array.from({ length: 2 }, () => overMcp(permit.payload)),
+        ...Array.from({ length: 2 }, () => overA2a(permit.payload)),
+      ]);
+      attempts += outcomes.length;
+      for (const outcome of outcomes) note(`one permit: ${outcome}`);
+      const servedOnce = outcomes.filter((outcome) => outcome === "served").length;
+      if (servedOnce > 1) wrongful.push(`one permit: ${servedOnce} served`);
+      expect(servedOnce, JSON.stringify(outcomes)).toBe(1);
+      for (const outcome of outcomes.filter((o) => o !== "served")) {
+        expect(["payment_in_use", "payment_already_used"], JSON.stringify(outcomes)).toContain(outcome);
+      }
+      const charge = await lost(once.address, onceBefore);
+      expect(charge, "an anonymous /intel is charged 0.012 of its 1.00").toBe(12_000n);
+      served += charge;
+      servedCalls += 1;
+
+      // 2. Two signatures on one nonce (the second with an earlier deadline), sent at once: one call.
+      const { payer: twice } = await permitPayer();
+      const first = await permitOf(twice);
+      const authorization = (first.payload.payload as { permit2Authorization: Record<string, never> })
+        .permit2Authorization as unknown as {
+        permitted: { token: Address; amount: string };
+        spender: Address;
+        nonce: string;
+        deadline: string;
+        witness: { to: Address; facilitator: Address; validAfter: string };
+      };
+      const earlier = { ...authorization, deadline: String(BigInt(authorization.deadline) - 5n) };
+      const signature = await twice.signTypedData({
+        domain: {
+          name: "Permit2",
+          chainId: Number(env.network.split(":")[1]),
+          verifyingContract: PERMIT2_ADDRESS,
+        },
+        types: uptoPermit2WitnessTypes,
+        primaryType: "PermitWitnessTransferFrom",
+        message: {
+          permitted: { token: earlier.permitted.token, amount: BigInt(earlier.permitted.amount) },
+          spender: earlier.spender,
+          nonce: BigInt(earlier.nonce),
+          deadline: BigInt(earlier.deadline),
+          witness: { ...earlier.witness, validAfter: BigInt(earlier.witness.validAfter) },
+        },
+      });
+      const second = {
+        ...first.payload,
+        payload: { signature, permit2Authorization: { ...earlier, from: twice.address } },
+      } as PaymentPayload;
+      const twiceBefore = await env.balance(twice.address);
+      const pair = await Promise.all([overHttp(first.header), overHttp(encodePaymentSignatureHeader(second))]);
+      attempts += pair.length;
+      for (const outcome of pair) note(`one nonce, two signatures: ${outcome}`);
+      if (pair.filter((o) => o === "served").length !== 1) wrongful.push(`one nonce, two signatures: ${pair}`);
+      expect(pair.filter((o) => o === "served")).toHaveLength(1);
+      expect(await lost(twice.address, twiceBefore)).toBe(12_000n);
+      served += 12_000n;
+      servedCalls += 1;
+
+      // 3. The payer burns the permit's nonce, and 4. takes its Permit2 approval back, each sent just before the
+      // call: served only if the settlement came first (and then paid), else refused and nothing taken.
+      const spoilers: [string, (wallet: ReturnType<typeof createWalletClient>, nonce: bigint) => Promise<Hex>][] = [
+        [
+          "nonce burned",
+          (wallet, nonce) =>
+            wallet.writeContract({
+              chain: null,
+              account: wallet.account!,
+              address: PERMIT2_ADDRESS,
+              abi: permit2Abi,
+              functionName: "invalidateUnorderedNonces",
+              args: [nonce >> 8n, 1n << (nonce & 0xffn)],
+            }),
+        ],
+        [
+          "approval taken back",
+          (wallet) =>
+            wallet.writeContract({
+              chain: null,
+              account: wallet.account!,
+              address: env.asset,
+              abi: usdTokenAbi,
+              functionName: "approve",
+              args: [PERMIT2_ADDRESS, 0n],
+            }),
+        ],
+      ];
+      for (const [name, spoil] of spoilers) {
+        const { payer, wallet } = await permitPayer();
+        const spoiled = await permitOf(payer);
+        const nonce = BigInt(
+          (spoiled.payload.payload as { permit2Authorization: { nonce: string } }).permit2Authorization.nonce,
+        );
+        const before = await env.balance(payer.address);
+        const sent = spoil(wallet, nonce);
+        const outcome = await overHttp(spoiled.header);
+        await mined(sent);
+        attempts++;
+        note(`${name}: ${outcome}`);
+        const taken = await lost(payer.address, before);
+        if (outcome === "served") {
+          expect(taken, name).toBe(12_000n);
+          served += taken;
+          servedCalls += 1;
+        } else {
+          if (taken !== 0n) wrongful.push(`${name}: refused (${outcome}) and charged ${taken}`);
+          expect(taken, `${name}: ${outcome}`).toBe(0n);
+          // Refused with a reason, whether before the settlement was sent or once it reverted: never left pending.
+          expect(["settlement_failed", "invalid_payment"], name).toContain(outcome);
+        }
+      }
+
+      // The permit used at once above, sent again after a restart: still used.
+      await mcp.close();
+      await env.stop();
+      await env.start();
+      const afterRestart = await overHttp(permit.header);
+      attempts++;
+      if (afterRestart === "served") wrongful.push("one permit after a restart: served");
+      expect(afterRestart).toBe("payment_already_used");
+    } finally {
+      await mcp.close().catch(() => {});
+      await setMining(rpc, 0);
+    }
+    const payeeGain = (await env.balance(env.payTo)) - payeeBefore;
+    const ledgerAfter = await env.ledger();
+    const ledgerGain = BigInt(ledgerAfter.total.amount) - BigInt(ledgerBefore.total.amount);
+    const outcomes = `outcomes ${JSON.stringify(seen)}, wrongful ${JSON.stringify(wrongful)}`;
+    expect(payeeGain, `the payee gained what the ledger records (${outcomes})`).toBe(ledgerGain);
+    expect(ledgerGain, `the ledger records what was served (${outcomes})`).toBe(served);
+    expect(ledgerAfter.total.payments - ledgerBefore.total.payments).toBe(servedCalls);
+    expect(wrongful).toEqual([]);
+    summary.payment += `; upto on 1 s blocks 0 wrongful of ${attempts} attacks (${Object.entries(seen)
+      .map(([k, n]) => `${k}: ${n}`)
+      .join(", ")}; payee +${payeeGain} = ledger +${ledgerGain})`;
   }, 300_000);
 });
 

@@ -8,12 +8,12 @@ import { type Address, getAddress, type Hex, type PublicClient } from "viem";
  */
 export const settlementKey = (payer: string, nonce: string): string => `${getAddress(payer)}:${nonce.toLowerCase()}`;
 
-/** The settlement key of a `PAYMENT-SIGNATURE` header's payment. */
-export function paymentSettlementKey(payment: string): string {
+/** The settlement key of a `PAYMENT-SIGNATURE` header's `exact` payment; undefined for another scheme's. */
+export function paymentSettlementKey(payment: string): string | undefined {
   const { authorization } = JSON.parse(Buffer.from(payment, "base64").toString("utf8")).payload as {
-    authorization: { from: string; nonce: string };
+    authorization?: { from: string; nonce: string };
   };
-  return settlementKey(authorization.from, authorization.nonce);
+  return authorization ? settlementKey(authorization.from, authorization.nonce) : undefined;
 }
 
 /** Every settled payment the service has recorded: how many, and their keys (all of them, not a page). */

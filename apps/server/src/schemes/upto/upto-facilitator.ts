@@ -20,11 +20,12 @@ import {
   custom,
   defineChain,
   encodeFunctionData,
+  type Hex,
   type LocalAccount,
   type PublicClient,
   publicActions,
 } from "viem";
-import type { Facilitator } from "../../settlement/facilitator.js";
+import { type Facilitator, SETTLEMENT_PENDING } from "../../settlement/facilitator.js";
 import type { SettlementSender } from "../../settlement/settlement-sender.js";
 
 /** Gas limit of one `upto` settlement: the proxy, Permit2's signature and nonce checks and the token transfer. */
@@ -81,6 +82,15 @@ export function createUptoFacilitator(parameters: UptoFacilitatorParameters): Up
   return {
     address: account.address,
     verify: (payload, requirements) => facilitator.verify(payload, requirements),
-    settle: (payload, requirements) => facilitator.settle(payload, requirements),
+    async settle(payload, requirements) {
+      const settled = await facilitator.settle(payload, requirements);
+      if (settled.success || !settled.transaction || settled.errorReason === SETTLEMENT_PENDING) return settled;
+      // Only this key can settle a permit naming it (x402's upto proxy), and it sends each permit once: when its
+      // settlement reverted (the payer burned the nonce or took back its approval meanwhile), nothing was taken, so the
+      // payment is refused rather than left pending (docs/decisions.md, "The upto scheme").
+      const receipt = await wallet.getTransactionReceipt({ hash: settled.transaction as Hex }).catch(() => undefined);
+      if (receipt?.status !== "reverted") return settled;
+      return { ...settled, transaction: "", errorMessage: `its settlement ${settled.transaction} reverted` };
+    },
   };
 }
