@@ -265,6 +265,11 @@ function paymentFailure(error: PaymentRequiredError, signedIn: boolean): string 
         `${error.message}: this machine's record of the payment channel is behind the service's (the key paid over it from another machine or channel directory, or the record was lost).`,
         "Set AGENT_TOOLS_RPC_URL (or --rpc-url) to a JSON-RPC URL of the payment chain: the command then checks the service's word against the chain and pays on. Or pay this call with --no-channel.",
       );
+    case "invalid_batch_settlement_evm_channel_busy":
+      return say(
+        error.message,
+        "Run the command again once the other call has answered. After 'agent-tools channels withdraw' started, the channel takes no more calls: pay with --no-channel until the withdrawal is finished (a new deposit opens it again after).",
+      );
     case "over_budget":
       return say(withFlags(error.message), "Raise --budget, or start a new session.");
     case "no_account":

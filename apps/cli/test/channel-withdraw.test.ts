@@ -48,7 +48,7 @@ const cli = (args: string[], env: Record<string, string> = {}) =>
   });
 
 describe("agent-tools channels withdraw", () => {
-  it("starts a timed withdrawal, says when it can be finished, and finishes it after the delay", async () => {
+  it("starts a timed withdrawal, says when it can be finished, pays without the channel meanwhile, and finishes it after the delay", async () => {
     const asset = (
       (await (await fetch(`${service.url}/.well-known/x402`)).json()) as { items: { accepts: { asset: string }[] }[] }
     ).items[0]!.accepts[0]!.asset;
@@ -79,13 +79,25 @@ describe("agent-tools channels withdraw", () => {
     expect(JSON.parse(early.stdout)).toMatchObject({ status: "waiting", channelId: id, amount: "40000" });
     expect(await balanceOn(l2UrlOf(service.output()), asset, payer)).toBe(before);
 
+    // Once the service has seen the withdrawal, the channel takes no more calls, and the command says what to do.
+    await service.printed(/a payer started a timed withdrawal/);
+    const busy = await cli(["intel", "--token-id", String(PAYER)]);
+    expect(busy.status, busy.stderr).toBe(3);
+    expect(busy.stderr).toMatch(/timed withdrawal of this channel/);
+    expect(busy.stderr).toMatch(/pay with --no-channel until the withdrawal is finished/);
+    const direct = await cli(["intel", "--token-id", String(PAYER), "--no-channel"]);
+    expect(direct.status, direct.stderr).toBe(0);
+    expect(direct.stderr).toMatch(/paid 0\.01 USD from 0x[0-9a-fA-F]{40} · tx 0x[0-9a-f]{64}/);
+    const beforeFinish = await balanceOn(l2UrlOf(service.output()), asset, payer);
+    expect(beforeFinish).toBe(before - 10_000n);
+
     // The chain's clock past the channel's delay.
     await chainRpc("evm_increaseTime", [DELAY_SECONDS]);
     await chainRpc("evm_mine", []);
     const finished = await cli(["channels", "withdraw"]);
     expect(finished.status, finished.stderr).toBe(0);
     expect(finished.stdout).toMatch(new RegExp(`^Withdrew 0\\.04 USD from channel ${id} · tx 0x[0-9a-f]{64}$`, "m"));
-    expect(await balanceOn(l2UrlOf(service.output()), asset, payer)).toBe(before + 40_000n);
+    expect(await balanceOn(l2UrlOf(service.output()), asset, payer)).toBe(beforeFinish + 40_000n);
     // What the record says now: the claimed 0.01 is all that is left in the channel, nothing to refund.
     expect(JSON.parse((await cli(["channels", "--json"])).stdout)).toEqual([
       expect.objectContaining({ channelId: id, balance: "10000", charged: "10000", refundable: "0" }),
