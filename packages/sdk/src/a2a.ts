@@ -22,6 +22,8 @@ import {
   X402_A2A_EXTENSION_URIS,
 } from "@agent-tools/schema";
 import type { LocalAccount } from "viem";
+import { payOverChannel } from "./channel-payment.js";
+import { CHANNEL_SCHEME, type ChannelOptions, createChannelPayer } from "./channels.js";
 import { NetworkError } from "./errors.js";
 import { type Payment, type SettlementFields, unitsToUsd } from "./payment.js";
 import {
@@ -49,6 +51,11 @@ export interface A2aClientOptions extends PaymentLimitsOptions {
   account?: LocalAccount;
   /** Where the rolling day's charges are kept for `maxPerDay` (default: in memory). */
   spendLog?: SpendLog;
+  /**
+   * Pay over x402 `batch-settlement` channels where the service offers them, as the HTTP and MCP clients do (their
+   * option `channels`): one deposit, then a voucher per skill call. Share a `storage` with them to use one channel.
+   */
+  channels?: ChannelOptions | boolean;
   /** Sign in with the account so holders pay the discounted price (default true). */
   signIn?: boolean;
   /** The address whose signed receipts to accept (the payment catalog's `receiptSigner`); see the HTTP client's. */
@@ -91,6 +98,15 @@ function paymentRequiredOf(task: Task): PaymentRequired | undefined {
   return metadata[A2A_PAYMENT_META.required] as PaymentRequired | undefined;
 }
 
+/** The settlement of a task's payment, when the task completed and its receipt says it was taken. */
+function settlementOf(task: Task): SettlementFields | undefined {
+  if (task.status?.state !== TaskState.TASK_STATE_COMPLETED) return undefined;
+  const [receipt] = (metadataOf(task)[A2A_PAYMENT_META.receipts] ?? []) as (SettlementFields & {
+    success?: boolean;
+  })[];
+  return receipt && receipt.success !== false ? receipt : undefined;
+}
+
 /** The answer a completed task holds in its artifact's data part. */
 function answerOf(task: Task): unknown {
   if (task.status?.state !== TaskState.TASK_STATE_COMPLETED) return null;
@@ -104,6 +120,10 @@ export async function connectA2aClient(options: A2aClientOptions): Promise<Agent
   const endpoint = `${baseUrl}${A2A_PATH}`;
   const limits = paymentLimits(options);
   const spending = spendingFor(options);
+  const channels =
+    options.channels && options.account
+      ? createChannelPayer(options.account, options.channels === true ? {} : options.channels)
+      : undefined;
   const { account } = options;
   const signIn = options.signIn ?? true;
   let signInChain: string | undefined;
@@ -155,25 +175,43 @@ export async function connectA2aClient(options: A2aClientOptions): Promise<Agent
       }
 
       // The payment policy decides, before anything is signed; this transport carries its values in metadata.
-      const { decision, hold } = await decideCallPayment({ quote, limits, spending, account, channels: undefined });
+      const { decision, hold } = await decideCallPayment({ quote, limits, spending, account, channels });
       if (!decision.pay)
         throw paymentRefusalError({ tool: skill, quote, refusal: decision.refusal, capWording: "plain" });
       const { requirement } = decision;
       try {
-        const paid = await send({
-          taskId: task.id,
-          metadata: {
-            ...(await signedIn()),
-            [A2A_PAYMENT_META.status]: A2A_PAYMENT_STATUS.submitted,
-            [A2A_PAYMENT_META.payload]: await signPayment(decision.account, { quote, limits }),
-          },
-        });
+        // The first payment goes on the task that waits for it; one signed again (a channel's corrective 402 failed
+        // that task) goes with the skill's input on a task of its own.
+        let waiting: string | undefined = task.id;
+        const sendPaid = async (payment: unknown) => {
+          const on = waiting ? { taskId: waiting } : { parts: [{ data: { skill, input } }] };
+          waiting = undefined;
+          return send({
+            ...on,
+            metadata: {
+              ...(await signedIn()),
+              [A2A_PAYMENT_META.status]: A2A_PAYMENT_STATUS.submitted,
+              [A2A_PAYMENT_META.payload]: payment,
+            },
+          });
+        };
+        const channel = requirement.scheme === CHANNEL_SCHEME ? channels : undefined;
+        const paid = channel
+          ? await payOverChannel({
+              tool: skill,
+              quote,
+              requirement,
+              channel,
+              limits,
+              capWording: "plain",
+              send: sendPaid,
+              outcomeOf: (answer) => ({ settlement: settlementOf(answer), paymentRequired: paymentRequiredOf(answer) }),
+            })
+          : await sendPaid(await signPayment(decision.account, { quote, limits }));
         const refused = paymentRequiredOf(paid);
         if (refused) throw refusedPaymentError(refused);
-        const [settlement] = (metadataOf(paid)[A2A_PAYMENT_META.receipts] ?? []) as SettlementFields[];
-        if (paid.status?.state !== TaskState.TASK_STATE_COMPLETED || !settlement) {
-          return { task: paid, answer: answerOf(paid), payment: null };
-        }
+        const settlement = settlementOf(paid);
+        if (!settlement) return { task: paid, answer: answerOf(paid), payment: null };
         const answer = answerOf(paid);
         const payment = await settledPayment(
           hold,

@@ -3,12 +3,14 @@
  * chain, then vouchers; the channel kept across a restart of the client; the unspent balance back on chain.
  */
 import { type AddressInfo, createServer } from "node:net";
+import { TaskState } from "@a2a-js/sdk";
 import { DEVNET_ACCOUNTS } from "@agent-tools/devnet";
 import { attachEmbeddedService } from "@agent-tools/server/embedded-process";
 import { toClientEvmSigner } from "@x402/evm";
 import { BatchSettlementEvmScheme, computeChannelId } from "@x402/evm/batch-settlement/client";
 import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, inject, it } from "vitest";
+import { connectA2aClient } from "../src/a2a.js";
 import {
   ChannelError,
   createAgentToolsClient,
@@ -165,6 +167,52 @@ describe("paying over channels", () => {
     } finally {
       await mcp.close();
     }
+  });
+
+  it("the A2A client pays over a channel too, shares it with the HTTP client, and is set right when it lost its state", async () => {
+    const salt = `0x${"06".padStart(64, "0")}` as const;
+    const storage = memoryChannelStorage();
+    const channels = { deposit: "0.05", storage, salt };
+    const before = await balanceOf(service, payer.address);
+    const agent = await connectA2aClient({ baseUrl: service.url, account: payer, channels });
+    const first = await agent.callSkill("intel", { tokenId: 5 });
+    expect(first.task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(first.payment).toMatchObject({ amount: "10000", channel: { charged: "10000", deposited: "50000" } });
+    const id = first.payment!.channel!.id;
+    const second = await agent.callSkill("intel", { tokenId: 5 });
+    expect(second.payment).toMatchObject({ amount: "10000", transaction: "", channel: { id, charged: "20000" } });
+    expect(second.payment!.receipt).not.toBeNull();
+    expect(await balanceOf(service, payer.address)).toBe(before - 50_000n);
+
+    // A client with no state of the channel gets the corrective answer on a failed task: without a chain to check it
+    // against, it is refused and pays nothing; with one, it pays on a task of its own, with no second deposit.
+    const blind = await connectA2aClient({
+      baseUrl: service.url,
+      account: payer,
+      channels: { deposit: "0.05", storage: memoryChannelStorage(), salt },
+    });
+    const refused = await blind.callSkill("intel", { tokenId: 5 }).catch((error: unknown) => error);
+    expect((refused as PaymentRequiredError).reason).toBe("invalid_batch_settlement_evm_cumulative_amount_mismatch");
+    const forgetful = await connectA2aClient({
+      baseUrl: service.url,
+      account: payer,
+      channels: { deposit: "0.05", storage: memoryChannelStorage(), salt, rpcUrl: paymentChainRpc(service) },
+    });
+    const third = await forgetful.callSkill("intel", { tokenId: 5 });
+    expect(third.task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(third.payment!.channel).toMatchObject({ id, charged: "30000", deposited: "0" });
+
+    // The HTTP client with the first storage goes on from the A2A client's last voucher it knows of: set right too,
+    // then it refunds the rest.
+    const http = createAgentToolsClient({
+      baseUrl: service.url,
+      account: payer,
+      channels: { ...channels, rpcUrl: paymentChainRpc(service) },
+    });
+    const fourth = await http.intel({ tokenId: 5 });
+    expect(fourth.payment!.channel).toMatchObject({ id, charged: "40000", deposited: "0" });
+    expect(await http.refundChannel({ tokenId: 5 })).toMatchObject({ channelId: id, refunded: 10_000n });
+    expect(await balanceOf(service, payer.address)).toBe(before - 40_000n);
   });
 
   it("a refund asked of a service that does not answer is a network error, said in words", async () => {

@@ -87,7 +87,14 @@ const transports = {
     }
   },
   a2a: async (account: LocalAccount, limits: Limits) => {
-    const client = await connectA2aClient({ baseUrl: service.url, account, signIn: false, ...limits });
+    const { deposit, ...rest } = limits;
+    const client = await connectA2aClient({
+      baseUrl: service.url,
+      account,
+      signIn: false,
+      ...rest,
+      ...(deposit ? { channels: { deposit, storage: memoryChannelStorage() } } : {}),
+    });
     await client.callSkill("intel", { tokenId: 1 });
   },
 };
@@ -156,7 +163,7 @@ const rows: Row[] = [
       plain:
         /^intel would deposit 2\.00 USD into a payment channel, above the 1\.50 USD per deposit allowed \(0\.50 USD over\); nothing was signed\.$/,
     },
-    transports: ["http", "mcp"],
+    transports: ["http", "mcp", "a2a"],
   },
 ];
 
