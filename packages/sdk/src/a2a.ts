@@ -56,6 +56,8 @@ export interface A2aClientOptions extends PaymentLimitsOptions {
    * option `channels`): one deposit, then a voucher per skill call. Share a `storage` with them to use one channel.
    */
   channels?: ChannelOptions | boolean;
+  /** Pay with x402's `upto` where the service offers it and no channel is paid, as the HTTP client does (its option `upto`). */
+  upto?: boolean;
   /** Sign in with the account so holders pay the discounted price (default true). */
   signIn?: boolean;
   /** The address whose signed receipts to accept (the payment catalog's `receiptSigner`); see the HTTP client's. */
@@ -175,7 +177,14 @@ export async function connectA2aClient(options: A2aClientOptions): Promise<Agent
       }
 
       // The payment policy decides, before anything is signed; this transport carries its values in metadata.
-      const { decision, hold } = await decideCallPayment({ quote, limits, spending, account, channels });
+      const { decision, hold } = await decideCallPayment({
+        quote,
+        limits,
+        spending,
+        account,
+        channels,
+        upto: options.upto,
+      });
       if (!decision.pay)
         throw paymentRefusalError({ tool: skill, quote, refusal: decision.refusal, capWording: "plain" });
       const { requirement } = decision;
@@ -207,7 +216,7 @@ export async function connectA2aClient(options: A2aClientOptions): Promise<Agent
               send: sendPaid,
               outcomeOf: (answer) => ({ settlement: settlementOf(answer), paymentRequired: paymentRequiredOf(answer) }),
             })
-          : await sendPaid(await signPayment(decision.account, { quote, limits }));
+          : await sendPaid(await signPayment(decision.account, { quote, requirement, limits }));
         const refused = paymentRequiredOf(paid);
         if (refused) throw refusedPaymentError(refused);
         const settlement = settlementOf(paid);

@@ -93,6 +93,12 @@ export interface AgentToolsClientOptions {
    * every call pays with `exact`, a transfer of its own. Needs an account.
    */
   channels?: ChannelOptions | boolean;
+  /**
+   * Pay with x402's `upto` where the service offers it and no channel is paid: each call signs a Permit2 permit of up
+   * to its price and is charged the work its answer took (a one-time Permit2 approval of the asset by the account
+   * first). The limits count each call at its price, which the permit lets the service take. Without it, `exact`.
+   */
+  upto?: boolean;
   /** Sign in with the account so holders pay the discounted price (default true); false calls anonymously. */
   signIn?: boolean;
   /** A fetch implementation; defaults to the global one. */
@@ -290,6 +296,7 @@ export function createAgentToolsClient(options: AgentToolsClientOptions): AgentT
     ...(options.channels && options.account
       ? { channels: createChannelPayer(options.account, options.channels === true ? {} : options.channels) }
       : {}),
+    ...(options.upto ? { upto: true } : {}),
     learnt: {},
   };
   const tools = Object.fromEntries(

@@ -20,6 +20,8 @@ export interface ClientContext {
   readonly spending: Spending;
   /** Pays over x402 `batch-settlement` channels where the service offers them (the option `channels`). */
   readonly channels?: ChannelPayer;
+  /** Pays with x402's `upto` where the service offers it and no channel is paid (the option `upto`). */
+  readonly upto?: boolean;
   /** The only address whose receipts the client accepts, when the caller names one. */
   readonly receiptSigner?: string;
   /** Chains learnt from the service's challenges, remembered for the client's later calls. */

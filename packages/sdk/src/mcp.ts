@@ -26,7 +26,7 @@ import type { LocalAccount } from "viem";
 import { payOverChannel } from "./channel-payment.js";
 import { CHANNEL_SCHEME, type ChannelOptions, createChannelPayer } from "./channels.js";
 import { NetworkError, PaymentRequiredError } from "./errors.js";
-import { type Payment, type SettlementFields, unitsToUsd, whilePaymentInUse } from "./payment.js";
+import { type Payment, type SettlementFields, UPTO_SCHEME, unitsToUsd, whilePaymentInUse } from "./payment.js";
 import {
   decideCallPayment,
   learnSignInChain,
@@ -58,6 +58,8 @@ export interface McpClientOptions extends PaymentLimitsOptions {
    * across processes, or with the HTTP client.
    */
   channels?: ChannelOptions | boolean;
+  /** Pay with x402's `upto` where the service offers it and no channel is paid, as the HTTP client does (its option `upto`). */
+  upto?: boolean;
   /** Sign in with the account so holders pay the discounted price (default true). */
   signIn?: boolean;
   /** The address whose signed receipts to accept (the payment catalog's `receiptSigner`); see the HTTP client's. */
@@ -159,7 +161,14 @@ export async function connectMcpClient(options: McpClientOptions): Promise<Agent
       if (!quote) return { result, payment: null };
 
       // The payment policy decides, before anything is signed; this transport carries its values in `_meta`.
-      const { decision, hold } = await decideCallPayment({ quote, limits, spending, account, channels });
+      const { decision, hold } = await decideCallPayment({
+        quote,
+        limits,
+        spending,
+        account,
+        channels,
+        upto: options.upto,
+      });
       if (!decision.pay)
         throw paymentRefusalError({ tool: name, quote, refusal: decision.refusal, capWording: "plain" });
       const { requirement } = decision;
@@ -192,13 +201,15 @@ export async function connectMcpClient(options: McpClientOptions): Promise<Agent
                 paymentRequired: paymentRequiredOf(answer),
               }),
             })
-          : await sendPaid(await signPayment(decision.account, { quote, limits }));
+          : await sendPaid(await signPayment(decision.account, { quote, requirement, limits }));
         const refused = paymentRequiredOf(paid);
         if (refused) throw refusedPaymentError(refused);
         const settlement = paid._meta?.[MCP_PAYMENT_RESPONSE_META] as SettlementFields | undefined;
         if (paid.isError || !settlement) return { result: paid, payment: null };
-        // Over a channel the settlement's amount is what the call deposited; an `exact` one is the price.
-        const settled = channel ? settlement : { ...settlement, amount: requirement.amount };
+        // Over a channel the settlement's amount is what the call deposited, over `upto` what it was charged; an
+        // `exact` one is the price.
+        const settled =
+          channel || requirement.scheme === UPTO_SCHEME ? settlement : { ...settlement, amount: requirement.amount };
         const payment = await settledPayment(
           hold,
           settled,

@@ -21,7 +21,14 @@ import {
   type PaymentLimits,
   type SpendLimitName,
 } from "./limits.js";
-import { chargedUnits, createPayment, type Payment, readSettlement, type SettlementFields } from "./payment.js";
+import {
+  chargedUnits,
+  createPayment,
+  type Payment,
+  readSettlement,
+  type SettlementFields,
+  UPTO_SCHEME,
+} from "./payment.js";
 import { pickSignInChain, signInHeader } from "./sign-in.js";
 import { decideAndHold, type SpendHold, type Spending } from "./spending.js";
 
@@ -120,14 +127,17 @@ export type PaymentRefusal =
 
 /**
  * The requirement of a quote a client pays: its channel's (`batch-settlement`) when the client pays over channels and
- * the quote offers one, else the quote's first. Undefined when the quote names none.
+ * the quote offers one, else its `upto` one when the client pays with `upto` and the quote offers it, else the
+ * quote's first (`exact`). Undefined when the quote names none.
  */
 export function chooseRequirement(
   quote: PaymentRequired,
   channels: boolean | undefined,
+  upto?: boolean,
 ): PaymentRequirements | undefined {
+  const offered = (scheme: string) => quote.accepts?.find((accept) => accept.scheme === scheme);
   return (
-    (channels ? quote.accepts?.find((accept) => accept.scheme === CHANNEL_SCHEME) : undefined) ?? quote.accepts?.[0]
+    (channels ? offered(CHANNEL_SCHEME) : undefined) ?? (upto ? offered(UPTO_SCHEME) : undefined) ?? quote.accepts?.[0]
   );
 }
 
@@ -142,6 +152,8 @@ export interface DecidePaymentParameters {
   account: LocalAccount | undefined;
   /** Whether the client pays over a channel when the quote offers one (the option `channels`). */
   channels?: boolean;
+  /** Whether the client pays with x402's `upto` when the quote offers it and no channel is paid (the option `upto`). */
+  upto?: boolean;
   /** What paying the chosen requirement would deposit into a channel ({@link chooseRequirement}; 0 for none). */
   depositUnits?: bigint;
 }
@@ -162,6 +174,7 @@ export function decidePayment({
   spentTodayUnits,
   account,
   channels,
+  upto,
   depositUnits,
 }: DecidePaymentParameters): DecidePaymentReturnType {
   const quoted = parsePaymentRefusal(quote.error);
@@ -170,7 +183,7 @@ export function decidePayment({
   if (quoted.reason && quoted.reason !== "payment_required" && quoted.reason !== "sign_in_required") {
     return { pay: false, refusal: { kind: "refused_by_service", reason: quoted.reason, sentence: quoted.message } };
   }
-  const requirement = chooseRequirement(quote, channels);
+  const requirement = chooseRequirement(quote, channels, upto);
   if (!requirement) return { pay: false, refusal: { kind: "no_price", reason: quoted.reason ?? "no_price" } };
   const amountUnits = BigInt(requirement.amount);
   const exceeded = checkLimits({
@@ -193,6 +206,8 @@ export interface DecideCallPaymentParameters {
   account: LocalAccount | undefined;
   /** The client's channel payer, when it pays over channels. */
   channels: ChannelPayer | undefined;
+  /** Whether the client pays with x402's `upto` where offered (the option `upto`). */
+  upto?: boolean | undefined;
 }
 /** What {@link decideCallPayment} resolves with: the decision, and the price held until the call's answer. */
 export interface DecideCallPaymentReturnType {
@@ -212,8 +227,9 @@ export async function decideCallPayment({
   spending,
   account,
   channels,
+  upto,
 }: DecideCallPaymentParameters): Promise<DecideCallPaymentReturnType> {
-  const requirement = chooseRequirement(quote, channels !== undefined);
+  const requirement = chooseRequirement(quote, channels !== undefined, upto);
   // The deposit is worked out (a read of the channel's stored state) only for a limit that needs it.
   const depositUnits =
     limits.maxDepositUnits !== undefined && channels && requirement?.scheme === CHANNEL_SCHEME
@@ -229,6 +245,7 @@ export async function decideCallPayment({
         spentTodayUnits,
         account,
         channels: channels !== undefined,
+        ...(upto ? { upto } : {}),
         depositUnits,
       });
       return { decision, holdUnits: decision.pay ? decision.amountUnits : undefined };
@@ -306,9 +323,11 @@ function refusalMessage(tool: string, quote: PaymentRequired, refusal: PaymentRe
 
 // Paying: one signed payment per call, whatever the transport sends it in.
 
-/** Parameters of {@link signPayment}: the quote decided on, and the caller's limits. */
+/** Parameters of {@link signPayment}: the quote decided on, the requirement chosen, and the caller's limits. */
 export interface SignPaymentParameters {
   quote: PaymentRequired;
+  /** The requirement {@link decidePayment} chose (default: the quote's first). */
+  requirement?: PaymentRequirements;
   limits: PaymentLimits;
 }
 /** What {@link signPayment} resolves with: the x402 `PaymentPayload`, as the transport carries it. */
@@ -320,9 +339,9 @@ export type SignPaymentReturnType = Awaited<ReturnType<typeof createPayment>>;
  */
 export function signPayment(
   account: LocalAccount,
-  { quote, limits }: SignPaymentParameters,
+  { quote, requirement, limits }: SignPaymentParameters,
 ): Promise<SignPaymentReturnType> {
-  return createPayment(account, quote, limits.maxPaymentUnits);
+  return createPayment(account, quote, limits.maxPaymentUnits, requirement);
 }
 
 /** Parameters of {@link settledPayment}: the paid call's quote, requirement and payer, and whose receipts to accept. */
@@ -333,7 +352,8 @@ export type SettledPaymentParameters = Parameters<typeof readSettlement>[1];
  * (`readSettlement`; `data` rides on an `InvalidReceiptError`). What counts against the limits: over a channel, the
  * charge the service reports, since each voucher signs the total charged so far plus one price, so a service that
  * reported less than it took can claim at most one price more than was counted, once (docs/decisions.md, "The
- * client's payment policy"); for any other payment, the price it authorized, never less.
+ * client's payment policy"); for any other payment, the price it authorized, never less: an `upto` permit lets the
+ * service take up to its ceiling, whatever it reports.
  */
 export async function settledPayment(
   hold: SpendHold,

@@ -9,6 +9,7 @@ import { x402Client } from "@x402/core/client";
 import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import { toClientEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
+import { UptoEvmScheme } from "@x402/evm/upto/client";
 import { appendPaymentIdentifierToExtensions, PAYMENT_IDENTIFIER } from "@x402/extensions/payment-identifier";
 import type { LocalAccount } from "viem";
 import { CHANNEL_SCHEME, type ChannelPayer } from "./channels.js";
@@ -27,7 +28,7 @@ export interface Payment {
   amountUsd: string;
   /**
    * The price the payment signed, in units: what an `exact` payment is charged (then equal to `amount`), and the most
-   * a call over a metered scheme (a channel) could be charged.
+   * a call over a metered scheme (a channel, or x402's `upto`) could be charged.
    */
   ceiling: string;
   /**
@@ -64,21 +65,28 @@ export interface PaymentChannel {
   deposited: string;
 }
 
+/** x402's name of the scheme a payment signs up to a ceiling of, and is charged the work done under it. */
+export const UPTO_SCHEME = "upto";
+
 /**
- * An x402 v2 `exact` payment of the quote's first requirement, allowing exactly that asset up to `cap`: the
- * `PaymentPayload` an MCP call carries in `_meta["x402/payment"]`, and HTTP, encoded, in `PAYMENT-SIGNATURE`. When
- * the service declares x402's payment-identifier extension, the payment names a new identifier: sent again as it
- * is (a retry after the answer was lost), it gets the answer it paid for, and is not charged twice.
+ * An x402 v2 payment of one requirement of the quote (its first, `exact`, unless `requirement` names its `upto`
+ * one), allowing exactly that asset up to `cap`: the `PaymentPayload` an MCP call carries in `_meta["x402/payment"]`,
+ * and HTTP, encoded, in `PAYMENT-SIGNATURE`. When the service declares x402's payment-identifier extension, the
+ * payment names a new identifier: sent again as it is (a retry after the answer was lost), it gets the answer it paid
+ * for, and is not charged twice.
  */
 export async function createPayment(
   account: LocalAccount,
   quote: PaymentRequired,
   cap: bigint,
+  requirement: PaymentRequirements = quote.accepts[0]!,
 ): Promise<Awaited<ReturnType<x402Client["createPaymentPayload"]>>> {
   quote = withPaymentIdentifier(quote);
-  const requirement = quote.accepts[0]!;
   const client = new x402Client();
-  registerExactEvmScheme(client, { signer: toClientEvmSigner(account) });
+  // x402's client pays the first requirement of the quote whose scheme it has: the one chosen, alone.
+  if (requirement.scheme === UPTO_SCHEME) {
+    client.register(requirement.network as `${string}:${string}`, new UptoEvmScheme(toClientEvmSigner(account)));
+  } else registerExactEvmScheme(client, { signer: toClientEvmSigner(account) });
   client.setSpendControls({
     allowedAssets: [
       {

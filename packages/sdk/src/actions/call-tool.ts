@@ -89,7 +89,14 @@ export async function callTool<N extends PaidRouteName>(
   // The payment policy decides, before anything is signed; this transport carries its values in headers.
   const quote = res.body as PaymentRequired;
   const { limits, spending } = context;
-  const { decision, hold } = await decideCallPayment({ quote, limits, spending, account, channels: context.channels });
+  const { decision, hold } = await decideCallPayment({
+    quote,
+    limits,
+    spending,
+    account,
+    channels: context.channels,
+    upto: context.upto,
+  });
   if (!decision.pay) throw paymentRefusalError({ tool: name, quote, refusal: decision.refusal, capWording: "option" });
   // Held until the answer: settled with what the call was charged, or let go when nothing was.
   const { requirement } = decision;
@@ -119,7 +126,7 @@ export async function callTool<N extends PaidRouteName>(
             };
           },
         })
-      : await send(await signPayment(decision.account, { quote, limits }));
+      : await send(await signPayment(decision.account, { quote, requirement, limits }));
     if (paid.status === 402) throw refusedPaymentError(paid.body as PaymentRequired);
     if (paid.status !== successStatus) throw errorFromAnswer(paid);
     const data = read(paid);
