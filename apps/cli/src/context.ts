@@ -51,6 +51,8 @@ export interface GlobalOptions {
    * channel where the service offers one.
    */
   channel?: boolean;
+  /** --upto: pay a call no channel pays with x402's `upto` where the service offers it. */
+  upto?: boolean;
   channelDeposit: string;
   /** --rpc-url, else AGENT_TOOLS_RPC_URL: the payment chain, read when a channel's record is behind the service's. */
   rpcUrl?: string;
@@ -221,6 +223,7 @@ export function createCommandContext(program: Command, deps: CliDeps): CommandCo
         ...(account ? { account } : {}),
         signIn: !options.anonymous,
         ...channels(overrides?.channels),
+        ...(options.upto ? { upto: true } : {}),
       });
     },
     loadMcp: deps.loadMcp,
@@ -251,7 +254,7 @@ export function createCommandContext(program: Command, deps: CliDeps): CommandCo
       }
       err.write(
         errStyle.dim(
-          `paid ${payment.amountUsd} USD from ${payment.payer} · tx ${payment.transaction} (${payment.network})` +
+          `paid ${payment.amountUsd} USD${ceilingOf(payment)} from ${payment.payer} · tx ${payment.transaction} (${payment.network})` +
             `${payment.receipt ? ` · receipt signed by ${payment.receipt.signer}` : ""}\n`,
         ),
       );

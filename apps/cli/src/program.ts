@@ -57,6 +57,10 @@ export function createProgram({ env, exit }: Pick<CliDeps, "env" | "exit">): Com
         "--no-channel",
         "pay each call with a transfer of its own (x402 exact), not over the payment channel the service offers (by default, one deposit then a signed voucher per call, kept in AGENT_TOOLS_CHANNEL_DIR)",
       )
+      .option(
+        "--upto",
+        "pay a call no channel pays with x402 upto: a Permit2 permit of up to the price, charged the work the answer took (the key approves Permit2 for the asset once, beforehand)",
+      )
       .addOption(
         new Option(
           "--rpc-url <url>",
@@ -93,6 +97,7 @@ Examples:
   $ agent-tools intel --token-id 7 --anonymous --max-price 1.00
   $ agent-tools intel --token-id 1 --max-per-day 5.00    # refused before signing once 5.00 USD is spent in 24 hours
   $ agent-tools intel --token-id 1 --no-channel   # a transfer for this call alone, no payment channel
+  $ agent-tools intel --token-id 1 --anonymous --no-channel --upto   # charged the work done, of a 1.00 USD ceiling
   $ agent-tools channels                          # your payment channels: balance, charged, refundable
   $ agent-tools channels refund                   # take back what is unspent
   $ agent-tools dispatch allowlist-scan --token-id 5 --run-at +2h --param type=upcoming --param limit=10

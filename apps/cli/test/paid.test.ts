@@ -50,6 +50,8 @@ const overChannel = (usd: string, payer: string, ceiling?: string) =>
   );
 /** An anonymous `/intel` over a channel: 0.01 and one agent examined, 0.012 of its 1.00 (docs/api.md). */
 const ANONYMOUS_INTEL = "0.012";
+/** The payment line of an anonymous `intel` paid with an `upto` permit: charged its work, of its price. */
+const UPTO_LINE = /paid 0\.012 USD of a 1\.00 USD ceiling from 0x[0-9a-fA-F]{40} · tx 0x[0-9a-f]{64}/;
 
 describe("agent-tools against the embedded default", () => {
   it("a demo holder pays the discounted price for intel, and the key is never printed", async () => {
@@ -128,6 +130,7 @@ describe("agent-tools against the embedded default", () => {
       1_000_000n,
     ],
     ["over its channel", [], overChannel(ANONYMOUS_INTEL, DEVNET_ACCOUNTS[8]!.address, "1.00"), 12_000n],
+    ["with an upto permit", ["--no-channel", "--upto"], UPTO_LINE, 12_000n],
   ])(
     "has the answer of a paid call cut off after settlement on its retry, and pays once (%s)",
     async (_, flags, line, charged) => {
@@ -186,6 +189,7 @@ describe("agent-tools against the embedded default", () => {
   it.each([
     ["with a transfer of its own", ["--no-channel"], /paid 1\.00 USD/],
     ["over its channel", [], overChannel(ANONYMOUS_INTEL, DEVNET_ACCOUNTS[8]!.address, "1.00")],
+    ["with an upto permit", ["--no-channel", "--upto"], UPTO_LINE],
   ])(
     "sends the paid request again, with the same payment, when its connection is reset on the way (%s)",
     async (_, flags, line) => {

@@ -29,6 +29,7 @@ async function runMcp(context: CommandContext, options: { budget?: string }): Pr
     baseUrl: opts.baseUrl,
     ...context.limits(account),
     ...context.channels(),
+    ...(opts.upto ? { upto: true } : {}),
     ...(options.budget ? { budget: options.budget } : {}),
     ...(account ? { account } : {}),
     signIn: !opts.anonymous,
