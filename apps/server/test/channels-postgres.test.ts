@@ -86,51 +86,11 @@ afterAll(async () => {
 
 describe.skipIf(withoutPostgres)("one channel, two instances, one Postgres", () => {
   it("charges each voucher once and never beyond the channel's balance, however the calls race", async () => {
-    const network = `eip155:${t.devnet.l2.chainId}` as const;
-    const account = privateKeyToAccount(t.devnet.deployment.accounts[3]!.privateKey);
-    const signer = toClientEvmSigner(account, t.devnet.l2.publicClient as unknown as PublicClient);
     // A deposit of three prices, through x402's client on the first instance.
-    const scheme = new BatchSettlementEvmScheme(signer, { depositPolicy: { depositMultiplier: 3 } });
-    const client = new x402Client();
-    client.register(network, scheme);
-    client.setSpendControls({ allowedAssets: [{ network, asset: t.devnet.deployment.addresses.usdToken }] });
-    const opened = await wrapFetchWithPayment(fetch, client)(`${t.server.url}/intel`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ tokenId: 1 }),
-    });
-    expect(opened.status, opened.status === 200 ? "" : await opened.clone().text()).toBe(200);
-    const quoted = (await (await t.post("/intel", { tokenId: 1 })).json()) as PaymentRequired;
-    const accept = quoted.accepts.find((a) => a.scheme === "batch-settlement") as PaymentRequirements;
-    const price = BigInt(accept.amount);
-    const config = scheme.buildChannelConfig(accept);
-    const channelId = computeChannelId(config, network);
-    const header = async (cumulative: bigint) => {
-      const voucher = await signVoucher(signer, channelId, cumulative.toString(), network);
-      const payment: PaymentPayload = {
-        x402Version: 2,
-        accepted: accept,
-        resource: quoted.resource,
-        payload: { type: "voucher", channelConfig: config, voucher },
-      };
-      return Buffer.from(JSON.stringify(payment)).toString("base64");
-    };
-    const send = (url: string, payment: string) =>
-      fetch(`${url}/intel`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": payment },
-        body: JSON.stringify({ tokenId: 1 }),
-      });
-    const charged = async () => {
-      const [row] = await otherDb.query<{ charged: string }>(
-        "SELECT charged::text AS charged FROM channels WHERE channel_id = $1",
-        [channelId.toLowerCase()],
-      );
-      return BigInt(row!.charged);
-    };
+    const { price, voucher, send, charged } = await openChannel(3);
 
     // Three copies of each of the next three vouchers (the third above the balance), all at once, on both instances.
-    const payments = await Promise.all([2n, 3n, 4n].map((n) => header(n * price)));
+    const payments = await Promise.all([2n, 3n, 4n].map((n) => voucher(n * price)));
     const answers = await Promise.all(
       payments.flatMap((payment) => [t.server.url, other.url, t.server.url].map((url) => send(url, payment))),
     );
@@ -154,40 +114,7 @@ describe.skipIf(withoutPostgres)("one channel, two instances, one Postgres", () 
   });
 
   it("withholds an answer whose channel another instance charged meanwhile, and says where the channel stands", async () => {
-    const network = `eip155:${t.devnet.l2.chainId}` as const;
-    const account = privateKeyToAccount(t.devnet.deployment.accounts[4]!.privateKey);
-    const signer = toClientEvmSigner(account, t.devnet.l2.publicClient as unknown as PublicClient);
-    const scheme = new BatchSettlementEvmScheme(signer, { depositPolicy: { depositMultiplier: 3 } });
-    const client = new x402Client();
-    client.register(network, scheme);
-    client.setSpendControls({ allowedAssets: [{ network, asset: t.devnet.deployment.addresses.usdToken }] });
-    const opened = await wrapFetchWithPayment(fetch, client)(`${t.server.url}/intel`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ tokenId: 1 }),
-    });
-    expect(opened.status, opened.status === 200 ? "" : await opened.clone().text()).toBe(200);
-    const quoted = (await (await t.post("/intel", { tokenId: 1 })).json()) as PaymentRequired;
-    const accept = quoted.accepts.find((a) => a.scheme === "batch-settlement") as PaymentRequirements;
-    const price = BigInt(accept.amount);
-    const config = scheme.buildChannelConfig(accept);
-    const channelId = computeChannelId(config, network);
-    const voucher = async (cumulative: bigint) => {
-      const signed = await signVoucher(signer, channelId, cumulative.toString(), network);
-      const payment: PaymentPayload = {
-        x402Version: 2,
-        accepted: accept,
-        resource: quoted.resource,
-        payload: { type: "voucher", channelConfig: config, voucher: signed },
-      };
-      return Buffer.from(JSON.stringify(payment)).toString("base64");
-    };
-    const send = (url: string, payment: string) =>
-      fetch(`${url}/intel`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": payment },
-        body: JSON.stringify({ tokenId: 1 }),
-      });
+    const { price, channelId, voucher, send, charged } = await openChannel(4);
 
     // The first instance holds the channel while its tool runs; the second is paid the same voucher meanwhile.
     let entered!: () => void;
@@ -213,11 +140,57 @@ describe.skipIf(withoutPostgres)("one channel, two instances, one Postgres", () 
     expect(corrective.extra).toMatchObject({
       channelState: { channelId: channelId.toLowerCase(), chargedCumulativeAmount: (2n * price).toString() },
     });
+    expect(await charged()).toBe(2n * price);
+    expect((await send(t.server.url, await voucher(3n * price))).status).toBe(200);
+  });
+});
+
+/**
+ * A channel of demo account `index` opened on the first instance by x402's own client, with a deposit of three
+ * prices: the price, vouchers of it signed by that client's signer, an `/intel` call paid by one, and the charged total
+ * the store holds.
+ */
+async function openChannel(index: number) {
+  const network = `eip155:${t.devnet.l2.chainId}` as const;
+  const account = privateKeyToAccount(t.devnet.deployment.accounts[index]!.privateKey);
+  const signer = toClientEvmSigner(account, t.devnet.l2.publicClient as unknown as PublicClient);
+  const scheme = new BatchSettlementEvmScheme(signer, { depositPolicy: { depositMultiplier: 3 } });
+  const client = new x402Client();
+  client.register(network, scheme);
+  client.setSpendControls({ allowedAssets: [{ network, asset: t.devnet.deployment.addresses.usdToken }] });
+  const opened = await wrapFetchWithPayment(fetch, client)(`${t.server.url}/intel`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ tokenId: 1 }),
+  });
+  expect(opened.status, opened.status === 200 ? "" : await opened.clone().text()).toBe(200);
+  const quoted = (await (await t.post("/intel", { tokenId: 1 })).json()) as PaymentRequired;
+  const accept = quoted.accepts.find((a) => a.scheme === "batch-settlement") as PaymentRequirements;
+  const config = scheme.buildChannelConfig(accept);
+  const channelId = computeChannelId(config, network);
+  /** A `PAYMENT-SIGNATURE` of the channel's voucher for `cumulative`. */
+  const voucher = async (cumulative: bigint) => {
+    const signed = await signVoucher(signer, channelId, cumulative.toString(), network);
+    const payment: PaymentPayload = {
+      x402Version: 2,
+      accepted: accept,
+      resource: quoted.resource,
+      payload: { type: "voucher", channelConfig: config, voucher: signed },
+    };
+    return Buffer.from(JSON.stringify(payment)).toString("base64");
+  };
+  const send = (url: string, payment: string) =>
+    fetch(`${url}/intel`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "PAYMENT-SIGNATURE": payment },
+      body: JSON.stringify({ tokenId: 1 }),
+    });
+  const charged = async () => {
     const [row] = await otherDb.query<{ charged: string }>(
       "SELECT charged::text AS charged FROM channels WHERE channel_id = $1",
       [channelId.toLowerCase()],
     );
-    expect(BigInt(row!.charged)).toBe(2n * price);
-    expect((await send(t.server.url, await voucher(3n * price))).status).toBe(200);
-  });
-});
+    return BigInt(row!.charged);
+  };
+  return { price: BigInt(accept.amount), channelId, voucher, send, charged };
+}
