@@ -1,8 +1,8 @@
 /**
  * The `cli` line: an operator's terminal session of 20 tool calls, the built `agent-tools` command run once per call
  * as a person runs it, against our server on a chain mining a block every second; once paying each call with `exact`,
- * once over a payment channel kept between the runs and refunded at the end. Wall time of the whole session, and the
- * gas its transactions used, read from their receipts.
+ * once with an `upto` permit (`--no-channel --upto`), once over a payment channel kept between the runs and refunded
+ * at the end. Wall time of the whole session, and the gas its transactions used, read from their receipts.
  */
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync } from "node:fs";
@@ -26,6 +26,7 @@ export interface CliSession {
 
 export interface CliSessionResult {
   exact: CliSession;
+  upto: CliSession;
   channel: CliSession;
 }
 
@@ -44,7 +45,7 @@ const TX = /tx (0x[0-9a-f]{64})/g;
 const CHANNEL_CONTRACT = "0x4020074e9df2ce1dee5a9c1b5c3f541d02a10003";
 
 /**
- * Both sessions, `exact` first, as demo account #1 (it holds token 1: the holder price, 0.01 USD a call). `tempDir`
+ * The three sessions, `exact` first, then `upto`, as demo account #1 (it holds token 1: the holder price, 0.01 USD a call). `tempDir`
  * holds the sessions' state (channel files, spend logs).
  */
 export async function benchCliSession(options: {
@@ -96,8 +97,10 @@ export async function benchCliSession(options: {
     return { seconds, calls: SESSION_CALLS, transactions: hashes.size, gas: await gasOf([...hashes]) };
   };
   const exact = await session(["--no-channel"]);
+  // A Permit2 permit per call, settled by its own transaction (demo account #1 approved Permit2 when seeded).
+  const upto = await session(["--no-channel", "--upto"]);
   // As the command runs by default: the channel's deposit goes with the first call; the refund at the end claims what
   // was charged and sends the rest back in one transaction.
   const channel = await session([], ["channels", "refund"]);
-  return { exact, channel };
+  return { exact, upto, channel };
 }

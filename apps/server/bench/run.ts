@@ -285,12 +285,12 @@ async function chainLines(out: {
 
     if (wants("cli")) {
       progress(
-        `a terminal session of ${SESSION_CALLS} agent-tools intel runs, a block every ${BLOCK_MS} ms: exact, then a channel`,
+        `a terminal session of ${SESSION_CALLS} agent-tools intel runs, a block every ${BLOCK_MS} ms: exact, upto, then a channel`,
       );
       await rpc(deployment.l2.rpcUrl, "evm_setAutomine", [false]);
       await rpc(deployment.l2.rpcUrl, "evm_setIntervalMining", [BLOCK_MS]);
       try {
-        const { exact, channel } = await benchCliSession({
+        const { exact, upto, channel } = await benchCliSession({
           baseUrl: ours.url,
           l2RpcUrl: deployment.l2.rpcUrl,
           tempDir: temp,
@@ -299,7 +299,9 @@ async function chainLines(out: {
         notes.push(
           `A terminal session of ${SESSION_CALLS} \`agent-tools intel\` runs on ${BLOCK_MS} ms blocks (a process per call, ` +
             `as the holder): exact ${fmt(exact.seconds, 1)} s, ${fmt(Number(exact.gas))} gas in ${exact.transactions} ` +
-            `transactions; over a channel ${fmt(channel.seconds, 1)} s (${fmt(exact.seconds / channel.seconds, 2)}x ` +
+            `transactions; upto ${fmt(upto.seconds, 1)} s, ${fmt(Number(upto.gas))} gas in ${upto.transactions} ` +
+            `transactions (${fmt((100 * perCall(upto)) / perCall(exact), 1)}% of exact's gas); ` +
+            `over a channel ${fmt(channel.seconds, 1)} s (${fmt(exact.seconds / channel.seconds, 2)}x ` +
             `faster), ${fmt(Number(channel.gas))} gas in ${channel.transactions} transactions, the deposit and the ` +
             `closing refund included (${fmt((100 * perCall(channel)) / perCall(exact), 1)}% of exact's gas).`,
         );
