@@ -21,26 +21,17 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { x402Facilitator } from "@x402/core/facilitator";
 import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import type { Network, PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
-import { toClientEvmSigner, toFacilitatorEvmSigner } from "@x402/evm";
+import { toClientEvmSigner } from "@x402/evm";
 import { ExactEvmScheme as ExactFacilitator } from "@x402/evm/exact/facilitator";
 import { UptoEvmScheme as UptoClient } from "@x402/evm/upto/client";
 import { UptoEvmScheme as UptoFacilitator } from "@x402/evm/upto/facilitator";
 import express from "express";
-import {
-  createWalletClient,
-  custom,
-  defineChain,
-  erc20Abi,
-  type Hex,
-  maxUint256,
-  type PublicClient,
-  publicActions,
-  toHex,
-} from "viem";
+import { erc20Abi, type Hex, maxUint256, type PublicClient, toHex } from "viem";
 import { type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ServiceError } from "../src/errors/service-error.js";
 import { permit2NonceUsed } from "../src/schemes/upto/upto-settlements.js";
+import { chainWalletOf, facilitatorSignerOf } from "../src/settlement/chain-wallet.js";
 import { listen, type RunningServer } from "../src/startup/server.js";
 import { paymentRequiredIn } from "./helpers/mcp-results.js";
 import { CALLS_OF_DIFFERENT_SIZES, describeCall, expectChargesFollowTheWork } from "./helpers/metered-calls.js";
@@ -473,33 +464,14 @@ const nonceOf = (payload: PaymentPayload) =>
   });
 
 /** A wallet of `account` over `client`'s transport, with the public actions (its reads carry the account). */
-function walletOf(account: PrivateKeyAccount, client: { request: PublicClient["request"] } = chain()) {
-  return createWalletClient({
+const walletOf = (account: PrivateKeyAccount, client: { request: PublicClient["request"] } = chain()) =>
+  chainWalletOf({
     account,
-    chain: defineChain({
-      id: DEVNET_L2_CHAIN_ID,
-      name: "devnet L2",
-      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-      rpcUrls: { default: { http: [] } },
-    }),
-    transport: custom({ request: (args) => client.request(args as never) }, { retryCount: 0 }),
+    network: `eip155:${DEVNET_L2_CHAIN_ID}`,
+    chain: client,
     pollingInterval: 50,
-  }).extend(publicActions);
-}
-
-/** x402's own facilitator signer over a wallet of `account` on `client`'s chain, as its README composes one. */
-function facilitatorSignerOf(account: PrivateKeyAccount, client: { request: PublicClient["request"] }) {
-  const wallet = walletOf(account, client);
-  return toFacilitatorEvmSigner({
-    address: account.address,
-    readContract: (args) => wallet.readContract(args as never),
-    verifyTypedData: (args) => wallet.verifyTypedData(args as never),
-    writeContract: (args) => wallet.writeContract(args as never),
-    sendTransaction: (args) => wallet.sendTransaction(args as never),
-    waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args as never),
-    getCode: (args) => wallet.getCode(args as never),
+    retryCount: 0,
   });
-}
 
 describe("a facilitator over HTTP that lists upto", () => {
   const key = DEVNET_ACCOUNTS[9]!.privateKey;
@@ -511,9 +483,11 @@ describe("a facilitator over HTTP that lists upto", () => {
 
   beforeAll(async () => {
     const network = `eip155:${DEVNET_L2_CHAIN_ID}` as Network;
-    const signer = facilitatorSignerOf(facilitatorAccount, {
-      request: ((args: never) => facilitatorChain!.request(args)) as PublicClient["request"],
-    });
+    const signer = facilitatorSignerOf(
+      walletOf(facilitatorAccount, {
+        request: ((args: never) => facilitatorChain!.request(args)) as PublicClient["request"],
+      }),
+    );
     // x402's own facilitator, as hosted facilitators run it: its /supported names the upto facilitator's address.
     const facilitator = new x402Facilitator()
       .register(network, new ExactFacilitator(signer))

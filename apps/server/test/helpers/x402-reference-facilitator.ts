@@ -9,11 +9,11 @@
 import { x402Facilitator } from "@x402/core/facilitator";
 import type { FacilitatorClient } from "@x402/core/server";
 import type { Network, SupportedResponse } from "@x402/core/types";
-import { toFacilitatorEvmSigner } from "@x402/evm";
 import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/facilitator";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { createWalletClient, defineChain, http, publicActions } from "viem";
 import { nonceManager, privateKeyToAccount } from "viem/accounts";
+import { facilitatorSignerOf } from "../../src/settlement/chain-wallet.js";
 
 export interface ReferenceFacilitatorTerms {
   network: Network;
@@ -37,15 +37,7 @@ export function x402FacilitatorClient(terms: ReferenceFacilitatorTerms): Facilit
     transport: http(terms.rpcUrl),
     pollingInterval: 100,
   }).extend(publicActions);
-  const signer = toFacilitatorEvmSigner({
-    address: wallet.account.address,
-    readContract: (args) => wallet.readContract(args as never),
-    verifyTypedData: (args) => wallet.verifyTypedData(args as never),
-    writeContract: (args) => wallet.writeContract(args as never),
-    sendTransaction: (args) => wallet.sendTransaction(args as never),
-    waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args as never),
-    getCode: (args) => wallet.getCode(args as never),
-  });
+  const signer = facilitatorSignerOf(wallet);
   const facilitator = new x402Facilitator()
     .register(terms.network, new ExactEvmScheme(signer))
     .register(terms.network, new BatchSettlementEvmScheme(signer));

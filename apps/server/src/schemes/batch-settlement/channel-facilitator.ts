@@ -6,11 +6,11 @@
  */
 import { x402Facilitator } from "@x402/core/facilitator";
 import type { Network } from "@x402/core/types";
-import { toFacilitatorEvmSigner } from "@x402/evm";
 import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/facilitator";
-import { createNonceManager, createWalletClient, custom, defineChain, type PublicClient, publicActions } from "viem";
+import { createNonceManager, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { jsonRpc } from "viem/nonce";
+import { chainWalletOf, facilitatorSignerOf } from "../../settlement/chain-wallet.js";
 import type { Facilitator } from "../../settlement/facilitator.js";
 
 export interface ChannelFacilitatorParameters {
@@ -22,29 +22,15 @@ export interface ChannelFacilitatorParameters {
 }
 
 export function createChannelFacilitator(parameters: ChannelFacilitatorParameters): Facilitator {
-  const chainId = Number(parameters.network.split(":")[1]);
-  const wallet = createWalletClient({
+  const wallet = chainWalletOf({
     // Transactions sent at once take consecutive nonces; the manager is this facilitator's own (viem's shared one
     // keeps a nonce per address and chain id, which outlives a chain restarted under the same id).
     account: privateKeyToAccount(parameters.privateKey, { nonceManager: createNonceManager({ source: jsonRpc() }) }),
-    chain: defineChain({
-      id: chainId,
-      name: parameters.network,
-      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-      rpcUrls: { default: { http: [] } },
-    }),
-    transport: custom({ request: (args) => parameters.chain.request(args as never) }),
+    network: parameters.network,
+    chain: parameters.chain,
     pollingInterval: 100,
-  }).extend(publicActions);
-  const signer = toFacilitatorEvmSigner({
-    address: wallet.account.address,
-    readContract: (args) => wallet.readContract(args as never),
-    verifyTypedData: (args) => wallet.verifyTypedData(args as never),
-    writeContract: (args) => wallet.writeContract(args as never),
-    sendTransaction: (args) => wallet.sendTransaction(args as never),
-    waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args as never),
-    getCode: (args) => wallet.getCode(args as never),
   });
+  const signer = facilitatorSignerOf(wallet);
   const facilitator = new x402Facilitator().register(
     parameters.network as Network,
     new BatchSettlementEvmScheme(signer),

@@ -13,18 +13,8 @@ import { x402Facilitator } from "@x402/core/facilitator";
 import type { Network } from "@x402/core/types";
 import type { FacilitatorEvmSigner } from "@x402/evm";
 import { UptoEvmScheme } from "@x402/evm/upto/facilitator";
-import {
-  type Address,
-  concat,
-  createWalletClient,
-  custom,
-  defineChain,
-  encodeFunctionData,
-  type Hex,
-  type LocalAccount,
-  type PublicClient,
-  publicActions,
-} from "viem";
+import { type Address, concat, encodeFunctionData, type Hex, type LocalAccount, type PublicClient } from "viem";
+import { chainWalletOf } from "../../settlement/chain-wallet.js";
 import { type Facilitator, SETTLEMENT_PENDING } from "../../settlement/facilitator.js";
 import type { SettlementSender } from "../../settlement/settlement-sender.js";
 
@@ -50,19 +40,14 @@ export interface UptoFacilitator extends Facilitator {
 
 export function createUptoFacilitator(parameters: UptoFacilitatorParameters): UptoFacilitator {
   const { account, sender, receiptTimeoutMs } = parameters;
-  const chainId = Number(parameters.network.split(":")[1]);
-  const wallet = createWalletClient({
+  // The chain's own client retries what may be retried; a simulated settlement that reverts is an answer.
+  const wallet = chainWalletOf({
     account,
-    chain: defineChain({
-      id: chainId,
-      name: parameters.network,
-      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-      rpcUrls: { default: { http: [] } },
-    }),
-    // The chain's own client retries what may be retried; a simulated settlement that reverts is an answer.
-    transport: custom({ request: (args) => parameters.chain.request(args as never) }, { retryCount: 0 }),
+    network: parameters.network,
+    chain: parameters.chain,
     pollingInterval: 100,
-  }).extend(publicActions);
+    retryCount: 0,
+  });
   const send = (to: Address, data: `0x${string}`, gas?: bigint) =>
     sender.send({ to, data, gas: gas ?? UPTO_SETTLEMENT_GAS, from: account.address }).then((sent) => sent.hash);
   const signer: FacilitatorEvmSigner = {
