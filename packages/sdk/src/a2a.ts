@@ -22,8 +22,8 @@ import {
   X402_A2A_EXTENSION_URIS,
 } from "@agent-tools/schema";
 import type { LocalAccount } from "viem";
-import { payOverChannel } from "./channel-payment.js";
-import { CHANNEL_SCHEME, type ChannelOptions, createChannelPayer } from "./channels.js";
+import { payDecided } from "./channel-payment.js";
+import { type ChannelOptions, createChannelPayer } from "./channels.js";
 import { NetworkError } from "./errors.js";
 import { type Payment, type SettlementFields, unitsToUsd } from "./payment.js";
 import {
@@ -35,7 +35,6 @@ import {
   refusedPaymentError,
   settledPayment,
   signInFor,
-  signPayment,
 } from "./payment-policy.js";
 import { type SpendLog, spendingFor } from "./spending.js";
 import { networkReason } from "./transport.js";
@@ -204,19 +203,17 @@ export async function connectA2aClient(options: A2aClientOptions): Promise<Agent
             },
           });
         };
-        const channel = requirement.scheme === CHANNEL_SCHEME ? channels : undefined;
-        const paid = channel
-          ? await payOverChannel({
-              tool: skill,
-              quote,
-              requirement,
-              channel,
-              limits,
-              capWording: "plain",
-              send: sendPaid,
-              outcomeOf: (answer) => ({ settlement: settlementOf(answer), paymentRequired: paymentRequiredOf(answer) }),
-            })
-          : await sendPaid(await signPayment(decision.account, { quote, requirement, limits }));
+        const { answer: paid } = await payDecided({
+          tool: skill,
+          quote,
+          requirement,
+          account: decision.account,
+          channels: channels,
+          limits,
+          capWording: "plain",
+          send: sendPaid,
+          outcomeOf: (answer) => ({ settlement: settlementOf(answer), paymentRequired: paymentRequiredOf(answer) }),
+        });
         const refused = paymentRequiredOf(paid);
         if (refused) throw refusedPaymentError(refused);
         const settlement = settlementOf(paid);

@@ -1,13 +1,15 @@
 /**
- * One call paid over a payment channel, whatever the transport carries it in (HTTP headers, MCP `_meta`): the voucher
+ * A call paid as the payment policy decided, whatever the transport carries it in (HTTP headers, MCP `_meta`, A2A
+ * metadata): `payDecided`. Over a payment channel (`payOverChannel`), the voucher
  * (or deposit) signed, the answer read into the channel's state, and a corrective 402 signed again once. The
  * transport says how a payment is sent and what its answer says of it.
  */
 import { type PaymentRequired, type PaymentRequirements, parsePaymentRefusal } from "@agent-tools/schema";
-import { type ChannelPayer, forgetMissingChannel, keepChannelTerms } from "./channels.js";
+import type { LocalAccount } from "viem";
+import { CHANNEL_SCHEME, type ChannelPayer, forgetMissingChannel, keepChannelTerms } from "./channels.js";
 import type { PaymentLimits } from "./limits.js";
 import { createChannelPayment, type PaymentOutcome, readChannelOutcome } from "./payment.js";
-import { type CapWording, depositRefusal, paymentRefusalError } from "./payment-policy.js";
+import { type CapWording, depositRefusal, paymentRefusalError, signPayment } from "./payment-policy.js";
 
 /** The service's refusal of a voucher for a channel it does not know. */
 const CHANNEL_NOT_FOUND = "invalid_batch_settlement_evm_channel_not_found";
@@ -58,4 +60,26 @@ export async function payOverChannel<A>({
   await readChannelOutcome(channel, quote, again, secondOutcome);
   if (secondOutcome.settlement) await keepChannelTerms(channel, requirement);
   return second;
+}
+
+/** Parameters of {@link payDecided}: {@link payOverChannel}'s, with the payer and the client's channels, if any. */
+export type PayDecidedParameters<A> = Omit<PayOverChannelParameters<A>, "channel"> & {
+  account: LocalAccount;
+  channels: ChannelPayer | undefined;
+};
+
+/**
+ * Pays a call as the payment policy decided, whatever the transport: over the client's channel when the requirement
+ * chosen is a channel's ({@link payOverChannel}), else with one payment of it (`exact` or `upto`) signed once and sent.
+ * The transport's last answer, and whether it went over a channel.
+ */
+export async function payDecided<A>({
+  account,
+  channels,
+  ...call
+}: PayDecidedParameters<A>): Promise<{ answer: A; overChannel: boolean }> {
+  const channel = call.requirement.scheme === CHANNEL_SCHEME ? channels : undefined;
+  if (channel) return { answer: await payOverChannel({ ...call, channel }), overChannel: true };
+  const { quote, requirement, limits } = call;
+  return { answer: await call.send(await signPayment(account, { quote, requirement, limits })), overChannel: false };
 }

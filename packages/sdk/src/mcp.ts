@@ -23,8 +23,8 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { LocalAccount } from "viem";
-import { payOverChannel } from "./channel-payment.js";
-import { CHANNEL_SCHEME, type ChannelOptions, createChannelPayer } from "./channels.js";
+import { payDecided } from "./channel-payment.js";
+import { type ChannelOptions, createChannelPayer } from "./channels.js";
 import { NetworkError, PaymentRequiredError } from "./errors.js";
 import { type Payment, type SettlementFields, UPTO_SCHEME, unitsToUsd, whilePaymentInUse } from "./payment.js";
 import {
@@ -36,7 +36,7 @@ import {
   refusedPaymentError,
   settledPayment,
   signInFor,
-  signPayment,
+  type signPayment,
 } from "./payment-policy.js";
 import { type SpendLog, spendingFor } from "./spending.js";
 import { networkReason, withRetries } from "./transport.js";
@@ -186,22 +186,20 @@ export async function connectMcpClient(options: McpClientOptions): Promise<Agent
               ),
             paymentRequiredOf,
           );
-        const channel = requirement.scheme === CHANNEL_SCHEME ? channels : undefined;
-        const paid = channel
-          ? await payOverChannel({
-              tool: name,
-              quote,
-              requirement,
-              channel,
-              limits,
-              capWording: "plain",
-              send: sendPaid,
-              outcomeOf: (answer) => ({
-                settlement: answer._meta?.[MCP_PAYMENT_RESPONSE_META] as SettlementFields | undefined,
-                paymentRequired: paymentRequiredOf(answer),
-              }),
-            })
-          : await sendPaid(await signPayment(decision.account, { quote, requirement, limits }));
+        const { answer: paid, overChannel } = await payDecided({
+          tool: name,
+          quote,
+          requirement,
+          account: decision.account,
+          channels: channels,
+          limits,
+          capWording: "plain",
+          send: sendPaid,
+          outcomeOf: (answer) => ({
+            settlement: answer._meta?.[MCP_PAYMENT_RESPONSE_META] as SettlementFields | undefined,
+            paymentRequired: paymentRequiredOf(answer),
+          }),
+        });
         const refused = paymentRequiredOf(paid);
         if (refused) throw refusedPaymentError(refused);
         const settlement = paid._meta?.[MCP_PAYMENT_RESPONSE_META] as SettlementFields | undefined;
@@ -209,7 +207,9 @@ export async function connectMcpClient(options: McpClientOptions): Promise<Agent
         // Over a channel the settlement's amount is what the call deposited, over `upto` what it was charged; an
         // `exact` one is the price.
         const settled =
-          channel || requirement.scheme === UPTO_SCHEME ? settlement : { ...settlement, amount: requirement.amount };
+          overChannel || requirement.scheme === UPTO_SCHEME
+            ? settlement
+            : { ...settlement, amount: requirement.amount };
         const payment = await settledPayment(
           hold,
           settled,

@@ -8,8 +8,7 @@ import {
   type ToolOutput,
   type ToolRoute,
 } from "@agent-tools/schema";
-import { payOverChannel } from "../channel-payment.js";
-import { CHANNEL_SCHEME } from "../channels.js";
+import { payDecided } from "../channel-payment.js";
 import type { ClientContext } from "../context.js";
 import { decodeSettlementHeader, encodePaymentHeader, type Payment, whilePaymentInUse } from "../payment.js";
 import {
@@ -19,7 +18,7 @@ import {
   refusedPaymentError,
   settledPayment,
   signInFor,
-  signPayment,
+  type signPayment,
 } from "../payment-policy.js";
 import { type Answer, errorFromAnswer, parseAnswer, validateLocally, withRetries } from "../transport.js";
 
@@ -108,25 +107,23 @@ export async function callTool<N extends PaidRouteName>(
         () => ask({ ...headers, "PAYMENT-SIGNATURE": encodePaymentHeader(payment) }),
         (answer) => (answer.status === 402 ? (answer.body as PaymentRequired) : undefined),
       );
-    const channel = requirement.scheme === CHANNEL_SCHEME ? context.channels : undefined;
-    const paid = channel
-      ? await payOverChannel({
-          tool: name,
-          quote,
-          requirement,
-          channel,
-          limits,
-          capWording: "option",
-          send,
-          outcomeOf: (answer) => {
-            const header = answer.headers.get("payment-response");
-            return {
-              settlement: header ? decodeSettlementHeader(header) : undefined,
-              paymentRequired: answer.status === 402 ? (answer.body as PaymentRequired) : undefined,
-            };
-          },
-        })
-      : await send(await signPayment(decision.account, { quote, requirement, limits }));
+    const { answer: paid } = await payDecided({
+      tool: name,
+      quote,
+      requirement,
+      account: decision.account,
+      channels: context.channels,
+      limits,
+      capWording: "option",
+      send,
+      outcomeOf: (answer) => {
+        const header = answer.headers.get("payment-response");
+        return {
+          settlement: header ? decodeSettlementHeader(header) : undefined,
+          paymentRequired: answer.status === 402 ? (answer.body as PaymentRequired) : undefined,
+        };
+      },
+    });
     if (paid.status === 402) throw refusedPaymentError(paid.body as PaymentRequired);
     if (paid.status !== successStatus) throw errorFromAnswer(paid);
     const data = read(paid);
