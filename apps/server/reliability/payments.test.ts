@@ -331,13 +331,11 @@ describe("payment abuse", () => {
 
     // Each failed settlement cost the facilitator one transaction; everything refused cost none.
     const sent = (await facilitatorSent()) - sentBefore;
-    const payeeGain = (await env.balance(env.payTo)) - payeeBefore;
-    const ledgerAfter = await env.ledger();
-    const ledgerGain = BigInt(ledgerAfter.total.amount) - BigInt(ledgerBefore.total.amount);
-    // The outcomes and anything wrongful go with a money mismatch, so that a failure says which call it was.
-    const outcomes = `outcomes ${JSON.stringify(seen)}, wrongful ${JSON.stringify(wrongful)}`;
-    expect(payeeGain, `the payee gained what the ledger records (${outcomes})`).toBe(ledgerGain);
-    expect(ledgerGain, `the ledger records what was served (${outcomes})`).toBe(served);
+    const { payeeGain, ledgerGain, ledgerAfter } = await expectMoneyAsServed(
+      { payee: payeeBefore, ledger: ledgerBefore },
+      served,
+      { seen, wrongful },
+    );
     // Only the missions whose payment reached the payee ever start.
     const started = `${beforeRestart}${env.server.output()}`.match(/"msg":"mission started"/g)?.length ?? 0;
     if (started > bought) wrongful.push(`${started - bought} missions started that nobody paid for`);
@@ -565,12 +563,11 @@ describe("payment abuse", () => {
       await mcp.close().catch(() => {});
       await setMining(rpc, 0);
     }
-    const payeeGain = (await env.balance(env.payTo)) - payeeBefore;
-    const ledgerAfter = await env.ledger();
-    const ledgerGain = BigInt(ledgerAfter.total.amount) - BigInt(ledgerBefore.total.amount);
-    const outcomes = `outcomes ${JSON.stringify(seen)}, wrongful ${JSON.stringify(wrongful)}`;
-    expect(payeeGain, `the payee gained what the ledger records (${outcomes})`).toBe(ledgerGain);
-    expect(ledgerGain, `the ledger records what was served (${outcomes})`).toBe(served);
+    const { payeeGain, ledgerGain, ledgerAfter } = await expectMoneyAsServed(
+      { payee: payeeBefore, ledger: ledgerBefore },
+      served,
+      { seen, wrongful },
+    );
     expect(ledgerAfter.total.payments - ledgerBefore.total.payments).toBe(servedCalls);
     expect(wrongful).toEqual([]);
     summary.payment += `; upto on 1 s blocks 0 wrongful of ${attempts} attacks (${Object.entries(seen)
@@ -578,6 +575,24 @@ describe("payment abuse", () => {
       .join(", ")}; payee +${payeeGain} = ledger +${ledgerGain})`;
   }, 300_000);
 });
+
+/**
+ * The payee gained on chain what the ledger gained since `before`, and that is what was `served`; the outcomes and
+ * anything wrongful go with a mismatch, so that a failure says which call it was.
+ */
+async function expectMoneyAsServed(
+  before: { payee: bigint; ledger: Awaited<ReturnType<Environment["ledger"]>> },
+  served: bigint,
+  tally: { seen: Record<string, number>; wrongful: string[] },
+) {
+  const payeeGain = (await env.balance(env.payTo)) - before.payee;
+  const ledgerAfter = await env.ledger();
+  const ledgerGain = BigInt(ledgerAfter.total.amount) - BigInt(before.ledger.total.amount);
+  const outcomes = `outcomes ${JSON.stringify(tally.seen)}, wrongful ${JSON.stringify(tally.wrongful)}`;
+  expect(payeeGain, `the payee gained what the ledger records (${outcomes})`).toBe(ledgerGain);
+  expect(ledgerGain, `the ledger records what was served (${outcomes})`).toBe(served);
+  return { payeeGain, ledgerGain, ledgerAfter };
+}
 
 describe("upstream faults", () => {
   it("never answers 500 and never charges for an upstream's errors, hangs, cut or slow bodies and wrong shapes", async () => {
