@@ -26,6 +26,10 @@ export interface HttpFacilitator extends Facilitator {
   readonly name: string;
   /** The variables that hold its credentials (what a start-up refusal names). */
   readonly credentials: string;
+  /**
+   * Its `/supported` answer, asked once: the start-up checks and the compositions of the channel and `upto` schemes
+   * all read it. A failed ask is not kept, so a later one asks again.
+   */
   supported(): Promise<SupportedResponse>;
 }
 
@@ -52,6 +56,7 @@ export async function httpFacilitator(endpoint: FacilitatorEndpoint, timeoutMs: 
             : {}),
         };
   const client = new HTTPFacilitatorClient({ ...config, timeoutMs });
+  let supported: Promise<SupportedResponse> | undefined;
   const name = endpoint.kind === "cdp" ? "cdp" : new URL(endpoint.url).origin;
   return {
     name,
@@ -84,7 +89,13 @@ export async function httpFacilitator(endpoint: FacilitatorEndpoint, timeoutMs: 
         } as SettleResponse;
       }
     },
-    supported: () => client.getSupported(),
+    supported: () => {
+      supported ??= client.getSupported().catch((error: unknown) => {
+        supported = undefined;
+        throw error;
+      });
+      return supported;
+    },
   };
 }
 
